@@ -1,0 +1,73 @@
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialTestRequest,
+	ICredentialType,
+	IHttpRequestOptions,
+	Icon,
+	INodeProperties,
+} from 'n8n-workflow';
+import { apiRootFromBaseUrl } from '../nodes/ExtractionAgents/shared/baseUrl';
+
+export class ExtractionAgentsApi implements ICredentialType {
+	name = 'extractionAgentsApi';
+
+	displayName = 'Extraction Agents API';
+
+	icon: Icon = {
+		light: 'file:../nodes/ExtractionAgents/icons/extractionAgents.svg',
+		dark: 'file:../nodes/ExtractionAgents/icons/extractionAgents.dark.svg',
+	};
+
+	documentationUrl =
+		'https://github.com/extraction-agents/n8n-nodes-extraction-agents#credentials';
+
+	properties: INodeProperties[] = [
+		{
+			displayName: 'API Key',
+			name: 'apiKey',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			required: true,
+			description:
+				'An API key from the Extraction Agents web app (Settings → API keys), or one created with the node’s API Key → Create operation',
+		},
+		{
+			displayName: 'Base URL',
+			name: 'baseUrl',
+			type: 'string',
+			default: '',
+			required: true,
+			placeholder: 'https://extraction.example.com',
+			description:
+				'The address of the Extraction Agents service, starting with https://. The node adds /api/v1/client itself.',
+		},
+	];
+
+	// A function rather than a generic header template so that a Base URL without
+	// http(s):// is refused with a message that says what to fix, in the credential
+	// test as well as in every node request.
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		requestOptions: IHttpRequestOptions,
+	): Promise<IHttpRequestOptions> {
+		apiRootFromBaseUrl(credentials.baseUrl);
+		return {
+			...requestOptions,
+			headers: {
+				...(requestOptions.headers ?? {}),
+				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+			},
+		};
+	}
+
+	test: ICredentialTestRequest = {
+		request: {
+			baseURL:
+				'={{ $credentials.baseUrl.trim().replace(/\\/+$/, "").replace(/\\/api\\/v1\\/client$/i, "") + "/api/v1/client" }}',
+			url: '/api-keys',
+			method: 'GET',
+			qs: { page_number: 0, page_size: 1 },
+		},
+	};
+}

@@ -1,0 +1,36 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+import { resourceProperties } from './actions/resources';
+import { router } from './actions/router';
+import { listSearch, loadOptions } from './methods';
+
+/**
+ * Programmatic rather than declarative: the routing engine sends one request per
+ * operation with no hook between attempts, so it cannot retry a 429 after
+ * Retry-After while never repeating a POST on a 5xx, wait for a Run, or stream a
+ * multipart upload with Content-Length. See README "Design".
+ */
+export class ExtractionAgents implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Extraction Agents',
+		name: 'extractionAgents',
+		icon: { light: 'file:icons/extractionAgents.svg', dark: 'file:icons/extractionAgents.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description:
+			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',
+		defaults: { name: 'Extraction Agents' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'extractionAgentsApi', required: true }],
+		properties: resourceProperties,
+	};
+
+	methods = { listSearch, loadOptions };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

@@ -1,0 +1,24 @@
+import type { INodeProperties } from 'n8n-workflow';
+import * as query from './query.operation';
+
+export { query };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['accessLog'] } },
+		options: [
+			{
+				name: 'Query',
+				value: 'query',
+				description: 'Query the access logs of your organization (Enterprise plan)',
+				action: 'Query access logs',
+			},
+		],
+		default: 'query',
+	},
+	...query.description,
+];

@@ -1,0 +1,17 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator } from '../../shared/descriptions';
+import { agentIdParameter } from '../../shared/ids';
+import { fetchAgent } from './agents';
+
+const properties: INodeProperties[] = [agentLocator];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['agent'], operation: ['get'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	return [{ json: await fetchAgent(this, agentId, itemIndex) }];
+}

@@ -1,0 +1,45 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { returnAllAndLimit } from '../../shared/descriptions';
+import { listAgents } from './agents';
+
+const properties: INodeProperties[] = [
+	...returnAllAndLimit({}),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Name Contains',
+				name: 'name',
+				type: 'string',
+				default: '',
+				description: 'Only Agents whose name contains this text (not case-sensitive)',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['agent'], operation: ['getAll'] } },
+	properties,
+);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const nameFilter = String(
+		(this.getNodeParameter('filters', itemIndex, {}) as { name?: string }).name ?? '',
+	)
+		.trim()
+		.toLowerCase();
+	// The API has no name filter: read every page when filtering, then cut to the limit.
+	const agents = await listAgents(this, { returnAll: returnAll || nameFilter !== '', limit }, itemIndex);
+	return agents
+		.filter((agent) => nameFilter === '' || String(agent.name ?? '').toLowerCase().includes(nameFilter))
+		.slice(0, limit)
+		.map((agent) => ({ json: agent }));
+}

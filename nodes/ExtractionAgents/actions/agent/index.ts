@@ -1,0 +1,33 @@
+import type { INodeProperties } from 'n8n-workflow';
+import * as copy from './copy.operation';
+import * as get from './get.operation';
+import * as getAll from './getMany.operation';
+import * as updateMetadata from './updateMetadata.operation';
+
+export { copy, get, getAll, updateMetadata };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['agent'] } },
+		options: [
+			{ name: 'Copy', value: 'copy', description: 'Copy an Agent under a new name', action: 'Copy an agent' },
+			{ name: 'Get', value: 'get', description: 'Get an Agent with its Prompts and templates', action: 'Get an agent' },
+			{ name: 'Get Many', value: 'getAll', description: 'List Agents', action: 'Get many agents' },
+			{
+				name: 'Update Metadata',
+				value: 'updateMetadata',
+				description: 'Replace the metadata of an Agent',
+				action: 'Update the metadata of an agent',
+			},
+		],
+		default: 'get',
+	},
+	...copy.description,
+	...get.description,
+	...getAll.description,
+	...updateMetadata.description,
+];

@@ -1,0 +1,144 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator } from '../../shared/descriptions';
+import { agentIdParameter } from '../../shared/ids';
+import { serviceRequest } from '../../shared/transport';
+
+const properties: INodeProperties[] = [
+	agentLocator,
+	{
+		displayName: 'Metadata',
+		name: 'metadataMode',
+		type: 'options',
+		default: 'keyValue',
+		options: [
+			{ name: 'Set Key/Value Pairs', value: 'keyValue' },
+			{ name: 'Set From JSON', value: 'json' },
+			{ name: 'Clear All Metadata', value: 'clear', description: 'Remove every metadata key of the Agent' },
+		],
+	},
+	{
+		displayName:
+			'The metadata you set here replaces the Agent’s existing metadata entirely: keys you leave out are removed',
+		name: 'replaceNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { metadataMode: ['keyValue', 'json'] } },
+	},
+	{
+		displayName: 'Pairs',
+		name: 'metadataPairs',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Pair',
+		default: {},
+		hint: 'Replaces all existing metadata of the Agent',
+		displayOptions: { show: { metadataMode: ['keyValue'] } },
+		options: [
+			{
+				displayName: 'Pair',
+				name: 'pair',
+				values: [
+					{ displayName: 'Key', name: 'key', type: 'string', default: '' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+				],
+			},
+		],
+	},
+	{
+		displayName: 'Metadata (JSON)',
+		name: 'metadataJson',
+		type: 'json',
+		default: '{\n  "team": "finance"\n}',
+		hint: 'Replaces all existing metadata of the Agent. Values: text, numbers, true/false, null, or lists of those.',
+		displayOptions: { show: { metadataMode: ['json'] } },
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['agent'], operation: ['updateMetadata'] } },
+	properties,
+);
+
+function isPrimitive(value: unknown): boolean {
+	return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/** Metadata values are primitives or lists of primitives (client-api.md, metadata rules). */
+export function assertValidMetadata(
+	context: IExecuteFunctions,
+	metadata: unknown,
+	itemIndex: number,
+): asserts metadata is IDataObject {
+	if (!metadata || typeof metadata !== 'object' || Array.isArray(metadata)) {
+		throw new NodeOperationError(context.getNode(), 'Metadata must be a JSON object', {
+			description: 'Enter an object such as {"team": "finance", "tags": ["q3", "eu"]}.',
+			itemIndex,
+		});
+	}
+	for (const [key, value] of Object.entries(metadata)) {
+		const valid = isPrimitive(value) || (Array.isArray(value) && value.every(isPrimitive));
+		if (!valid) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Metadata key "${key}" holds a nested ${Array.isArray(value) ? 'list' : 'object'}`,
+				{
+					description:
+						'Metadata values must be text, numbers, true/false, null, or lists of those. Flatten the value, e.g. into several keys, or store it as a JSON string.',
+					itemIndex,
+				},
+			);
+		}
+	}
+}
+
+function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): IDataObject {
+	const mode = context.getNodeParameter('metadataMode', itemIndex) as string;
+	if (mode === 'clear') return {};
+	if (mode === 'json') {
+		const raw = context.getNodeParameter('metadataJson', itemIndex) as unknown;
+		let parsed = raw;
+		if (typeof raw === 'string') {
+			try {
+				parsed = JSON.parse(raw);
+			} catch (error) {
+				throw new NodeOperationError(context.getNode(), 'Metadata (JSON) is not valid JSON', {
+					description: `Check the Metadata (JSON) field: ${(error as Error).message}.`,
+					itemIndex,
+				});
+			}
+		}
+		assertValidMetadata(context, parsed, itemIndex);
+		return parsed;
+	}
+	const pairs =
+		(context.getNodeParameter('metadataPairs', itemIndex, {}) as { pair?: Array<{ key: string; value: string }> })
+			.pair ?? [];
+	const metadata: IDataObject = {};
+	for (const { key, value } of pairs) {
+		const trimmed = String(key ?? '').trim();
+		if (trimmed === '') {
+			throw new NodeOperationError(context.getNode(), 'A metadata pair has an empty key', {
+				description: 'Give every pair a key, or remove the empty pair.',
+				itemIndex,
+			});
+		}
+		metadata[trimmed] = value;
+	}
+	return metadata;
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	const metadata = metadataFromParameters(this, itemIndex);
+	const { body } = await serviceRequest<IDataObject>(this, {
+		method: 'PATCH',
+		path: `/agents/${agentId}`,
+		body: { metadata },
+		// Replacing the metadata with the same object twice gives the same result.
+		idempotency: 'idempotent',
+		subject: { agentId },
+		itemIndex,
+	});
+	return [{ json: body }];
+}

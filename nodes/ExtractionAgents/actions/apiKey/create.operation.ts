@@ -1,0 +1,56 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { serviceRequest } from '../../shared/transport';
+import { userDateToIso } from '../dates';
+
+const properties: INodeProperties[] = [
+	{
+		displayName: 'Name',
+		name: 'name',
+		type: 'string',
+		default: '',
+		required: true,
+		placeholder: 'e.g. n8n production',
+	},
+	{
+		displayName: 'Expires At',
+		name: 'expiresAt',
+		type: 'dateTime',
+		default: '',
+		description: 'When the key stops working. Leave empty for a key that never expires.',
+	},
+	{
+		displayName:
+			'The new key’s secret (api_key) is in this node’s output once and can never be read again: store it now, e.g. in an n8n credential',
+		name: 'secretNotice',
+		type: 'notice',
+		default: '',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['create'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
+	if (name === '') {
+		throw new NodeOperationError(this.getNode(), 'Name is empty', {
+			description: 'Give the API key a name, so you can tell it apart later.',
+			itemIndex,
+		});
+	}
+	const expiresAt = userDateToIso(this, this.getNodeParameter('expiresAt', itemIndex, ''), 'Expires At', itemIndex);
+	if (expiresAt && Date.parse(expiresAt) <= Date.now()) {
+		throw new NodeOperationError(this.getNode(), `Expires At ${expiresAt} is in the past`, {
+			description: 'Choose a future date, or leave it empty for a key that never expires.',
+			itemIndex,
+		});
+	}
+	const { body } = await serviceRequest<IDataObject>(this, {
+		method: 'POST',
+		path: '/api-keys',
+		// gaps.md #16: the expiry field is expires_at.
+		body: { name, ...(expiresAt ? { expires_at: expiresAt } : {}) },
+		itemIndex,
+	});
+	return [{ json: body }];
+}

@@ -1,0 +1,28 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { serviceRequest } from '../../shared/transport';
+import { apiKeyIdField, apiKeyIdParameter } from './apiKeys';
+
+const properties: INodeProperties[] = [
+	apiKeyIdField,
+	{
+		displayName: 'Deleting the key used by this node’s credential stops the credential from working',
+		name: 'deleteNotice',
+		type: 'notice',
+		default: '',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const apiKeyId = apiKeyIdParameter(this, itemIndex);
+	// Deleting a key that does not exist also succeeds (client-api.md), so a rerun is harmless.
+	await serviceRequest(this, {
+		method: 'DELETE',
+		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,
+		subject: { apiKeyId },
+		itemIndex,
+	});
+	return [{ json: { deleted: true, id: apiKeyId } }];
+}

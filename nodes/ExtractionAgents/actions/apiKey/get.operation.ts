@@ -1,0 +1,19 @@
+import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { serviceRequest } from '../../shared/transport';
+import { apiKeyIdParameter, apiKeyIdField } from './apiKeys';
+
+const properties: INodeProperties[] = [apiKeyIdField];
+
+export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const apiKeyId = apiKeyIdParameter(this, itemIndex);
+	const { body } = await serviceRequest<IDataObject>(this, {
+		method: 'GET',
+		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,
+		subject: { apiKeyId },
+		itemIndex,
+	});
+	return [{ json: body }];
+}

@@ -1,0 +1,32 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { parseServiceTimestamp } from '../shared/timestamps';
+
+/**
+ * A date the user set, as ISO 8601 with offset for the service. A value without an
+ * offset is read in the workflow's time zone, as n8n's date fields mean it.
+ */
+export function userDateToIso(
+	context: IExecuteFunctions,
+	raw: unknown,
+	fieldName: string,
+	itemIndex: number,
+): string | undefined {
+	if (raw === undefined || raw === null || raw === '') return undefined;
+	const parsed = parseServiceTimestamp(raw, context.getTimezone());
+	if (!parsed) {
+		throw new NodeOperationError(context.getNode(), `${fieldName} "${String(raw)}" is not a date`, {
+			description: 'Use an ISO 8601 date and time such as 2026-01-31T00:00:00Z, or pick one in the date field.',
+			itemIndex,
+		});
+	}
+	return parsed.toUTC().toISO() as string;
+}
+
+export function commaList(raw: unknown): string[] {
+	if (Array.isArray(raw)) return raw.map(String).map((v) => v.trim()).filter(Boolean);
+	return String(raw ?? '')
+		.split(',')
+		.map((value) => value.trim())
+		.filter((value) => value !== '');
+}

@@ -1,0 +1,146 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator, runOutputField, simplifyField } from '../../shared/descriptions';
+import { agentIdParameter } from '../../shared/ids';
+import { encodeMultipartStream, type MultipartField } from '../../shared/multipart';
+import { asRun, waitForRunToFinish } from '../../shared/runs';
+import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
+import { parseServiceTimestamp } from '../../shared/timestamps';
+import { serviceRequest } from '../../shared/transport';
+import { filesForUpload, selectBinaryFields } from './upload';
+
+const show = { resource: ['run'], operation: ['create'] };
+
+const properties: INodeProperties[] = [
+	agentLocator,
+	{
+		displayName: 'Files',
+		name: 'binarySource',
+		type: 'options',
+		default: 'fields',
+		options: [
+			{ name: 'Specific Binary Fields', value: 'fields' },
+			{ name: 'All Binary Fields of the Item', value: 'all' },
+		],
+		description: 'Which of the item’s files to upload. Each input item becomes one Run.',
+	},
+	{
+		displayName: 'Input Binary Fields',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		placeholder: 'e.g. data, attachment_0',
+		hint: 'Comma-separated names of the binary fields to upload. To send files of several items in one Run, combine them first with the Aggregate node.',
+		displayOptions: { show: { binarySource: ['fields'] } },
+	},
+	{
+		displayName: 'Wait for Completion',
+		name: 'waitForCompletion',
+		type: 'boolean',
+		default: true,
+		description: 'Whether to wait until every Prompt has finished and return the results; otherwise the Run is returned at once, still running',
+	},
+	{
+		displayName: 'Timeout (Minutes)',
+		name: 'timeoutMinutes',
+		type: 'number',
+		default: 10,
+		typeOptions: { minValue: 0.05, numberPrecision: 2 },
+		description: 'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
+		displayOptions: { show: { waitForCompletion: [true] } },
+	},
+	simplifyField({}),
+	runOutputField({}),
+	{
+		displayName: 'Additional Fields',
+		name: 'additionalFields',
+		type: 'collection',
+		placeholder: 'Add Field',
+		default: {},
+		options: [
+			{
+				displayName: 'Due Date',
+				name: 'dueDate',
+				type: 'dateTime',
+				default: '',
+				description: 'The service tries to finish all Prompts before this time',
+			},
+			{
+				displayName: 'User-Defined ID',
+				name: 'userDefinedId',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. INV-2026-0042',
+				description: 'Your own identifier for the Run (e.g. the email or file ID it came from), returned with its results',
+			},
+		],
+	},
+];
+
+export const description = updateDisplayOptions({ show }, properties);
+
+function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: number): MultipartField | undefined {
+	if (raw === undefined || raw === null || raw === '') return undefined;
+	const parsed = parseServiceTimestamp(raw, context.getTimezone());
+	if (!parsed) {
+		throw new NodeOperationError(context.getNode(), `Due Date "${String(raw)}" is not a date`, {
+			description: 'Use an ISO 8601 date and time such as 2026-12-31T17:00:00Z, or pick one in the date field.',
+			itemIndex,
+		});
+	}
+	if (parsed.toMillis() <= Date.now()) {
+		throw new NodeOperationError(context.getNode(), `Due Date ${parsed.toISO()} is in the past`, {
+			description: 'Set a due date in the future, or leave it empty.',
+			itemIndex,
+		});
+	}
+	// gaps.md #9: ISO 8601 with an offset.
+	return { fieldName: 'due_date', value: parsed.toUTC().toISO() as string };
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	const source = this.getNodeParameter('binarySource', itemIndex, 'fields') as 'fields' | 'all';
+	const fieldList = source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string) : '';
+	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
+	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as {
+		dueDate?: string;
+		userDefinedId?: string;
+	};
+
+	const fields: MultipartField[] = [];
+	const userDefinedId = String(additional.userDefinedId ?? '').trim();
+	if (userDefinedId !== '') fields.push({ fieldName: 'user_defined_id', value: userDefinedId });
+	const dueDate = dueDateField(this, additional.dueDate, itemIndex);
+	if (dueDate) fields.push(dueDate);
+
+	const files = await filesForUpload(this, item, itemIndex, selectBinaryFields(this, item, itemIndex, source, fieldList));
+	const body = encodeMultipartStream(files, fields);
+	const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
+
+	// POST runs creates a Run, so a 5xx or dropped connection is never retried here
+	// (retry.ts): a second attempt could create a duplicate Run.
+	const response = await serviceRequest(this, {
+		method: 'POST',
+		path: `/agents/${agentId}/runs`,
+		body,
+		subject: { agentId },
+		itemIndex,
+		// n8n's HTTP client (axios without redirects) times the whole request until the
+		// answer starts, so the limit grows with the upload: 60 s plus 1 s per MB.
+		timeoutMs: 60_000 + Math.ceil(totalBytes / 1_000_000) * 1000,
+	});
+	let run = asRun(this, response.body, itemIndex);
+	if (wait) {
+		const timeoutMinutes = this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number;
+		run = await waitForRunToFinish(this, run, { timeoutMs: timeoutMinutes * 60_000, itemIndex });
+	}
+	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
+}

@@ -1,0 +1,30 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator, runLocator } from '../../shared/descriptions';
+import { agentIdParameter, runIdParameter } from '../../shared/ids';
+import { serviceRequest } from '../../shared/transport';
+
+const properties: INodeProperties[] = [
+	agentLocator,
+	runLocator,
+	{
+		displayName: 'Deleting a Run also deletes its uploaded files on the service',
+		name: 'deleteNotice',
+		type: 'notice',
+		default: '',
+	},
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['delete'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	const runId = runIdParameter(this, itemIndex);
+	await serviceRequest(this, {
+		method: 'DELETE',
+		path: `/agents/${agentId}/runs/${runId}`,
+		subject: { agentId, runId },
+		itemIndex,
+	});
+	return [{ json: { deleted: true, run_id: runId, agent_id: agentId } }];
+}

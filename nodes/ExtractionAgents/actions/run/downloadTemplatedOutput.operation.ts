@@ -1,0 +1,144 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator, runLocator } from '../../shared/descriptions';
+import { agentIdParameter, parseResourceId, runIdParameter } from '../../shared/ids';
+import {
+	DEFAULT_FORMAT_BY_KIND,
+	FORMATS_BY_KIND,
+	MIME_TYPE_BY_FORMAT,
+	OUTPUT_FORMATS,
+	fileNameFromContentDisposition,
+	templateKindOf,
+	type OutputFormat,
+} from '../../shared/templates';
+import { serviceRequest } from '../../shared/transport';
+import { fetchAgent, type Agent } from '../agent/agents';
+import type { ExecutionCache } from '../types';
+
+const properties: INodeProperties[] = [
+	agentLocator,
+	runLocator,
+	{
+		displayName: 'Output Template Name or ID',
+		name: 'outputTemplate',
+		type: 'options',
+		default: '',
+		required: true,
+		typeOptions: { loadOptionsMethod: 'getOutputTemplates', loadOptionsDependsOn: ['agent.value'] },
+		description:
+			'The Agent’s output template to render the Run with. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+	},
+	{
+		displayName: 'Format',
+		name: 'format',
+		type: 'options',
+		default: 'default',
+		options: [
+			{ name: 'CSV (Excel Templates, First Sheet)', value: 'csv' },
+			{ name: 'Excel (XLSX)', value: 'xlsx' },
+			{ name: 'Excel With Macros (XLSM)', value: 'xlsm' },
+			{ name: 'PDF (Word Templates)', value: 'pdf' },
+			{ name: 'Template’s Default', value: 'default', description: 'DOCX for a Word template, XLSX for an Excel one' },
+			{ name: 'Word (DOCX)', value: 'docx' },
+		],
+		description: 'Word templates give DOCX or PDF; Excel templates give XLSX, XLSM or CSV',
+	},
+	{
+		displayName: 'Put Output File in Field',
+		name: 'binaryPropertyName',
+		type: 'string',
+		default: 'data',
+		required: true,
+		hint: 'The name of the output binary field to put the file in',
+	},
+];
+
+export const description = updateDisplayOptions(
+	{ show: { resource: ['run'], operation: ['downloadTemplatedOutput'] } },
+	properties,
+);
+
+async function cachedAgent(
+	context: IExecuteFunctions,
+	cache: ExecutionCache,
+	agentId: number,
+	itemIndex: number,
+): Promise<Agent> {
+	const key = `agent:${agentId}`;
+	if (!cache.has(key)) {
+		const lookup = fetchAgent(context, agentId, itemIndex);
+		// A failed lookup is not kept: the next item asks again.
+		lookup.catch(() => cache.delete(key));
+		cache.set(key, lookup);
+	}
+	return (await cache.get(key)) as Agent;
+}
+
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	item: INodeExecutionData,
+	cache: ExecutionCache,
+): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	const runId = runIdParameter(this, itemIndex);
+	const templateId = parseResourceId(
+		this.getNode(),
+		this.getNodeParameter('outputTemplate', itemIndex) as string,
+		'Output Template',
+		itemIndex,
+	);
+	const requested = this.getNodeParameter('format', itemIndex, 'default') as OutputFormat | 'default';
+	const binaryField = String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim() || 'data';
+
+	// The template's kind decides the allowed formats (gaps.md #14); checking it here
+	// refuses a wrong pair before the render request.
+	const agent = await cachedAgent(this, cache, agentId, itemIndex);
+	const template = (agent.output_templates ?? []).find((candidate) => Number(candidate.id) === templateId);
+	if (!template) {
+		const known = (agent.output_templates ?? []).map((t) => `${t.filename} (${t.id})`).join(', ');
+		throw new NodeOperationError(this.getNode(), `Agent ${agentId} has no output template ${templateId}`, {
+			description: known ? `Its templates are: ${known}.` : 'This Agent has no output templates; add one in the web app.',
+			itemIndex,
+		});
+	}
+	const kind = templateKindOf(template.filename);
+	const format = requested === 'default' ? DEFAULT_FORMAT_BY_KIND[kind] : requested;
+	if (!format || !OUTPUT_FORMATS.includes(format)) {
+		throw new NodeOperationError(this.getNode(), `Choose a Format for template "${template.filename}"`, {
+			description: 'Its kind cannot be told from the file name, so pick the format explicitly.',
+			itemIndex,
+		});
+	}
+	if (!FORMATS_BY_KIND[kind].includes(format)) {
+		throw new NodeOperationError(
+			this.getNode(),
+			`Template "${template.filename}" cannot be rendered as ${format.toUpperCase()}`,
+			{
+				description: `A ${kind === 'word' ? 'Word' : 'Excel'} template renders as ${FORMATS_BY_KIND[kind].map((f) => f.toUpperCase()).join(' or ')}. Change Format.`,
+				itemIndex,
+			},
+		);
+	}
+
+	const response = await serviceRequest<Buffer>(this, {
+		method: 'POST',
+		path: `/agents/${agentId}/runs/${runId}/templated-output`,
+		body: { output_template_id: templateId, format },
+		// Rendering creates nothing on the service, so repeating it is safe.
+		idempotency: 'idempotent',
+		subject: { agentId, runId, templateId },
+		binaryResponse: true,
+		itemIndex,
+	});
+	const fileName =
+		fileNameFromContentDisposition(response.headers['content-disposition']) ?? `run-${runId}.${format}`;
+	const bytes = Buffer.isBuffer(response.body) ? response.body : Buffer.from(response.body as ArrayBuffer);
+	const binary = await this.helpers.prepareBinaryData(bytes, fileName, MIME_TYPE_BY_FORMAT[format]);
+	return [
+		{
+			json: item.json,
+			binary: { ...(item.binary ?? {}), [binaryField]: binary },
+		},
+	];
+}

@@ -1,0 +1,19 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator, runLocator, runOutputField, simplifyField } from '../../shared/descriptions';
+import { agentIdParameter, runIdParameter } from '../../shared/ids';
+import { fetchRun } from '../../shared/runs';
+import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
+
+const properties: INodeProperties[] = [agentLocator, runLocator, simplifyField({}), runOutputField({})];
+
+export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['get'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	const runId = runIdParameter(this, itemIndex);
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
+	const run = await fetchRun(this, agentId, runId, itemIndex);
+	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
+}

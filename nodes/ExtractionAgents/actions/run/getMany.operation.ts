@@ -1,0 +1,68 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
+import { agentLocator, returnAllAndLimit, simplifyField } from '../../shared/descriptions';
+import { agentIdParameter, parseResourceId } from '../../shared/ids';
+import { listAllPages } from '../../shared/pagination';
+import { flattenRunList, type Run } from '../../shared/runs';
+import { simplifyRun } from '../../shared/shapeRun';
+
+const properties: INodeProperties[] = [
+	agentLocator,
+	...returnAllAndLimit({}),
+	{
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options: [
+			{
+				displayName: 'Run ID',
+				name: 'runId',
+				type: 'string',
+				default: '',
+				description: 'Only the Run with this ID',
+			},
+			{
+				displayName: 'Status',
+				name: 'status',
+				type: 'multiOptions',
+				default: [],
+				options: [
+					{ name: 'Failed', value: 'failed' },
+					{ name: 'Running', value: 'running' },
+					{ name: 'Success', value: 'success' },
+				],
+				description: 'Only Runs in these states',
+			},
+		],
+	},
+	simplifyField({}),
+];
+
+export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['getAll'] } }, properties);
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+	const agentId = agentIdParameter(this, itemIndex);
+	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as { runId?: string; status?: string[] };
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const statuses = filters.status ?? [];
+	const qs =
+		filters.runId !== undefined && String(filters.runId).trim() !== ''
+			? { run_id: parseResourceId(this.getNode(), filters.runId, 'Run', itemIndex) }
+			: {};
+	// The API cannot filter by status, so with that filter every page is read and the
+	// filter applied here before cutting to the limit.
+	const runs = await listAllPages<Run>(
+		this,
+		{ path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}` },
+		flattenRunList,
+		{ returnAll: returnAll || statuses.length > 0, limit },
+	);
+	return runs
+		.filter((run) => statuses.length === 0 || statuses.includes(String(run.status)))
+		.slice(0, limit)
+		.map((run) => ({ json: simplify ? simplifyRun(run) : run }));
+}

@@ -1,0 +1,41 @@
+import type { INodeProperties } from 'n8n-workflow';
+import * as create from './create.operation';
+import * as deleteRun from './delete.operation';
+import * as downloadTemplatedOutput from './downloadTemplatedOutput.operation';
+import * as get from './get.operation';
+import * as getAll from './getMany.operation';
+
+export { create, deleteRun as delete, downloadTemplatedOutput, get, getAll };
+
+export const description: INodeProperties[] = [
+	{
+		displayName: 'Operation',
+		name: 'operation',
+		type: 'options',
+		noDataExpression: true,
+		displayOptions: { show: { resource: ['run'] } },
+		options: [
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Upload files to an Agent and (by default) wait for the results',
+				action: 'Create a run',
+			},
+			{ name: 'Delete', value: 'delete', description: 'Delete a Run and its files', action: 'Delete a run' },
+			{
+				name: 'Download Templated Output',
+				value: 'downloadTemplatedOutput',
+				description: 'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
+				action: 'Download templated output of a run',
+			},
+			{ name: 'Get', value: 'get', description: 'Get a Run with its results', action: 'Get a run' },
+			{ name: 'Get Many', value: 'getAll', description: 'List the Runs of an Agent', action: 'Get many runs' },
+		],
+		default: 'create',
+	},
+	...create.description,
+	...deleteRun.description,
+	...downloadTemplatedOutput.description,
+	...get.description,
+	...getAll.description,
+];

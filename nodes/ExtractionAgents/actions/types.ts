@@ -1,0 +1,15 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+
+/** Lookups shared by the items of one execution (e.g. an Agent's templates). */
+export type ExecutionCache = Map<string, Promise<unknown>>;
+
+export interface Operation {
+	description: INodeProperties[];
+	/** Handles one input item; the router adds pairedItem and continueOnFail. */
+	execute(
+		this: IExecuteFunctions,
+		itemIndex: number,
+		item: INodeExecutionData,
+		cache: ExecutionCache,
+	): Promise<INodeExecutionData[]>;
+}

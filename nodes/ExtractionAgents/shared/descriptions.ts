@@ -1,0 +1,134 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** The Agent picker, used by every Agent and Run operation and by the trigger. */
+export const agentLocator: INodeProperties = {
+	displayName: 'Agent',
+	name: 'agent',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The Agent (a configured set of Prompts) to use',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select an Agent...',
+			typeOptions: { searchListMethod: 'searchAgents', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 12',
+			validation: [
+				{
+					type: 'regex',
+					properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: 'An Agent ID is a whole number' },
+				},
+			],
+		},
+		{
+			displayName: 'By URL',
+			name: 'url',
+			type: 'string',
+			placeholder: 'e.g. https://app.example.com/agents/12',
+			extractValue: { type: 'regex', regex: '/agents/([0-9]+)' },
+			validation: [
+				{
+					type: 'regex',
+					properties: { regex: '.*/agents/[0-9]+.*', errorMessage: 'The link must contain /agents/<id>' },
+				},
+			],
+		},
+	],
+};
+
+export const runLocator: INodeProperties = {
+	displayName: 'Run',
+	name: 'run',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'The Run (one upload of files to the Agent)',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select a Run...',
+			typeOptions: { searchListMethod: 'searchRuns', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. 345',
+			validation: [
+				{ type: 'regex', properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: 'A Run ID is a whole number' } },
+			],
+		},
+		{
+			displayName: 'By URL',
+			name: 'url',
+			type: 'string',
+			placeholder: 'e.g. the run_url of a Run',
+			extractValue: { type: 'regex', regex: '/runs/([0-9]+)' },
+			validation: [
+				{ type: 'regex', properties: { regex: '.*/runs/[0-9]+.*', errorMessage: 'The link must contain /runs/<id>' } },
+			],
+		},
+	],
+};
+
+export function returnAllAndLimit(show: Record<string, string[]>): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+			displayOptions: { show },
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { ...show, returnAll: [false] } },
+		},
+	];
+}
+
+export function simplifyField(show: Record<string, string[]>): INodeProperties {
+	return {
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description:
+			'Whether to return a flat version of the Run (its ID, status, link, files, and one field per Prompt holding its value) instead of the full API response',
+		displayOptions: { show },
+	};
+}
+
+export function runOutputField(show: Record<string, string[]>): INodeProperties {
+	return {
+		displayName: 'Output',
+		name: 'output',
+		type: 'options',
+		default: 'run',
+		options: [
+			{ name: 'One Item per Run', value: 'run', description: 'One item holding all Prompt results of the Run' },
+			{
+				name: 'One Item per Prompt Result',
+				value: 'promptResult',
+				description: 'One item per Prompt with its value, reasoning and citations: rows for a sheet',
+			},
+		],
+		displayOptions: { show },
+	};
+}

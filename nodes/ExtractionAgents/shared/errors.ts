@@ -1,0 +1,185 @@
+import type { INode, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+import { describeSubject, type RequestSubject } from './subjects';
+
+/** A response the service refused, or a request that never got a response. */
+export type RequestFailure =
+	| { kind: 'http'; status: number; body: unknown; method: string; retries: number }
+	| { kind: 'network'; code: string; method: string; retries: number; timeoutMs?: number };
+
+const MAX_DETAIL_LINES = 20;
+
+/**
+ * FastAPI's 422 body (`detail` as a list of `{loc, msg, input}`) becomes one line per
+ * problem, e.g. `files.3: File too large (input: "x.pdf")`. Other statuses carry
+ * `detail` as a string (gaps.md #1), but an object, a list or no body at all is
+ * tolerated too.
+ */
+export function serviceDetail(body: unknown): string {
+	let parsed = body;
+	if (Buffer.isBuffer(parsed)) parsed = parsed.toString('utf8');
+	if (typeof parsed === 'string') {
+		const text = parsed;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			return text.trim().slice(0, 300);
+		}
+	}
+	if (!parsed || typeof parsed !== 'object') return '';
+	const detail = (parsed as { detail?: unknown }).detail ?? (parsed as { message?: unknown }).message;
+	if (typeof detail === 'string') return detail;
+	if (Array.isArray(detail)) {
+		const lines = detail.slice(0, MAX_DETAIL_LINES).map(validationLine);
+		if (detail.length > MAX_DETAIL_LINES) lines.push(`… and ${detail.length - MAX_DETAIL_LINES} more`);
+		return lines.join('\n');
+	}
+	if (detail && typeof detail === 'object') return JSON.stringify(detail);
+	return '';
+}
+
+function validationLine(entry: unknown): string {
+	if (!entry || typeof entry !== 'object') return String(entry);
+	const { loc, msg, input } = entry as { loc?: unknown; msg?: unknown; input?: unknown };
+	const where = Array.isArray(loc)
+		? loc.filter((part, index) => !(index === 0 && ['body', 'query', 'path'].includes(String(part)))).join('.')
+		: '';
+	let line = `${where ? `${where}: ` : ''}${typeof msg === 'string' ? msg : 'invalid value'}`;
+	if (input !== undefined && (typeof input !== 'object' || input === null)) {
+		const shown = String(input);
+		line += ` (input: ${JSON.stringify(shown.length > 80 ? `${shown.slice(0, 77)}...` : shown)})`;
+	}
+	return line;
+}
+
+interface MappedError {
+	message: string;
+	description: string;
+}
+
+function mapHttpFailure(
+	failure: Extract<RequestFailure, { kind: 'http' }>,
+	subject: RequestSubject | undefined,
+): MappedError {
+	const detail = serviceDetail(failure.body);
+	const said = detail ? `The service said: ${detail}` : 'The service gave no details.';
+	const name = describeSubject(subject);
+	switch (failure.status) {
+		case 400:
+			return { message: `The service refused the request as malformed (400)`, description: said };
+		case 401:
+			return {
+				message: 'The API key was rejected (401)',
+				description: `Check the API key in the Extraction Agents credential: it may be mistyped, expired or deleted. ${said}`,
+			};
+		case 403:
+			if (subject?.accessLogs) {
+				return {
+					message: 'Access logs need the Enterprise plan',
+					description: `The account of this API key is not on the Enterprise plan, so the access-log query is not available to it. ${said}`,
+				};
+			}
+			return {
+				message: `Not allowed to access ${name} (403)`,
+				description: `The API key's user lacks permission for this. ${said}`,
+			};
+		case 404:
+			return {
+				message: `${name} not found`,
+				description: `Check the ID, and that the credential's API key can see it (Agents live in workspaces; API keys are visible only to the user who created them). ${said}`,
+			};
+		case 409:
+		case 425:
+			return {
+				message: `${name} is not finished yet`,
+				description: `The Run is still running. Turn on "Wait for Completion" when creating it, or try again once it has finished. ${said}`,
+			};
+		case 413:
+			return {
+				message: 'The upload is larger than the service accepts (413)',
+				description: `Send fewer or smaller files per Run (at most 300 files, each at most 250,000,000 bytes). ${said}`,
+			};
+		case 422:
+			return {
+				message: `The service rejected the request's values (422)`,
+				description: detail || 'The service gave no details.',
+			};
+		case 429:
+			return {
+				message: 'The Extraction Agents service is rate limiting this API key (429)',
+				description: `Retried ${failure.retries} time(s) after the wait the service asked for. Run fewer items at once, or try again in a minute. ${said}`,
+			};
+		default:
+			if (failure.status >= 500) {
+				const unsafe = !['GET', 'DELETE'].includes(failure.method) && failure.retries === 0;
+				return {
+					message: `The Extraction Agents service failed (${failure.status})`,
+					description: unsafe
+						? `This request is not repeated automatically, because repeating it could create a duplicate. Check whether it took effect (e.g. list the Agent's Runs) before running the item again. ${said}`
+						: `Retried ${failure.retries} time(s). Try again later. ${said}`,
+				};
+			}
+			return { message: `The service answered ${failure.status}`, description: said };
+	}
+}
+
+function mapNetworkFailure(
+	failure: Extract<RequestFailure, { kind: 'network' }>,
+	apiRoot: string,
+): MappedError {
+	const notRepeated =
+		failure.retries === 0 && !['GET', 'DELETE'].includes(failure.method)
+			? ' The request was not repeated automatically, because repeating it could create a duplicate: check whether it took effect before running the item again.'
+			: failure.retries > 0
+				? ` Retried ${failure.retries} time(s).`
+				: '';
+	switch (failure.code) {
+		case 'ECONNREFUSED':
+		case 'ENOTFOUND':
+		case 'EAI_AGAIN':
+			return {
+				message: `Could not reach the Extraction Agents service at ${apiRoot}`,
+				description: `Check the Base URL in the credential and that the service is up (${failure.code}).`,
+			};
+		case 'ETIMEDOUT':
+		case 'ECONNABORTED':
+		case 'ESOCKETTIMEDOUT':
+			return {
+				message: `The Extraction Agents service did not answer within ${Math.round((failure.timeoutMs ?? 0) / 1000)} s`,
+				description: `The request timed out.${notRepeated} If this keeps happening, raise "Request Timeout" in the node's options.`,
+			};
+		default:
+			return {
+				message: 'The connection to the Extraction Agents service was interrupted',
+				description: `The network connection failed (${failure.code}).${notRepeated}`,
+			};
+	}
+}
+
+/**
+ * The one place a failed request becomes a NodeApiError. The error is built from a
+ * plain object holding only the status and the service's message: never from the
+ * HTTP client's error, which carries the request headers and with them the API key.
+ */
+export function toNodeApiError(
+	node: INode,
+	failure: RequestFailure,
+	subject: RequestSubject | undefined,
+	apiRoot: string,
+	itemIndex?: number,
+): NodeApiError {
+	const mapped =
+		failure.kind === 'http' ? mapHttpFailure(failure, subject) : mapNetworkFailure(failure, apiRoot);
+	const errorResponse: JsonObject = {
+		message: mapped.message,
+		...(failure.kind === 'http'
+			? { httpCode: String(failure.status), detail: serviceDetail(failure.body) }
+			: { code: failure.code }),
+	};
+	return new NodeApiError(node, errorResponse, {
+		message: mapped.message,
+		description: mapped.description,
+		httpCode: failure.kind === 'http' ? String(failure.status) : undefined,
+		itemIndex,
+	});
+}

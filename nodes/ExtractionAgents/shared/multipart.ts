@@ -1,0 +1,110 @@
+import { randomBytes } from 'crypto';
+
+/** One file part: its bytes are read only while the body is being sent. */
+export interface MultipartFile {
+	fieldName: string;
+	fileName: string;
+	contentType: string;
+	size: number;
+	open: () => Promise<AsyncIterable<Uint8Array>> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+}
+
+export interface MultipartField {
+	fieldName: string;
+	value: string;
+}
+
+type Segment = Buffer | MultipartFile;
+
+const CRLF = '\r\n';
+
+/**
+ * RFC 7578 §4.2 / WHATWG: in a part header, `"`, CR and LF of a name are
+ * percent-encoded; other characters (non-ASCII too) are sent as UTF-8.
+ */
+export function escapeHeaderValue(value: string): string {
+	return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+}
+
+/**
+ * A multipart/form-data body that is never held in memory: the part headers are
+ * small buffers and each file's bytes are pulled from its stream while sending.
+ *
+ * It presents itself as a Blob (size, type, stream()) because that is the one body
+ * shape n8n's HTTP client (axios) streams with an exact `Content-Length` without the
+ * node importing Node's `stream` module, which community nodes may not.
+ */
+export class MultipartBody {
+	readonly size: number;
+
+	readonly type: string;
+
+	readonly boundary: string;
+
+	private readonly segments: Segment[];
+
+	constructor(segments: Segment[], boundary: string) {
+		this.segments = segments;
+		this.boundary = boundary;
+		this.type = `multipart/form-data; boundary=${boundary}`;
+		this.size = segments.reduce((total, segment) => total + (Buffer.isBuffer(segment) ? segment.length : segment.size), 0);
+	}
+
+	get [Symbol.toStringTag](): string {
+		return 'Blob';
+	}
+
+	/** Each call starts a fresh pass over the files, so a retried request resends them. */
+	async *stream(): AsyncGenerator<Uint8Array> {
+		for (const segment of this.segments) {
+			if (Buffer.isBuffer(segment)) {
+				yield segment;
+				continue;
+			}
+			let sent = 0;
+			for await (const chunk of await segment.open()) {
+				sent += chunk.length;
+				yield chunk;
+			}
+			if (sent !== segment.size) {
+				// A length mismatch would corrupt every later part; stop the upload instead.
+				throw new Error(
+					`File "${segment.fileName}" changed while uploading: expected ${segment.size} bytes, read ${sent}`,
+				);
+			}
+		}
+	}
+}
+
+/** Builds the body: every file part, then the text fields, then the closing boundary. */
+export function encodeMultipartStream(
+	files: MultipartFile[],
+	fields: MultipartField[] = [],
+	boundary = `----n8nExtractionAgents${randomBytes(12).toString('hex')}`,
+): MultipartBody {
+	const segments: Segment[] = [];
+	for (const file of files) {
+		segments.push(
+			Buffer.from(
+				`--${boundary}${CRLF}` +
+					`Content-Disposition: form-data; name="${escapeHeaderValue(file.fieldName)}"; filename="${escapeHeaderValue(file.fileName)}"${CRLF}` +
+					`Content-Type: ${file.contentType.replace(/[\r\n]/g, '')}${CRLF}${CRLF}`,
+				'utf8',
+			),
+		);
+		segments.push(file);
+		segments.push(Buffer.from(CRLF));
+	}
+	for (const field of fields) {
+		segments.push(
+			Buffer.from(
+				`--${boundary}${CRLF}` +
+					`Content-Disposition: form-data; name="${escapeHeaderValue(field.fieldName)}"${CRLF}${CRLF}` +
+					`${field.value}${CRLF}`,
+				'utf8',
+			),
+		);
+	}
+	segments.push(Buffer.from(`--${boundary}--${CRLF}`));
+	return new MultipartBody(segments, boundary);
+}

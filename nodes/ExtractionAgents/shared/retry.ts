@@ -1,0 +1,78 @@
+import type { IHttpRequestMethods } from 'n8n-workflow';
+
+/**
+ * Whether repeating a request after an unclear outcome (a 5xx or a dropped
+ * connection) is safe. POSTs that create things (Runs, API keys, copies) are not: the
+ * service may have done the work before failing, and a retry would duplicate it.
+ * The access-log query is a PUT that only reads, so it is.
+ */
+export type Idempotency = 'idempotent' | 'creates';
+
+export const RETRY_LIMITS = {
+	/** Attempts after the first, for 429 (the service did not process the request). */
+	rateLimitedRetries: 5,
+	/** Attempts after the first, for 502/503/504 and dropped connections. */
+	transientRetries: 3,
+	/** Longest wait the nodes accept from Retry-After before retrying anyway. */
+	maxRetryAfterMs: 60_000,
+	baseBackoffMs: 500,
+};
+
+const TRANSIENT_STATUSES = new Set([502, 503, 504]);
+const TRANSIENT_NETWORK_CODES = new Set([
+	'ECONNRESET',
+	'EPIPE',
+	'ETIMEDOUT',
+	'ECONNABORTED',
+	'ESOCKETTIMEDOUT',
+	'ECONNREFUSED',
+	'ERR_STREAM_PREMATURE_CLOSE',
+	'EAI_AGAIN',
+]);
+
+export function isIdempotent(method: IHttpRequestMethods, idempotency?: Idempotency): boolean {
+	if (idempotency) return idempotency === 'idempotent';
+	return method === 'GET' || method === 'DELETE' || method === 'HEAD';
+}
+
+/** `Retry-After` is seconds or an HTTP date (gaps.md #2); absent means "back off". */
+export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (value === undefined || value === null || value === '') return undefined;
+	const text = String(value).trim();
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.round(Number(text) * 1000);
+	const date = Date.parse(text);
+	if (Number.isNaN(date)) return undefined;
+	return Math.max(0, date - now);
+}
+
+function backoffMs(retryNumber: number): number {
+	const base = RETRY_LIMITS.baseBackoffMs * 2 ** retryNumber;
+	return Math.round(base / 2 + Math.random() * base);
+}
+
+export interface RetryQuestion {
+	method: IHttpRequestMethods;
+	idempotency?: Idempotency;
+	/** Retries already made for this request. */
+	retries: number;
+	status?: number;
+	retryAfterHeader?: unknown;
+	networkCode?: string;
+}
+
+/** How long to wait before repeating a failed request, or undefined to give up. */
+export function retryDelayMs(question: RetryQuestion): number | undefined {
+	if (question.status === 429) {
+		if (question.retries >= RETRY_LIMITS.rateLimitedRetries) return undefined;
+		const asked = retryAfterMs(question.retryAfterHeader);
+		return Math.min(asked ?? backoffMs(question.retries), RETRY_LIMITS.maxRetryAfterMs);
+	}
+	const transient =
+		(question.status !== undefined && TRANSIENT_STATUSES.has(question.status)) ||
+		(question.networkCode !== undefined && TRANSIENT_NETWORK_CODES.has(question.networkCode));
+	if (!transient) return undefined;
+	if (!isIdempotent(question.method, question.idempotency)) return undefined;
+	if (question.retries >= RETRY_LIMITS.transientRetries) return undefined;
+	return backoffMs(question.retries);
+}

@@ -1,0 +1,121 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { sleepUnlessCancelled } from './cancellation';
+import { serviceRequest, type ServiceContext } from './transport';
+
+export interface PromptResult extends IDataObject {
+	status?: string;
+	value?: IDataObject[keyof IDataObject];
+	metadata?: IDataObject;
+}
+
+export interface Run extends IDataObject {
+	agent_id: number;
+	run_id: number;
+	status: string;
+	run_url?: string;
+	files?: string[];
+	order?: string[];
+	data?: Record<string, PromptResult>;
+	created?: string;
+	updated?: string;
+	completed?: string | null;
+	user_defined_id?: string | null;
+}
+
+const FINAL_STATUSES = new Set(['success', 'failed']);
+
+/** Runs go `running` → `success` | `failed`, and both are final (gaps.md #12). */
+export function isRunFinished(run: Pick<Run, 'status'>): boolean {
+	return FINAL_STATUSES.has(String(run.status));
+}
+
+/** The list's `runs` is an array of arrays (gaps.md #8); a flat array is tolerated. */
+export function flattenRunList(body: unknown): Run[] | undefined {
+	const runs = Array.isArray(body) ? body : (body as IDataObject | undefined)?.runs;
+	if (!Array.isArray(runs)) return undefined;
+	return (runs as unknown[]).flat(2).filter((run): run is Run => !!run && typeof run === 'object');
+}
+
+/** Checks a Run body has the fields the nodes rely on; a 200 without them is an error. */
+export function asRun(context: ServiceContext, body: unknown, itemIndex?: number): Run {
+	const run = body as Run;
+	if (!run || typeof run !== 'object' || run.run_id === undefined || typeof run.status !== 'string') {
+		throw new NodeApiError(
+			context.getNode(),
+			{ message: 'Unexpected answer from the service: no Run in the response' },
+			{
+				message: 'Unexpected answer from the service: no Run in the response',
+				description: 'The response lacked run_id or status. Check that the Base URL points at the Extraction Agents service, then try again.',
+				itemIndex,
+			},
+		);
+	}
+	return run;
+}
+
+export async function fetchRun(
+	context: ServiceContext,
+	agentId: number,
+	runId: number,
+	itemIndex?: number,
+): Promise<Run> {
+	const { body } = await serviceRequest(context, {
+		method: 'GET',
+		path: `/agents/${agentId}/runs/${runId}`,
+		subject: { agentId, runId },
+		itemIndex,
+	});
+	return asRun(context, body, itemIndex);
+}
+
+export const WAIT_BACKOFF = { firstMs: 1000, factor: 1.5, maxMs: 10_000, jitter: 0.2 };
+
+/**
+ * Polls the single-Run read until the Run is final. Waits 1 s, growing to 10 s, with
+ * jitter so that many items waiting at once do not poll in lockstep; 429s are handled
+ * by the transport. Stops at `timeoutMs` with an error that tells the user where to
+ * find the Run later, and within half a second when the execution is cancelled.
+ */
+export async function waitForRunToFinish(
+	context: IExecuteFunctions,
+	run: Run,
+	options: { timeoutMs: number; itemIndex: number },
+): Promise<Run> {
+	const agentId = Number(run.agent_id);
+	const runId = Number(run.run_id);
+	const deadline = Date.now() + options.timeoutMs;
+	const signal = context.getExecutionCancelSignal?.();
+	let current = run;
+	let delay = WAIT_BACKOFF.firstMs;
+	while (!isRunFinished(current)) {
+		const remaining = deadline - Date.now();
+		if (remaining <= 0) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Run ${runId} did not finish within ${formatDuration(options.timeoutMs)}`,
+				{
+					description: `The Run is still ${current.status} and will finish on the service${current.run_url ? ` (${current.run_url})` : ''}. Fetch it later with Run → Get (Agent ${agentId}, Run ${runId}), use the Extraction Agents Trigger, or raise Timeout.`,
+					itemIndex: options.itemIndex,
+				},
+			);
+		}
+		const jittered = delay * (1 - WAIT_BACKOFF.jitter + Math.random() * 2 * WAIT_BACKOFF.jitter);
+		if (!(await sleepUnlessCancelled(Math.min(jittered, remaining), signal))) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`The execution was cancelled while waiting for Run ${runId}`,
+				{ description: 'The Run goes on in the service; fetch it later with Run → Get.', itemIndex: options.itemIndex },
+			);
+		}
+		delay = Math.min(delay * WAIT_BACKOFF.factor, WAIT_BACKOFF.maxMs);
+		current = await fetchRun(context, agentId, runId, options.itemIndex);
+	}
+	return current;
+}
+
+function formatDuration(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
+	return `${seconds} seconds`;
+}

@@ -1,0 +1,173 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHttpRequestMethods,
+	IHttpRequestOptions,
+	ILoadOptionsFunctions,
+	IN8nHttpFullResponse,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { apiRootFromBaseUrl, InvalidBaseUrlError } from './baseUrl';
+import { sleepUnlessCancelled } from './cancellation';
+import { toNodeApiError, type RequestFailure } from './errors';
+import type { MultipartBody } from './multipart';
+import { retryDelayMs, type Idempotency } from './retry';
+import type { RequestSubject } from './subjects';
+
+export const CREDENTIAL_TYPE = 'extractionAgentsApi';
+
+/** Every n8n context the nodes send requests from. */
+export type ServiceContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
+
+/** Applies to each attempt; an upload that keeps sending bytes never hits it. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+
+export interface ServiceRequest {
+	method: IHttpRequestMethods;
+	/** Relative to the API root, e.g. `/agents/12/runs`. */
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject | MultipartBody;
+	/** Defaults by method: GET and DELETE are idempotent, everything else creates. */
+	idempotency?: Idempotency;
+	subject?: RequestSubject;
+	/** Binary downloads (templated output). */
+	binaryResponse?: boolean;
+	timeoutMs?: number;
+	itemIndex?: number;
+}
+
+export interface ServiceResponse<T = unknown> {
+	statusCode: number;
+	headers: Record<string, unknown>;
+	body: T;
+}
+
+function cancelSignalOf(context: ServiceContext): AbortSignal | undefined {
+	const withSignal = context as Partial<IExecuteFunctions>;
+	return typeof withSignal.getExecutionCancelSignal === 'function'
+		? withSignal.getExecutionCancelSignal()
+		: undefined;
+}
+
+export async function resolveApiRoot(context: ServiceContext, itemIndex?: number): Promise<string> {
+	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	try {
+		return apiRootFromBaseUrl(credentials.baseUrl);
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), (error as InvalidBaseUrlError).message, {
+			description: 'Open the Extraction Agents credential and correct its Base URL.',
+			itemIndex,
+		});
+	}
+}
+
+function networkCodeOf(error: unknown): string {
+	const candidates = [error, (error as { cause?: unknown })?.cause];
+	for (const candidate of candidates) {
+		const code = (candidate as { code?: unknown })?.code;
+		if (typeof code === 'string' && code !== '') return code;
+	}
+	const message = String((error as Error)?.message ?? '');
+	if (/timeout/i.test(message)) return 'ETIMEDOUT';
+	if (/socket hang up|aborted/i.test(message)) return 'ECONNRESET';
+	return 'ENETWORK';
+}
+
+function cancelledError(context: ServiceContext, itemIndex?: number): NodeOperationError {
+	return new NodeOperationError(context.getNode(), 'The execution was cancelled', { itemIndex });
+}
+
+/**
+ * The one way the nodes talk to the service: authenticated through the credential,
+ * with a timeout, retried where that is safe (see retry.ts), and with every failure
+ * turned into an error that says what to fix (see errors.ts).
+ */
+export async function serviceRequest<T = unknown>(
+	context: ServiceContext,
+	request: ServiceRequest,
+): Promise<ServiceResponse<T>> {
+	const apiRoot = await resolveApiRoot(context, request.itemIndex);
+	const signal = cancelSignalOf(context);
+	const timeoutMs = request.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+	const isUpload = request.body !== undefined && 'stream' in (request.body as object);
+
+	for (let retries = 0; ; retries++) {
+		if (signal?.aborted) throw cancelledError(context, request.itemIndex);
+		const options: IHttpRequestOptions = {
+			method: request.method,
+			url: `${apiRoot}${request.path}`,
+			qs: request.qs,
+			body: request.body as IHttpRequestOptions['body'],
+			json: !isUpload,
+			timeout: timeoutMs,
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			// The service never redirects its API; following redirects would also make
+			// axios keep a copy of every uploaded byte in memory (design.md).
+			disableFollowRedirect: true,
+			headers: isUpload
+				? {
+						'Content-Type': (request.body as MultipartBody).type,
+						'Content-Length': String((request.body as MultipartBody).size),
+						Accept: 'application/json',
+					}
+				: { Accept: request.binaryResponse ? '*/*' : 'application/json' },
+			...(request.binaryResponse ? { encoding: 'arraybuffer' as const } : {}),
+		};
+
+		let failure: RequestFailure;
+		let retryAfterHeader: unknown;
+		try {
+			const response = (await context.helpers.httpRequestWithAuthentication.call(
+				context,
+				CREDENTIAL_TYPE,
+				options,
+			)) as IN8nHttpFullResponse;
+			const body = isUpload ? parseJsonBody(response.body) : response.body;
+			if (response.statusCode < 400) {
+				return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
+			}
+			failure = { kind: 'http', status: response.statusCode, body, method: request.method, retries };
+			retryAfterHeader = (response.headers as Record<string, unknown>)['retry-after'];
+		} catch (error) {
+			if (signal?.aborted) throw cancelledError(context, request.itemIndex);
+			if (error instanceof NodeOperationError && !(error instanceof NodeApiError)) {
+				// Not a failed request (e.g. the node has no credential set): nothing to retry.
+				throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
+			}
+			failure = {
+				kind: 'network',
+				code: networkCodeOf(error),
+				method: request.method,
+				retries,
+				timeoutMs,
+			};
+		}
+
+		const delay = retryDelayMs({
+			method: request.method,
+			idempotency: request.idempotency,
+			retries,
+			status: failure.kind === 'http' ? failure.status : undefined,
+			networkCode: failure.kind === 'network' ? failure.code : undefined,
+			retryAfterHeader,
+		});
+		if (delay === undefined) {
+			throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
+		}
+		if (!(await sleepUnlessCancelled(delay, signal))) throw cancelledError(context, request.itemIndex);
+	}
+}
+
+/** The upload is sent without `json: true` (it is not JSON), so its answer arrives as text. */
+function parseJsonBody(body: unknown): unknown {
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+	if (typeof text !== 'string') return text;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}

@@ -1,0 +1,27 @@
+#!/usr/bin/env node
+// Installs the dev dependencies when node_modules is missing or older than the lockfile,
+// so that `npm test` and `npm run demo` work on a fresh clone with only Node and npm.
+'use strict';
+const { execSync } = require('child_process');
+const fs = require('fs');
+const path = require('path');
+
+const root = path.resolve(__dirname, '..');
+const lockfile = path.join(root, 'package-lock.json');
+const installed = path.join(root, 'node_modules', '.package-lock.json');
+
+function mtime(file) {
+	try {
+		return fs.statSync(file).mtimeMs;
+	} catch {
+		return 0;
+	}
+}
+
+const stale = mtime(installed) === 0 || mtime(installed) < mtime(lockfile);
+if (stale) {
+	const started = Date.now();
+	console.log('[bootstrap] node_modules is missing or older than package-lock.json: running npm ci ...');
+	execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
+	console.log(`[bootstrap] installed in ${Math.round((Date.now() - started) / 1000)} s`);
+}
