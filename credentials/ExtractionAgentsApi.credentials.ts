@@ -69,5 +69,21 @@ export class ExtractionAgentsApi implements ICredentialType {
 			method: 'GET',
 			qs: { page_number: 0, page_size: 1 },
 		},
+		rules: [
+			{
+				type: 'responseCode',
+				properties: {
+					value: 401,
+					message: 'The API key was rejected: check that it is copied whole and has not expired or been deleted',
+				},
+			},
+			{
+				type: 'responseCode',
+				properties: {
+					value: 404,
+					message: 'No Extraction Agents API at this Base URL: enter the service address only, e.g. https://extraction.example.com',
+				},
+			},
+		],
 	};
 }

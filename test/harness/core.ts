@@ -1,0 +1,122 @@
+/**
+ * Loading and process-wide state of n8n-core: the DI container, the binary data service
+ * (switchable between n8n's two local modes per execution) and the shutdown of services
+ * that keep the event loop alive.
+ */
+import { BINARY_DATA_STORAGE_PATH, HARNESS_ROOT, SCRATCH_FOLDER, USER_FOLDER } from './env';
+
+import * as fs from 'node:fs';
+
+import type * as N8nCore from 'n8n-core';
+import type { Container as DiContainer } from '@n8n/di';
+
+/** n8n's local binary data modes: 'filesystem' stores files on disk, 'default' keeps them in memory (base64 in the item). */
+export type BinaryMode = 'filesystem' | 'default';
+
+/** n8n-core, required only after ./env has pointed N8N_USER_FOLDER at the temp folder. */
+export function core(): typeof N8nCore {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	return require('n8n-core') as typeof N8nCore;
+}
+
+export function container(): typeof DiContainer {
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	return (require('@n8n/di') as { Container: typeof DiContainer }).Container;
+}
+
+let initialised: Promise<void> | undefined;
+let currentMode: BinaryMode | undefined;
+let modeLock: Promise<unknown> = Promise.resolve();
+
+async function initOnce(): Promise<void> {
+	for (const dir of [USER_FOLDER, BINARY_DATA_STORAGE_PATH, SCRATCH_FOLDER]) {
+		fs.mkdirSync(dir, { recursive: true });
+	}
+	const { BinaryDataService, BinaryDataConfig, InstanceSettings } = core();
+	const Container = container();
+	// InstanceSettings writes <N8N_USER_FOLDER>/.n8n/config on first resolution.
+	Container.get(InstanceSettings);
+	const config = Container.get(BinaryDataConfig);
+	config.localStoragePath = BINARY_DATA_STORAGE_PATH;
+	config.mode = 'filesystem';
+	await Container.get(BinaryDataService).init();
+	currentMode = 'filesystem';
+}
+
+/** Idempotent start-up of the n8n-core services the harness relies on. */
+export async function ensureCore(): Promise<void> {
+	initialised ??= initOnce();
+	await initialised;
+}
+
+/**
+ * Switches n8n's binary data mode the way the server configures it at boot
+ * (N8N_DEFAULT_BINARY_DATA_MODE → BinaryDataConfig.mode → BinaryDataService.init()).
+ * The service holds one mode per process, so executions with different modes are
+ * serialised through {@link withBinaryMode}.
+ */
+async function setBinaryMode(mode: BinaryMode): Promise<void> {
+	await ensureCore();
+	if (currentMode === mode) return;
+	const { BinaryDataService, BinaryDataConfig } = core();
+	const Container = container();
+	const config = Container.get(BinaryDataConfig);
+	config.mode = mode;
+	config.localStoragePath = BINARY_DATA_STORAGE_PATH;
+	// init() maps 'filesystem' → 'filesystem-v2' and leaves 'default' without a manager,
+	// which is n8n's in-memory mode. The filesystem manager stays registered so that ids
+	// stored earlier can still be read.
+	await Container.get(BinaryDataService).init();
+	currentMode = mode;
+}
+
+/** Runs `fn` with the binary data service in `mode`; calls with different modes never overlap. */
+export async function withBinaryMode<T>(mode: BinaryMode, fn: () => Promise<T>): Promise<T> {
+	const run = modeLock.then(async () => {
+		await setBinaryMode(mode);
+		return await fn();
+	});
+	modeLock = run.catch(() => undefined);
+	return await run;
+}
+
+export function binaryDataService(): N8nCore.BinaryDataService {
+	return container().get(core().BinaryDataService);
+}
+
+/**
+ * Stops what n8n-core leaves running (SSH client clean-up timer and its process-exit
+ * listeners, scheduled tasks) so that jest can exit, and removes the temp folder.
+ * Safe to call more than once; the harness can be used again afterwards.
+ */
+export async function shutdownHarness(options: { removeFiles?: boolean } = {}): Promise<void> {
+	const Container = container();
+	try {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports
+		const { SSHClientsManager } = require('n8n-core/dist/execution-engine/ssh-clients-manager') as {
+			SSHClientsManager: new (...args: never[]) => { onShutdown(): void };
+		};
+		if (Container.has(SSHClientsManager as never)) (Container.get(SSHClientsManager as never) as { onShutdown(): void }).onShutdown();
+	} catch {
+		// not created in this process
+	}
+	try {
+		const { ScheduledTaskManager } = core();
+		if (Container.has(ScheduledTaskManager)) {
+			const manager = Container.get(ScheduledTaskManager) as unknown as {
+				cronsByGroupType?: Map<string, unknown>;
+				deregisterGroups(groupType: string): void;
+			};
+			for (const groupType of [...(manager.cronsByGroupType?.keys() ?? [])]) {
+				manager.deregisterGroups(groupType);
+			}
+		}
+	} catch {
+		// not created in this process
+	}
+	if (options.removeFiles ?? true) {
+		fs.rmSync(HARNESS_ROOT, { recursive: true, force: true });
+	}
+	initialised = undefined;
+	currentMode = undefined;
+}

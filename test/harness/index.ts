@@ -1,0 +1,56 @@
+/**
+ * Engine-level test harness: runs the package's nodes in-process with n8n-core's real
+ * execution engine (WorkflowExecute, PollContext, RoutingNode, BinaryDataService).
+ *
+ *   import { executeNode, createPoller, testCredential, runWorkflow, useHarness } from '../harness';
+ *   useHarness(); // afterAll: stop n8n-core's timers, remove the temp folder
+ */
+import './env';
+
+import { shutdownHarness } from './core';
+
+export { HARNESS_ROOT, SCRATCH_FOLDER, BINARY_DATA_STORAGE_PATH } from './env';
+export { shutdownHarness, binaryDataService, type BinaryMode } from './core';
+export {
+	executeNode,
+	runWorkflow,
+	binaryReader,
+	type ExecuteNodeOptions,
+	type ExecuteNodeResult,
+	type RunWorkflowOptions,
+	type RunWorkflowResult,
+	type WorkflowJson,
+	type HarnessInputItem,
+} from './execute';
+export { createPoller, type CreatePollerOptions, type Poller, type PollRecord } from './poller';
+export { testCredential, type CredentialTestResult } from './credential-test';
+export { loadOptions, listSearch, type NodeMethodOptions } from './node-methods';
+export {
+	EXTRACTION_AGENTS_CREDENTIAL,
+	HarnessCredentialsHelper,
+	registerCredentialType,
+	getCredentialType,
+	type ExtractionAgentsCredentials,
+} from './credentials';
+export {
+	PACKAGE_NAME,
+	EXTRACTION_AGENTS_TYPE,
+	EXTRACTION_AGENTS_TRIGGER_TYPE,
+	HarnessNodeTypes,
+	loadExtractionAgentsNode,
+	loadExtractionAgentsTriggerNode,
+} from './node-types';
+export { MANUAL_TRIGGER_TYPE } from './nodes/ManualTrigger.node';
+export { SET_BINARY_FROM_FILE_TYPE } from './nodes/SetBinaryFromFile.node';
+export { AGGREGATE_BINARIES_TYPE } from './nodes/AggregateBinaries.node';
+export type { HarnessBinaryInput } from './nodes/HarnessInput.node';
+
+/**
+ * Call once at the top of a test file (outside `describe`): registers an `afterAll` that
+ * shuts the harness down so jest can exit.
+ */
+export function useHarness(): void {
+	afterAll(async () => {
+		await shutdownHarness();
+	});
+}

@@ -1,0 +1,213 @@
+/**
+ * Drives a polling trigger the way n8n 2.x does: each poll builds the workflow from the
+ * stored (JSON) static data, runs the node's `poll()` through n8n-core's real PollContext
+ * and TriggersAndPollers, and stores the static data again only when the poll succeeded
+ * and changed it (`__dataChanged`, what WorkflowStaticDataService.saveStaticData checks).
+ * A poll that throws leaves the stored static data as it was (n8n routes the error to
+ * __emitError and commits no cursor), so the next poll retries the same window.
+ * Manual polls ("Fetch Test Event") never store static data, as in n8n.
+ */
+import './env';
+
+import { randomUUID } from 'node:crypto';
+
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeType,
+	WorkflowActivateMode,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { UnexpectedError, Workflow } from 'n8n-workflow';
+
+import { buildAdditionalData } from './additional-data';
+import { type BinaryMode, container, core, ensureCore, withBinaryMode } from './core';
+import {
+	type ExtractionAgentsCredentials,
+	HarnessCredentialsHelper,
+	createCredentialStore,
+	credentialReference,
+	declaredCredentialTypes,
+} from './credentials';
+import {
+	type AnyNodeType,
+	EXTRACTION_AGENTS_TRIGGER_TYPE,
+	HarnessNodeTypes,
+	defaultNodeName,
+	latestVersion,
+	loadExtractionAgentsTriggerNode,
+	qualifiedTypeName,
+} from './node-types';
+
+export interface CreatePollerOptions {
+	/** The trigger node type instance, or 'extractionAgentsTrigger' (default) for the package's trigger. */
+	nodeType?: AnyNodeType | 'extractionAgentsTrigger';
+	parameters: INodeParameters;
+	credentials: ExtractionAgentsCredentials;
+	credentialsByType?: Record<string, ICredentialDataDecryptedObject>;
+	/**
+	 * The workflow's stored static data (n8n's `workflow_entity.staticData`, keyed
+	 * `node:<node name>`), e.g. `previousPoller.staticData` to simulate a restart.
+	 */
+	staticData?: IDataObject;
+	/** Shortcut: the node's own static data (what getWorkflowStaticData('node') returns). */
+	nodeStaticData?: IDataObject;
+	nodeName?: string;
+	typeVersion?: number;
+	/** Workflow timezone (settings.timezone); n8n's default otherwise. */
+	timezone?: string;
+	/** Binary data mode for binaries the poll prepares (default 'filesystem'). */
+	binaryMode?: BinaryMode;
+}
+
+export interface PollRecord {
+	mode: 'trigger' | 'manual';
+	ok: boolean;
+	items: number;
+	staticDataSaved: boolean;
+	error?: Error;
+}
+
+export interface Poller {
+	/**
+	 * One poll. 'trigger' (default) is a scheduled poll of an active workflow; 'manual' is the
+	 * editor's "Fetch Test Event". Resolves to what poll() returned (null = nothing new);
+	 * rejects with the node's error.
+	 */
+	poll(mode?: 'trigger' | 'manual'): Promise<INodeExecutionData[][] | null>;
+	/** The workflow's static data as n8n has it stored (JSON), replaced after each saving poll. */
+	readonly staticData: IDataObject;
+	/** `staticData['node:<name>']`: the node's part of it. */
+	readonly nodeStaticData: IDataObject | undefined;
+	readonly nodeName: string;
+	/** Every poll so far. */
+	readonly history: PollRecord[];
+	/** Every request the credential's authenticate produced. */
+	readonly authenticatedRequests: HarnessCredentialsHelper['authenticated'];
+}
+
+/** n8n's DirectoryLoader adds the "Poll Times" parameter to every polling node on load. */
+function applyPollingParameters(type: AnyNodeType): void {
+	const versions: INodeType[] = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const { commonPollingParameters } = require('n8n-core/dist/nodes-loader/constants') as {
+		commonPollingParameters: INodeType['description']['properties'];
+	};
+	for (const version of versions) {
+		const { description } = version;
+		if (description.polling && !description.properties.some((p) => p.name === 'pollTimes')) {
+			description.properties.unshift(...structuredClone(commonPollingParameters));
+		}
+	}
+}
+
+const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? {})) as T;
+
+export function createPoller(options: CreatePollerOptions): Poller {
+	const nodeTypeOption = options.nodeType ?? 'extractionAgentsTrigger';
+	const type: AnyNodeType =
+		nodeTypeOption === 'extractionAgentsTrigger' ? loadExtractionAgentsTriggerNode() : nodeTypeOption;
+	const typeName = nodeTypeOption === 'extractionAgentsTrigger' ? EXTRACTION_AGENTS_TRIGGER_TYPE : qualifiedTypeName(type);
+	const version = options.typeVersion ?? latestVersion(type);
+	const described = 'nodeVersions' in type ? type.nodeVersions[version].description : type.description;
+	if (!described.polling) throw new UnexpectedError(`${typeName} is not a polling node (description.polling)`);
+	applyPollingParameters(type);
+
+	const nodeName = options.nodeName ?? defaultNodeName(type, version);
+	const store = createCredentialStore(options.credentials, options.credentialsByType);
+	const credentialsHelper = new HarnessCredentialsHelper(store);
+	const nodeCredentials = Object.fromEntries(
+		declaredCredentialTypes(type)
+			.filter((t) => store.has(t))
+			.map((t) => [t, credentialReference(t)]),
+	);
+	const workflowId = `harness-poll-wf-${randomUUID().slice(0, 8)}`;
+	const nodeId = randomUUID();
+	const nodeTypes = new HarnessNodeTypes({ [typeName]: type });
+
+	let stored: IDataObject = jsonCopy(options.staticData ?? {});
+	if (options.nodeStaticData) stored[`node:${nodeName}`] = jsonCopy(options.nodeStaticData);
+	const history: PollRecord[] = [];
+
+	async function poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<INodeExecutionData[][] | null> {
+		await ensureCore();
+		return await withBinaryMode(options.binaryMode ?? 'filesystem', async () => await pollOnce(mode));
+	}
+
+	async function pollOnce(mode: 'trigger' | 'manual'): Promise<INodeExecutionData[][] | null> {
+		const { PollContext, TriggersAndPollers } = core();
+		const node: INode = {
+			id: nodeId,
+			name: nodeName,
+			type: typeName,
+			typeVersion: version,
+			position: [0, 0],
+			parameters: structuredClone(options.parameters),
+			...(Object.keys(nodeCredentials).length ? { credentials: nodeCredentials } : {}),
+		};
+		// As the scheduler does: the workflow is loaded afresh (static data read from storage).
+		const workflow = new Workflow({
+			id: workflowId,
+			name: 'createPoller',
+			nodes: [node],
+			connections: {},
+			active: mode === 'trigger',
+			nodeTypes,
+			staticData: jsonCopy(stored),
+			settings: { executionOrder: 'v1', ...(options.timezone ? { timezone: options.timezone } : {}) },
+		});
+		const workflowNode = workflow.getNode(nodeName)!;
+		const additionalData = buildAdditionalData({ credentialsHelper, workflowId });
+		const executeMode: WorkflowExecuteMode = mode === 'manual' ? 'manual' : 'trigger';
+		const activation: WorkflowActivateMode = mode === 'manual' ? 'manual' : 'activate';
+		// __emit would start the workflow run and __emitError an error execution; the poller
+		// hands the result back to the test instead.
+		const pollFunctions = new PollContext(
+			workflow,
+			workflowNode,
+			additionalData,
+			executeMode,
+			activation,
+			() => {},
+			() => {},
+		);
+
+		const triggersAndPollers = container().get(TriggersAndPollers);
+		await workflow.expression.acquireIsolate();
+		let result: INodeExecutionData[][] | null;
+		try {
+			result = await triggersAndPollers.runPollFunction(workflow, workflowNode, pollFunctions);
+		} catch (error) {
+			// n8n: __emitError(error) → an error execution; static data is not saved.
+			history.push({ mode, ok: false, items: 0, staticDataSaved: false, error: error as Error });
+			throw error;
+		} finally {
+			await workflow.expression.releaseIsolate();
+		}
+
+		let staticDataSaved = false;
+		if (mode === 'trigger' && workflow.staticData.__dataChanged === true) {
+			// WorkflowStaticDataService.saveStaticData: the JSON column takes the whole object.
+			stored = jsonCopy(workflow.staticData);
+			staticDataSaved = true;
+		}
+		history.push({ mode, ok: true, items: result?.[0]?.length ?? 0, staticDataSaved });
+		return result;
+	}
+
+	return {
+		poll,
+		get staticData() {
+			return stored;
+		},
+		get nodeStaticData() {
+			return stored[`node:${nodeName}`] as IDataObject | undefined;
+		},
+		nodeName,
+		history,
+		authenticatedRequests: credentialsHelper.authenticated,
+	};
+}
