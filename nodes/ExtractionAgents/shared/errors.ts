@@ -174,7 +174,7 @@ export function toNodeApiError(
 		message: mapped.message,
 		...(failure.kind === 'http'
 			? { httpCode: String(failure.status), detail: serviceDetail(failure.body) }
-			: { code: failure.code }),
+			: { networkCode: failure.code }),
 	};
 	return new NodeApiError(node, errorResponse, {
 		message: mapped.message,
