@@ -261,7 +261,7 @@ describe('usage', () => {
 		const before = (await alice.get('/usage?page_size=1000')).json.total_pages;
 		const t0 = Date.now();
 		emu.seedUsage(100_000);
-		expect(Date.now() - t0).toBeLessThan(3000);
+		expect(Date.now() - t0).toBeLessThan(8000); // ~0.3 s alone; generous for a loaded 2-core CI box
 		const after = (await alice.get('/usage?page_size=1000')).json.total_pages;
 		expect(after).toBeGreaterThan(before + 40);
 
@@ -328,6 +328,7 @@ describe('access logs', () => {
 			http_status: 200,
 			metadata: {},
 		});
+		expect(emu.state.accessLogs.filter((x) => x.client_ip === '10.9.8.7')).toHaveLength(1);
 		const grace = await alice.send('PUT', '/access-logs/query', { time_range: range, filters: { users: ['grace@acme.example'] }, page_size: 1000 });
 		expect(grace.json.events.length).toBeGreaterThan(0);
 		expect(grace.json.events.every((x: any) => x.user === 'grace@acme.example')).toBe(true);
@@ -340,7 +341,7 @@ describe('generic behaviour', () => {
 		const wrong = await alice.call('PUT', '/agents');
 		expect(wrong.status).toBe(405);
 		const health = await fetch(emu.url + '/');
-		expect((await health.json()).api_url).toBe(emu.apiUrl);
+		expect(((await health.json()) as { api_url: string }).api_url).toBe(emu.apiUrl);
 	});
 
 	test('timestamps mix styles (documented in time.ts)', async () => {

@@ -93,7 +93,7 @@ export function seedUsersAndKeys(state: EmulatorState, now: number): void {
 // Agents
 // ---------------------------------------------------------------------------------------------
 
-interface PromptDef {
+export interface PromptDef {
 	id: number;
 	name: string;
 	generator: string;
@@ -105,7 +105,7 @@ interface PromptDef {
 	model?: string;
 }
 
-interface AgentDef {
+export interface AgentDef {
 	id: number;
 	workspaceId: number;
 	name: string;

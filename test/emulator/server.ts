@@ -377,7 +377,9 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 	// Uploads of hundreds of MB may take long; never time a request out server-side.
 	server.requestTimeout = 0;
 	server.headersTimeout = 60_000;
-	server.keepAliveTimeout = 5_000;
+	// Longer than common client idle timeouts (undici 4 s), so the client closes idle sockets first
+	// and never reuses one the server is closing ("other side closed" races).
+	server.keepAliveTimeout = 65_000;
 	server.on('clientError', (_err, socket: Socket) => socket.destroy());
 
 	const close = (): Promise<void> =>

@@ -12,7 +12,6 @@ import type {
 	EmulatorKnobs,
 	RunFile,
 	RunRecord,
-	StoredAccessLogEvent,
 	UsageRecord,
 	UserRecord,
 	WorkspaceRecord,
@@ -50,7 +49,8 @@ export class EmulatorState {
 	/** API keys by id. */
 	readonly apiKeys = new Map<string, ApiKeyRecord>();
 	readonly usage: UsageRecord[] = [];
-	readonly accessLogs: StoredAccessLogEvent[] = [];
+	/** Access-log events in arrival order (seeded history first); never deleted, so a position is a stable cursor. */
+	readonly accessLogs: AccessLogEvent[] = [];
 
 	private readonly keysBySecret = new Map<string, ApiKeyRecord>();
 	private readonly usersByEmail = new Map<string, UserRecord>();
@@ -60,7 +60,7 @@ export class EmulatorState {
 	private readonly live = new Set<RunRecord>();
 	private usageSortedDesc = true;
 
-	readonly nextId = { agent: 100, prompt: 10_001, template: 1_001, run: 1_001, accessSeq: 1, validation: 5_001 };
+	readonly nextId = { agent: 100, prompt: 10_001, template: 1_001, run: 1_001, validation: 5_001 };
 
 	// ------------------------------------------------------------------ users and keys
 
@@ -259,9 +259,9 @@ export class EmulatorState {
 
 	// ------------------------------------------------------------------ access logs
 
-	/** Appends an event; events must arrive in time order (seed history first, then live ones). */
+	/** Appends an event (seeded history first, in time order, then live ones). */
 	addAccessLog(event: AccessLogEvent): void {
-		this.accessLogs.push({ seq: this.nextId.accessSeq++, event });
+		this.accessLogs.push(event);
 	}
 }
 

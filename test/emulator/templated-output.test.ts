@@ -4,6 +4,7 @@
  */
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
+import { PDFDocument } from 'pdf-lib';
 import { CONTENT_TYPES, DEMO_KEYS, Emulator, startEmulator, XLSM_MAIN } from './index';
 import { client } from './test-helpers';
 
@@ -47,6 +48,9 @@ describe('formats', () => {
 		expect(r.headers.get('content-type')).toBe('application/pdf');
 		expect(r.bytes.subarray(0, 5).toString('latin1')).toBe('%PDF-');
 		expect(r.headers.get('content-disposition')).toContain(`filename="Invoice summary - run ${INVOICE_RUN}.pdf"`);
+		const pdf = await PDFDocument.load(r.bytes);
+		expect(pdf.getPageCount()).toBeGreaterThanOrEqual(1);
+		expect(pdf.getTitle()).toContain(`run ${INVOICE_RUN}`);
 	});
 
 	test('xlsx from an Excel template: a table of Prompt -> value', async () => {

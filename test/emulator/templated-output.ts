@@ -9,10 +9,19 @@
  * - Response headers (gap 15): Content-Type of the format and Content-Disposition attachment with
  *   an ASCII fallback `filename` plus an RFC 5987 `filename*` for non-ASCII names.
  */
-import { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } from 'docx';
-import ExcelJS from 'exceljs';
-import JSZip from 'jszip';
-import { PDFDocument, PDFFont, StandardFonts, rgb } from 'pdf-lib';
+import type { TableCell as DocxTableCell } from 'docx';
+import type { PDFFont } from 'pdf-lib';
+
+/*
+ * The document libraries are loaded on first use: exceljs alone takes about a second to load,
+ * and most emulator users (every test file) never render a document.
+ */
+const lib = {
+	docx: (): typeof import('docx') => require('docx'),
+	exceljs: (): typeof import('exceljs') => require('exceljs'),
+	jszip: (): typeof import('jszip') => require('jszip'),
+	pdf: (): typeof import('pdf-lib') => require('pdf-lib'),
+};
 
 export const OUTPUT_FORMATS = ['pdf', 'docx', 'xlsx', 'xlsm', 'csv'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -124,7 +133,8 @@ function subtitle(input: RenderInput): string {
 // ------------------------------------------------------------------ Word
 
 async function renderDocx(input: RenderInput): Promise<Buffer> {
-	const cell = (text: string, bold = false): TableCell =>
+	const { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } = lib.docx();
+	const cell = (text: string, bold = false): DocxTableCell =>
 		new TableCell({ children: [new Paragraph({ children: [new TextRun({ text, bold })] })] });
 	const table = new Table({
 		width: { size: 100, type: WidthType.PERCENTAGE },
@@ -173,6 +183,7 @@ function fit(font: PDFFont, text: string, size: number, width: number): string {
 }
 
 async function renderPdf(input: RenderInput): Promise<Buffer> {
+	const { PDFDocument, StandardFonts, rgb } = lib.pdf();
 	const pdf = await PDFDocument.create();
 	pdf.setTitle(drawable(await pdf.embedFont(StandardFonts.Helvetica), title(input)));
 	pdf.setProducer('Extraction Agents emulator');
@@ -219,7 +230,7 @@ function sheetRows(input: RenderInput): SheetData[] {
 }
 
 async function renderXlsx(input: RenderInput): Promise<Buffer> {
-	const workbook = new ExcelJS.Workbook();
+	const workbook = new (lib.exceljs().Workbook)();
 	workbook.creator = 'Extraction Agents emulator';
 	workbook.title = title(input);
 	for (const sheet of sheetRows(input)) {
@@ -233,7 +244,7 @@ async function renderXlsx(input: RenderInput): Promise<Buffer> {
 
 /** Turns an xlsx package into an xlsm one: the workbook part gets the macro-enabled content type. */
 async function patchToXlsm(xlsx: Buffer): Promise<Buffer> {
-	const zip = await JSZip.loadAsync(xlsx);
+	const zip = await lib.jszip().loadAsync(xlsx);
 	const file = zip.file('[Content_Types].xml');
 	if (!file) throw new Error('xlsx without [Content_Types].xml');
 	const xml = await file.async('string');

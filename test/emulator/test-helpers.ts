@@ -4,6 +4,8 @@
 import http from 'node:http';
 import type { Emulator } from './index';
 
+type FetchBody = NonNullable<Parameters<typeof fetch>[1]>['body'];
+
 export interface Reply<T = any> {
 	status: number;
 	headers: Headers;
@@ -17,7 +19,7 @@ export function client(emu: Emulator, key: string | null) {
 		...(key !== null ? { authorization: `Bearer ${key}` } : {}),
 		...extra,
 	});
-	const call = async <T = any>(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Reply<T>> => {
+	const call = async <T = any>(method: string, path: string, init: { body?: FetchBody; headers?: Record<string, string> } = {}): Promise<Reply<T>> => {
 		const res = await fetch(emu.apiUrl + path, { method, headers: headers(init.headers), body: init.body });
 		const text = await res.text();
 		let json: any;

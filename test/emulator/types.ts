@@ -229,7 +229,7 @@ export interface UsageRecord {
 	creditsUsed: number;
 }
 
-/** Access log events are stored in their API shape, plus an internal, monotonic seq used by cursors. */
+/** Access log events are stored in their API shape. */
 export interface AccessLogEvent {
 	timestamp_millis: number;
 	workspace_id: number;
@@ -240,11 +240,6 @@ export interface AccessLogEvent {
 	http_method: string;
 	http_status: number;
 	metadata: Record<string, unknown>;
-}
-
-export interface StoredAccessLogEvent {
-	seq: number;
-	event: AccessLogEvent;
 }
 
 // ---------------------------------------------------------------------------------------------

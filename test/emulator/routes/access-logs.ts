@@ -2,8 +2,8 @@
  * PUT /access-logs/query (Enterprise plan only, else 403).
  * Gap 17: time_range required; page_size 1..1000, default 100; the end is next_cursor null.
  * Events are returned oldest first; both time bounds are inclusive. The cursor is opaque
- * (base64url of the last returned event's sequence number), so pages never shift when new
- * events arrive.
+ * (base64url of the position of the last returned event in the append-only log), so pages never
+ * shift when new events arrive.
  */
 import { forbidden, Issues, issue } from '../errors';
 import { parseIsoMicros } from '../time';
@@ -12,8 +12,8 @@ import { isPlainObject, ok, Route } from './context';
 
 export const MSG_ENTERPRISE_ONLY = 'Access logs need the Enterprise plan';
 
-export function encodeCursor(seq: number): string {
-	return Buffer.from(`v1:${seq}`, 'utf8').toString('base64url');
+export function encodeCursor(position: number): string {
+	return Buffer.from(`v1:${position}`, 'utf8').toString('base64url');
 }
 
 export function decodeCursor(cursor: string): number | null {
@@ -86,11 +86,11 @@ export const accessLogRoutes: Route[] = [
 				else pageSize = v;
 			}
 
-			let afterSeq = 0;
+			let after = -1;
 			if (body.cursor !== undefined && body.cursor !== null && body.cursor !== '') {
-				const seq = typeof body.cursor === 'string' ? decodeCursor(body.cursor) : null;
-				if (seq === null) issues.add(issue.valueError(['body', 'cursor'], body.cursor, 'invalid cursor'));
-				else afterSeq = seq;
+				const position = typeof body.cursor === 'string' ? decodeCursor(body.cursor) : null;
+				if (position === null) issues.add(issue.valueError(['body', 'cursor'], body.cursor, 'invalid cursor'));
+				else after = position;
 			}
 			issues.throwIfAny();
 
@@ -99,21 +99,28 @@ export const accessLogRoutes: Route[] = [
 			const workspaces = new Set(ctx.user.workspaces);
 			const userSet = users && users.length ? new Set(users) : undefined;
 			const ipSet = ips && ips.length ? new Set(ips) : undefined;
-			const matching = ctx.state.accessLogs.filter(
-				({ event: e }) =>
+			const log = ctx.state.accessLogs;
+			let total = 0;
+			const page: number[] = []; // positions in the log
+			let more = false;
+			for (let i = 0; i < log.length; i++) {
+				const e = log[i];
+				const matches =
 					workspaces.has(e.workspace_id) &&
 					e.timestamp_millis >= startMs &&
 					e.timestamp_millis <= endMs &&
 					(!userSet || userSet.has(e.user)) &&
-					(!ipSet || ipSet.has(e.client_ip)),
-			);
-			const rest = afterSeq ? matching.filter((m) => m.seq > afterSeq) : matching;
-			const page = rest.slice(0, pageSize);
-			const more = rest.length > page.length;
+					(!ipSet || ipSet.has(e.client_ip));
+				if (!matches) continue;
+				total++;
+				if (i <= after) continue;
+				if (page.length < pageSize) page.push(i);
+				else more = true;
+			}
 			return ok({
-				total_events: matching.length,
-				events: page.map((m) => ({ ...m.event, metadata: { ...m.event.metadata } })),
-				next_cursor: more ? encodeCursor(page[page.length - 1].seq) : null,
+				total_events: total,
+				events: page.map((i) => ({ ...log[i], metadata: { ...log[i].metadata } })),
+				next_cursor: more ? encodeCursor(page[page.length - 1]) : null,
 			});
 		},
 	},

@@ -1,0 +1,536 @@
+/**
+ * The figures of `npm run bench` (issue 6). Each function measures our package and its
+ * baseline in the same run against the same emulator, and returns table rows plus the raw
+ * numbers. `run.ts` prints / writes them; test/bench/bench-smoke.test.ts runs them at smoke size.
+ */
+import { execFile, fork } from 'node:child_process';
+import { randomFillSync } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+
+import type { Emulator } from '../test/emulator';
+import { createPoller, executeNode } from '../test/harness';
+import type { UploadChildArgs } from './upload-child';
+
+const execFileP = promisify(execFile);
+export const REPO_ROOT = path.resolve(__dirname, '..');
+const MiB = 1024 * 1024;
+
+// ----------------------------------------------------------------------------- sizes
+
+export interface BenchSizes {
+	label: 'full' | 'smoke' | 'custom';
+	fileCount: number;
+	fileMiB: number;
+	usageRecords: number;
+	historicalRuns: number;
+	newRuns: number;
+	/** Timed repetitions of the fast figures (3, 4, 5); the median is reported. */
+	reps: number;
+}
+
+export const FULL: BenchSizes = { label: 'full', fileCount: 8, fileMiB: 128, usageRecords: 100_000, historicalRuns: 20_000, newRuns: 5, reps: 3 };
+export const SMOKE: BenchSizes = { label: 'smoke', fileCount: 2, fileMiB: 1, usageRecords: 2_000, historicalRuns: 500, newRuns: 5, reps: 1 };
+
+/** `--smoke`, then overrides: `--files=8 --file-mib=128 --usage=100000 --runs=20000 --reps=3` or BENCH_FILES, BENCH_FILE_MIB, BENCH_USAGE, BENCH_RUNS, BENCH_REPS. */
+export function sizesFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchSizes {
+	const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
+	const smoke = argv.includes('--smoke') || env.BENCH_SMOKE === '1';
+	const sizes = { ...(smoke ? SMOKE : FULL) };
+	const num = (a: string, e: string) => {
+		const raw = arg(a) ?? env[e];
+		return raw === undefined ? undefined : Number(raw);
+	};
+	const overrides: Array<[keyof BenchSizes, number | undefined]> = [
+		['fileCount', num('files', 'BENCH_FILES')],
+		['fileMiB', num('file-mib', 'BENCH_FILE_MIB')],
+		['usageRecords', num('usage', 'BENCH_USAGE')],
+		['historicalRuns', num('runs', 'BENCH_RUNS')],
+		['reps', num('reps', 'BENCH_REPS')],
+	];
+	for (const [key, value] of overrides) {
+		if (value !== undefined && Number.isFinite(value)) {
+			(sizes as Record<string, unknown>)[key] = value;
+			sizes.label = 'custom';
+		}
+	}
+	return sizes;
+}
+
+// ----------------------------------------------------------------------------- rows
+
+export interface Row {
+	figure: string;
+	ours: string;
+	baseline: string;
+	ratio: string;
+	goal: string;
+	/** null: no goal for this figure. */
+	met: boolean | null;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
+const ratioOf = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : '—');
+const auth = (emu: Emulator) => ({ authorization: `Bearer ${emu.keys.alice}` });
+const credentialsOf = (emu: Emulator) => ({ apiKey: emu.keys.alice, baseUrl: emu.url });
+
+// ----------------------------------------------------------------------------- 1 + 2: upload
+
+/** The upload's files, generated (random bytes) once per size in the temp dir and reused. */
+export function prepareFiles(sizes: BenchSizes): string[] {
+	const dir = path.join(os.tmpdir(), `ea-bench-files-${sizes.fileCount}x${sizes.fileMiB}MiB`);
+	fs.mkdirSync(dir, { recursive: true });
+	const bytes = sizes.fileMiB * MiB;
+	const chunk = Buffer.alloc(Math.min(bytes, 4 * MiB));
+	const files: string[] = [];
+	for (let i = 0; i < sizes.fileCount; i++) {
+		const file = path.join(dir, `bench-${i}.pdf`);
+		files.push(file);
+		if (fs.existsSync(file) && fs.statSync(file).size === bytes) continue;
+		const fd = fs.openSync(`${file}.part`, 'w');
+		for (let written = 0; written < bytes; written += chunk.length) {
+			randomFillSync(chunk);
+			fs.writeSync(fd, chunk, 0, Math.min(chunk.length, bytes - written));
+		}
+		fs.closeSync(fd);
+		fs.renameSync(`${file}.part`, file);
+	}
+	return files;
+}
+
+export interface UploadChildResult {
+	ok: boolean;
+	error?: string;
+	runId?: number;
+	/** RSS (bytes) of the child right before the node's execute(), after a full GC. */
+	rssBefore: number;
+	/** Highest RSS sampled every 50 ms while execute() ran. */
+	rssPeak: number;
+	/** Wall time of execute() (ms). */
+	ms: number;
+	/** Bytes the emulator received in the Run's files. */
+	bytesReceived: number;
+}
+
+function procRss(pid: number): number | undefined {
+	try {
+		const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+		return m ? Number(m[1]) * 1024 : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** One upload in a fresh child process (n8n engine, filesystem binary mode); RSS sampled from outside every 50 ms. */
+export async function uploadInChild(mode: 'ours' | 'baseline', emu: Emulator, files: string[]): Promise<UploadChildResult> {
+	const args: UploadChildArgs = { mode, url: emu.url, apiKey: emu.keys.alice, files };
+	const seq = emu.lastSeq;
+	const child = fork(path.join(__dirname, 'upload-child.ts'), [JSON.stringify(args)], {
+		cwd: REPO_ROOT,
+		execArgv: ['--import', 'tsx', '--expose-gc'],
+		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+	});
+	let rssBefore = 0;
+	let rssPeak = 0;
+	let sampler: NodeJS.Timeout | undefined;
+	const sample = (fallback?: number) => {
+		const rss = procRss(child.pid!) ?? fallback ?? 0;
+		rssPeak = Math.max(rssPeak, rss);
+	};
+	const done = await new Promise<{ ok: boolean; error?: string; runId?: number; ms: number; selfPeak: number }>((resolve, reject) => {
+		child.on('message', (msg: { type: string; rss?: number; ok?: boolean; error?: string; runId?: number; ms?: number; selfPeak?: number }) => {
+			if (msg.type === 'before') {
+				rssBefore = procRss(child.pid!) ?? msg.rss ?? 0;
+				rssPeak = rssBefore;
+				sampler = setInterval(() => sample(), 50);
+				child.send({ type: 'go' });
+			} else if (msg.type === 'after') {
+				sample(msg.rss);
+				clearInterval(sampler);
+			} else if (msg.type === 'done') {
+				resolve(msg as never);
+			}
+		});
+		child.on('error', reject);
+		child.on('exit', (code) => {
+			clearInterval(sampler);
+			resolve({ ok: false, error: `child exited with code ${code}`, ms: 0, selfPeak: 0 });
+		});
+	});
+	clearInterval(sampler);
+	await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
+	const upload = emu.requestsSince(seq).find((e) => e.operation === 'runs.create')?.upload;
+	const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
+	return { ok: done.ok, error: done.error, runId: done.runId, rssBefore, rssPeak, ms: done.ms, bytesReceived };
+}
+
+export interface CurlResult {
+	ok: boolean;
+	status: number;
+	ms: number;
+	bytesReceived: number;
+}
+
+/** `curl -F files=@… -F files=@…` to the same endpoint, same Bearer key. */
+export async function uploadWithCurl(emu: Emulator, files: string[]): Promise<CurlResult> {
+	const seq = emu.lastSeq;
+	const argv = ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-H', `Authorization: Bearer ${emu.keys.alice}`];
+	for (const f of files) argv.push('-F', `files=@${f};type=application/pdf`);
+	argv.push(`${emu.apiUrl}/agents/1/runs`);
+	const { stdout } = await execFileP('curl', argv, { maxBuffer: 1 << 20 });
+	const [status, seconds] = stdout.trim().split(' ');
+	const upload = emu.requestsSince(seq).find((e) => e.operation === 'runs.create')?.upload;
+	const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
+	return { ok: status === '200' || status === '201', status: Number(status), ms: Number(seconds) * 1000, bytesReceived };
+}
+
+export interface UploadFigures {
+	rows: Row[];
+	bytes: number;
+	ours: UploadChildResult;
+	baseline: UploadChildResult;
+	curl: CurlResult;
+}
+
+export async function benchUpload(emu: Emulator, sizes: BenchSizes): Promise<UploadFigures> {
+	const files = prepareFiles(sizes);
+	const bytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
+	const ours = await uploadInChild('ours', emu, files);
+	const baseline = await uploadInChild('baseline', emu, files);
+	const curl = await uploadWithCurl(emu, files);
+	const what = `${sizes.fileCount} × ${sizes.fileMiB} MiB`;
+	const oursDelta = (ours.rssPeak - ours.rssBefore) / MiB;
+	const baseDelta = (baseline.rssPeak - baseline.rssBefore) / MiB;
+	const mbps = (r: { ms: number }) => bytes / 1e6 / (r.ms / 1000);
+	const ok = (r: { ok: boolean }, s: string) => (r.ok ? s : `FAILED (${s})`);
+	return {
+		bytes,
+		ours,
+		baseline,
+		curl,
+		rows: [
+			{
+				figure: `1. Upload memory: peak RSS − RSS before upload (${what})`,
+				ours: ok(ours, `${fmt(oursDelta)} MiB`),
+				baseline: ok(baseline, `${fmt(baseDelta)} MiB (buffer + Blob FormData)`),
+				ratio: ratioOf(oursDelta, baseDelta),
+				goal: '< 64 MiB',
+				met: ours.ok && ours.bytesReceived === bytes && oursDelta < 64,
+			},
+			{
+				figure: `2. Upload throughput (${what})`,
+				ours: ok(ours, `${fmt(mbps(ours))} MB/s`),
+				baseline: ok(curl, `${fmt(mbps(curl))} MB/s (curl -F)`),
+				ratio: ratioOf(mbps(ours), mbps(curl)),
+				goal: '≥ 0.8× curl',
+				met: ours.ok && curl.ok && mbps(ours) >= 0.8 * mbps(curl),
+			},
+		],
+	};
+}
+
+// ----------------------------------------------------------------------------- 3: usage
+
+/** Seeds usage until exactly `count` records are visible to alice (the key the benchmark uses). */
+export async function seedVisibleUsage(emu: Emulator, count: number): Promise<void> {
+	const visible = async () => {
+		const res = await fetch(`${emu.apiUrl}/usage?page_size=1`, { headers: auth(emu) });
+		return Number(((await res.json()) as { total_pages: number }).total_pages);
+	};
+	let have = await visible();
+	while (have < count) {
+		emu.seedUsage(Math.ceil((count - have) * 2.2) + 10);
+		have = await visible();
+	}
+	// Drop the oldest surplus records alice sees (the array stays sorted newest first).
+	const aliceWorkspaces = new Set([1, 2]);
+	const all = emu.state.usageNewestFirst();
+	let surplus = have - count;
+	for (let i = all.length - 1; i >= 0 && surplus > 0; i--) {
+		if (all[i].workspaceId !== null && aliceWorkspaces.has(all[i].workspaceId!)) {
+			all.splice(i, 1);
+			surplus--;
+		}
+	}
+	if ((await visible()) !== count) throw new Error(`could not seed exactly ${count} usage records`);
+}
+
+export interface UsageFigures {
+	rows: Row[];
+	records: number;
+	oursRequests: number;
+	oursItems: number;
+	loopRequests: number;
+	loopRecords: number;
+	oursMs: number;
+	loopMs: number;
+}
+
+export async function benchUsage(emu: Emulator, sizes: BenchSizes): Promise<UsageFigures> {
+	emu.knobs.rateLimitPerMinute = { ...emu.knobs.rateLimitPerMinute, usage: 1_000_000 };
+	await seedVisibleUsage(emu, sizes.usageRecords);
+	const credentials = credentialsOf(emu);
+	// Warm-up: loads n8n-core and the node, sorts the emulator's records.
+	await executeNode({ nodeType: 'extractionAgents', parameters: { resource: 'usage', operation: 'getAll', returnAll: false, limit: 1 }, credentials });
+
+	const oursMs: number[] = [];
+	const loopMs: number[] = [];
+	let oursRequests = 0;
+	let oursItems = 0;
+	let loopRequests = 0;
+	let loopRecords = 0;
+	for (let rep = 0; rep < sizes.reps; rep++) {
+		// Ours: the node's Return All through n8n's engine.
+		const seq = emu.lastSeq;
+		let t0 = performance.now();
+		const result = await executeNode({ nodeType: 'extractionAgents', parameters: { resource: 'usage', operation: 'getAll', returnAll: true }, credentials });
+		oursMs.push(performance.now() - t0);
+		if (result.error) throw result.error;
+		const requests = emu.requestsSince(seq).filter((e) => e.operation === 'usage.list');
+		oursRequests = requests.length;
+		oursItems = result.items.length;
+
+		// Baseline: a bare fetch loop over the same pages (page_size 1000) until total_pages.
+		t0 = performance.now();
+		const records: unknown[] = [];
+		let totalPages = 1;
+		loopRequests = 0;
+		for (let page = 0; page < totalPages; page++) {
+			const res = await fetch(`${emu.apiUrl}/usage?page_number=${page}&page_size=1000`, { headers: auth(emu) });
+			const body = (await res.json()) as { records: unknown[]; total_pages: number };
+			loopRequests++;
+			records.push(...body.records);
+			totalPages = body.total_pages;
+		}
+		loopMs.push(performance.now() - t0);
+		loopRecords = records.length;
+	}
+	const ours = median(oursMs);
+	const loop = median(loopMs);
+	const expected = Math.ceil(sizes.usageRecords / 1000);
+	return {
+		records: sizes.usageRecords,
+		oursRequests,
+		oursItems,
+		loopRequests,
+		loopRecords,
+		oursMs: ours,
+		loopMs: loop,
+		rows: [
+			{
+				figure: `3. Usage Return All, ${sizes.usageRecords.toLocaleString('en-US')} records: requests`,
+				ours: String(oursRequests),
+				baseline: `${loopRequests} (fetch loop)`,
+				ratio: ratioOf(oursRequests, loopRequests),
+				goal: `= ${expected}`,
+				met: oursRequests === expected && oursItems === sizes.usageRecords,
+			},
+			{
+				figure: `3. Usage Return All, ${sizes.usageRecords.toLocaleString('en-US')} records: wall time (median of ${sizes.reps})`,
+				ours: `${fmt(ours, 0)} ms`,
+				baseline: `${fmt(loop, 0)} ms (fetch loop)`,
+				ratio: ratioOf(ours, loop),
+				goal: '≤ 1.2× loop',
+				met: ours <= 1.2 * loop,
+			},
+		],
+	};
+}
+
+// ----------------------------------------------------------------------------- 4: trigger
+
+export interface TriggerFigures {
+	rows: Row[];
+	totalRuns: number;
+	activationRequests: number;
+	pollRequests: number;
+	pollItems: number;
+	pollMs: number;
+	scanRequests: number;
+	scanFound: number;
+	scanMs: number;
+}
+
+interface RunSummary {
+	run_id: number;
+	status?: string;
+	completed?: string | null;
+}
+
+export async function benchTrigger(emu: Emulator, sizes: BenchSizes): Promise<TriggerFigures> {
+	const agentId = 1;
+	emu.addHistoricalRuns(agentId, sizes.historicalRuns);
+	const totalRuns = emu.state.runsOfAgent(agentId).length;
+	const credentials = credentialsOf(emu);
+	const poller = createPoller({
+		parameters: { agentScope: 'one', agent: { __rl: true, mode: 'id', value: String(agentId) }, statuses: ['success', 'failed'], includeFullRun: false },
+		credentials,
+	});
+	let seq = emu.lastSeq;
+	await poller.poll(); // activation: remembers what exists, emits nothing
+	const activationRequests = emu.requestsSince(seq).length;
+
+	const pollMs: number[] = [];
+	const scanMs: number[] = [];
+	let pollRequests = 0;
+	let pollItems = 0;
+	let scanRequests = 0;
+	let scanFound = 0;
+	for (let rep = 0; rep < sizes.reps; rep++) {
+		const since = emu.now();
+		for (let i = 0; i < sizes.newRuns; i++) {
+			const run = emu.createRun(agentId, [{ name: `new-${rep}-${i}.pdf` }], { hold: true });
+			emu.finishRun(agentId, Number(run.run_id), i % 2 ? 'failed' : 'success');
+		}
+		// Ours: one scheduled poll of the trigger.
+		seq = emu.lastSeq;
+		let t0 = performance.now();
+		const out = await poller.poll();
+		pollMs.push(performance.now() - t0);
+		pollRequests = emu.requestsSince(seq).length;
+		pollItems = out?.[0]?.length ?? 0;
+
+		// Baseline: naive full scan of every page (page_size 1000), keeping Runs completed since.
+		t0 = performance.now();
+		let totalPages = 1;
+		let found = 0;
+		scanRequests = 0;
+		for (let page = 0; page < totalPages; page++) {
+			const res = await fetch(`${emu.apiUrl}/agents/${agentId}/runs?page_number=${page}&page_size=1000`, { headers: auth(emu) });
+			const body = (await res.json()) as { runs: Array<RunSummary | RunSummary[]>; total_pages: number };
+			scanRequests++;
+			totalPages = body.total_pages;
+			for (const run of body.runs.flat()) {
+				if (run.status !== 'running' && run.completed && Date.parse(run.completed) >= since - 1000) found++;
+			}
+		}
+		scanMs.push(performance.now() - t0);
+		scanFound = found;
+	}
+	const ours = median(pollMs);
+	const scan = median(scanMs);
+	const label = `${sizes.historicalRuns.toLocaleString('en-US')} historical + ${sizes.newRuns} new Runs`;
+	return {
+		totalRuns,
+		activationRequests,
+		pollRequests,
+		pollItems,
+		pollMs: ours,
+		scanRequests,
+		scanFound,
+		scanMs: scan,
+		rows: [
+			{
+				figure: `4. Trigger poll, ${label}: requests per poll`,
+				ours: `${pollRequests} (${pollItems} items)`,
+				baseline: `${scanRequests} (full scan)`,
+				ratio: ratioOf(pollRequests, scanRequests),
+				goal: `emits ${sizes.newRuns}; ≤ ${Math.ceil(sizes.newRuns / 100)} request`,
+				met: pollItems === sizes.newRuns && pollRequests <= Math.ceil(sizes.newRuns / 100),
+			},
+			{
+				figure: `4. Trigger poll, ${label}: wall time per poll (median of ${sizes.reps})`,
+				ours: `${fmt(ours, 1)} ms`,
+				baseline: `${fmt(scan, 1)} ms (full scan)`,
+				ratio: ratioOf(ours, scan),
+				goal: '—',
+				met: null,
+			},
+		],
+	};
+}
+
+// ----------------------------------------------------------------------------- 5: package
+
+export interface PackageFigures {
+	rows: Row[];
+	packedBytes: number;
+	unpackedBytes: number;
+	files: number;
+	runtimeDependencies: number;
+	loadMs: number;
+	loadedClasses: string[];
+}
+
+/** A fresh Node process loads the package like n8n's PackageDirectoryLoader: require each dist file from package.json's "n8n" block and construct its classes. */
+const LOAD_SCRIPT = `
+const path = require('node:path');
+const root = process.argv[1];
+const pkg = require(path.join(root, 'package.json'));
+require('n8n-workflow'); // already loaded in n8n itself
+const files = [...(pkg.n8n.credentials || []), ...(pkg.n8n.nodes || [])];
+const t0 = performance.now();
+const classes = [];
+for (const file of files) {
+  const mod = require(path.join(root, file));
+  for (const [name, Ctor] of Object.entries(mod)) {
+    if (typeof Ctor !== 'function') continue;
+    const instance = new Ctor();
+    if (!instance.description && !instance.name && !instance.nodeVersions) throw new Error(name + ' is not a node/credential');
+    classes.push(name);
+  }
+}
+process.stdout.write(JSON.stringify({ ms: performance.now() - t0, classes }));
+`;
+
+export async function benchPackage(sizes: BenchSizes): Promise<PackageFigures> {
+	const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bundleDependencies?: string[] };
+	const { stdout } = await execFileP('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
+	const packed = (JSON.parse(stdout) as Array<{ size: number; unpackedSize: number; entryCount: number }>)[0];
+	const runtimeDependencies = Object.keys(pkg.dependencies ?? {}).length + (pkg.bundleDependencies?.length ?? 0);
+	const times: number[] = [];
+	let loadedClasses: string[] = [];
+	for (let rep = 0; rep < Math.max(1, sizes.reps); rep++) {
+		const { stdout: out } = await execFileP(process.execPath, ['-e', LOAD_SCRIPT, REPO_ROOT], { cwd: REPO_ROOT });
+		const { ms, classes } = JSON.parse(out) as { ms: number; classes: string[] };
+		times.push(ms);
+		loadedClasses = classes;
+	}
+	const loadMs = median(times);
+	return {
+		packedBytes: packed.size,
+		unpackedBytes: packed.unpackedSize,
+		files: packed.entryCount,
+		runtimeDependencies,
+		loadMs,
+		loadedClasses,
+		rows: [
+			{
+				figure: '5. Package: npm pack size / files',
+				ours: `${fmt(packed.size / 1024)} KiB packed, ${fmt(packed.unpackedSize / 1024)} KiB unpacked, ${packed.entryCount} files`,
+				baseline: '—',
+				ratio: '—',
+				goal: '—',
+				met: null,
+			},
+			{
+				figure: '5. Package: runtime dependencies',
+				ours: String(runtimeDependencies),
+				baseline: '—',
+				ratio: '—',
+				goal: '= 0',
+				met: runtimeDependencies === 0,
+			},
+			{
+				figure: `5. Package: load ${loadedClasses.length} classes like n8n's loader (median of ${times.length})`,
+				ours: `${fmt(loadMs)} ms`,
+				baseline: '—',
+				ratio: '—',
+				goal: '—',
+				met: null,
+			},
+		],
+	};
+}
+
+// ----------------------------------------------------------------------------- table
+
+export function renderTable(rows: Row[]): string {
+	const header = ['Figure', 'Ours', 'Baseline', 'Ratio', 'Goal', 'Met?'];
+	const cells = rows.map((r) => [r.figure, r.ours, r.baseline, r.ratio, r.goal, r.met === null ? '—' : r.met ? 'yes' : 'NO']);
+	const line = (c: string[]) => `| ${c.map((x) => x.replace(/\|/g, '\\|')).join(' | ')} |`;
+	return [line(header), line(header.map(() => '---')), ...cells.map(line)].join('\n');
+}

@@ -1,0 +1,130 @@
+/**
+ * `npm run bench` (issue 6): every figure beside its baseline, measured in the same run
+ * against the same emulator. Prints one table and writes it to bench/RESULTS.md.
+ *
+ *   npx tsx bench/run.ts            full size (1 GiB upload, 100,000 usage records, 20,000 Runs)
+ *   npx tsx bench/run.ts --smoke    tiny sizes (what test/bench/bench-smoke.test.ts runs)
+ *   --files=N --file-mib=N --usage=N --runs=N --reps=N (or BENCH_* env) override sizes;
+ *   --out=PATH writes the results elsewhere; --no-write prints only (default for --smoke).
+ *
+ * What each figure measures is in bench/figures.ts.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { startEmulator } from '../test/emulator';
+import { shutdownHarness } from '../test/harness';
+import {
+	benchPackage,
+	benchTrigger,
+	benchUpload,
+	benchUsage,
+	renderTable,
+	REPO_ROOT,
+	sizesFrom,
+	type BenchSizes,
+	type PackageFigures,
+	type Row,
+	type TriggerFigures,
+	type UploadFigures,
+	type UsageFigures,
+} from './figures';
+
+export interface BenchResults {
+	sizes: BenchSizes;
+	rows: Row[];
+	upload: UploadFigures;
+	usage: UsageFigures;
+	trigger: TriggerFigures;
+	pkg: PackageFigures;
+}
+
+export async function runBench(sizes: BenchSizes, log: (line: string) => void = () => undefined): Promise<BenchResults> {
+	const emu = await startEmulator({ logErrors: false, seed: 42 });
+	// Figure 3 gets an emulator without demo Runs: finishing Runs would add usage records mid-benchmark.
+	const usageEmu = await startEmulator({ logErrors: false, seed: 42, seedDemoData: false });
+	const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+		const t0 = performance.now();
+		try {
+			return await fn();
+		} finally {
+			log(`  ${name} took ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+		}
+	};
+	try {
+		log(`upload: ${sizes.fileCount} × ${sizes.fileMiB} MiB (ours, buffered baseline, curl)…`);
+		const upload = await timed('upload', () => benchUpload(emu, sizes));
+		log(`usage: Return All of ${sizes.usageRecords} records…`);
+		const usage = await timed('usage', () => benchUsage(usageEmu, sizes));
+		log(`trigger: ${sizes.historicalRuns} historical Runs + ${sizes.newRuns} new…`);
+		const trigger = await timed('trigger', () => benchTrigger(emu, sizes));
+		log('package…');
+		const pkg = await timed('package', () => benchPackage(sizes));
+		return { sizes, rows: [...upload.rows, ...usage.rows, ...trigger.rows, ...pkg.rows], upload, usage, trigger, pkg };
+	} finally {
+		await Promise.all([emu.stop(), usageEmu.stop()]);
+	}
+}
+
+function versionOf(pkgName: string): string {
+	try {
+		return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', pkgName, 'package.json'), 'utf8')) as { version: string }).version;
+	} catch {
+		return 'unknown';
+	}
+}
+
+export function renderResults(results: BenchResults): string {
+	const { sizes, upload, usage, trigger, pkg } = results;
+	const MiB = 1024 * 1024;
+	const cpus = os.cpus();
+	return [
+		'# Benchmark results',
+		'',
+		`Written by \`npm run bench\` (bench/run.ts; what each figure measures: bench/figures.ts).`,
+		'',
+		`- Date: ${new Date().toISOString()}`,
+		`- Node ${process.version}, n8n-core ${versionOf('n8n-core')}, n8n-workflow ${versionOf('n8n-workflow')}`,
+		`- Machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, ${os.platform()} ${os.release()}`,
+		`- Sizes: ${sizes.label} (${sizes.fileCount} × ${sizes.fileMiB} MiB files, ${sizes.usageRecords} usage records, ${sizes.historicalRuns} historical Runs + ${sizes.newRuns} new, ${sizes.reps} reps)`,
+		'',
+		renderTable(results.rows),
+		'',
+		'## Raw numbers',
+		'',
+		`- Upload, ours: RSS before ${(upload.ours.rssBefore / MiB).toFixed(1)} MiB, peak ${(upload.ours.rssPeak / MiB).toFixed(1)} MiB, ${upload.ours.ms.toFixed(0)} ms, emulator received ${upload.ours.bytesReceived} of ${upload.bytes} bytes${upload.ours.error ? `, error: ${upload.ours.error}` : ''}`,
+		`- Upload, baseline node: RSS before ${(upload.baseline.rssBefore / MiB).toFixed(1)} MiB, peak ${(upload.baseline.rssPeak / MiB).toFixed(1)} MiB, ${upload.baseline.ms.toFixed(0)} ms (${(upload.bytes / 1e6 / (upload.baseline.ms / 1000)).toFixed(1)} MB/s), received ${upload.baseline.bytesReceived} bytes${upload.baseline.error ? `, error: ${upload.baseline.error}` : ''}`,
+		`- Upload, curl: HTTP ${upload.curl.status}, ${upload.curl.ms.toFixed(0)} ms, received ${upload.curl.bytesReceived} bytes`,
+		`- Usage: ours ${usage.oursItems} items in ${usage.oursRequests} requests, ${usage.oursMs.toFixed(0)} ms; loop ${usage.loopRecords} records in ${usage.loopRequests} requests, ${usage.loopMs.toFixed(0)} ms`,
+		`- Trigger: ${trigger.totalRuns} Runs on the Agent; activation poll ${trigger.activationRequests} requests; poll ${trigger.pollRequests} requests → ${trigger.pollItems} items in ${trigger.pollMs.toFixed(1)} ms; full scan ${trigger.scanRequests} requests → ${trigger.scanFound} found in ${trigger.scanMs.toFixed(1)} ms`,
+		`- Package: ${pkg.packedBytes} bytes packed, ${pkg.unpackedBytes} unpacked, ${pkg.files} files, ${pkg.runtimeDependencies} runtime dependencies, classes ${pkg.loadedClasses.join(', ')} loaded in ${pkg.loadMs.toFixed(1)} ms`,
+		'',
+	].join('\n');
+}
+
+async function main(): Promise<void> {
+	const argv = process.argv.slice(2);
+	const sizes = sizesFrom(argv);
+	const results = await runBench(sizes, (line) => console.error(line));
+	await shutdownHarness();
+	const md = renderResults(results);
+	console.log(renderTable(results.rows));
+	const out = argv.find((a) => a.startsWith('--out='))?.slice(6);
+	const write = !argv.includes('--no-write') && (out !== undefined || sizes.label !== 'smoke');
+	if (write) {
+		const file = out ?? path.join(__dirname, 'RESULTS.md');
+		fs.writeFileSync(file, md);
+		console.error(`written to ${path.relative(process.cwd(), file)}`);
+	}
+}
+
+if (require.main === module) {
+	main().then(
+		() => process.exit(0),
+		(error: unknown) => {
+			console.error(error);
+			process.exit(1);
+		},
+	);
+}

@@ -1,0 +1,76 @@
+/**
+ * `npm run bench` at smoke size (bench/run.ts --smoke), through the same functions, so the
+ * benchmarks cannot rot. Structure only: numbers are finite and request counts are what the
+ * design promises. Never wall-clock thresholds (those are the benchmark's job, not a test's).
+ */
+import { SMOKE } from '../../bench/figures';
+import { renderResults, runBench, type BenchResults } from '../../bench/run';
+import { shutdownHarness } from '../harness';
+
+jest.setTimeout(120_000);
+
+let results: BenchResults;
+
+beforeAll(async () => {
+	results = await runBench(SMOKE);
+});
+
+afterAll(async () => {
+	await shutdownHarness();
+});
+
+test('prints one row per figure with a goal verdict', () => {
+	expect(results.rows.map((r) => r.figure.split(' ')[0])).toEqual(['1.', '2.', '3.', '3.', '4.', '4.', '5.', '5.', '5.']);
+	const md = renderResults(results);
+	expect(md).toContain('| Figure | Ours | Baseline | Ratio | Goal | Met? |');
+	expect(md).toMatch(/Node v\d+/);
+	expect(md).toMatch(/n8n-core \d+\.\d+\.\d+/);
+	expect(md).toMatch(/\d+ cores/);
+});
+
+test('upload: ours, the buffered baseline and curl each deliver every byte; memory and time are finite', () => {
+	const { upload } = results;
+	expect(upload.bytes).toBe(SMOKE.fileCount * SMOKE.fileMiB * 1024 * 1024);
+	for (const r of [upload.ours, upload.baseline]) {
+		expect(r.error).toBeUndefined();
+		expect(r.ok).toBe(true);
+		expect(r.bytesReceived).toBe(upload.bytes);
+		expect(Number.isFinite(r.ms) && r.ms > 0).toBe(true);
+		expect(r.rssBefore).toBeGreaterThan(0);
+		expect(r.rssPeak).toBeGreaterThanOrEqual(r.rssBefore);
+	}
+	expect(upload.curl.ok).toBe(true);
+	expect(upload.curl.bytesReceived).toBe(upload.bytes);
+	expect(Number.isFinite(upload.curl.ms) && upload.curl.ms > 0).toBe(true);
+});
+
+test('usage Return All: ceil(n / 1000) requests for ours and the loop, every record returned', () => {
+	const { usage } = results;
+	const pages = Math.ceil(SMOKE.usageRecords / 1000);
+	expect(usage.oursRequests).toBe(pages);
+	expect(usage.loopRequests).toBe(pages);
+	expect(usage.oursItems).toBe(SMOKE.usageRecords);
+	expect(usage.loopRecords).toBe(SMOKE.usageRecords);
+	expect(Number.isFinite(usage.oursMs)).toBe(true);
+	expect(Number.isFinite(usage.loopMs)).toBe(true);
+});
+
+test('trigger: one small request per poll emits the new Runs; the full scan reads every page', () => {
+	const { trigger } = results;
+	expect(trigger.pollItems).toBe(SMOKE.newRuns);
+	expect(trigger.pollRequests).toBeGreaterThanOrEqual(1);
+	expect(trigger.pollRequests).toBeLessThanOrEqual(2);
+	expect(trigger.scanRequests).toBe(Math.ceil(trigger.totalRuns / 1000));
+	expect(trigger.scanFound).toBeGreaterThanOrEqual(SMOKE.newRuns);
+	expect(Number.isFinite(trigger.pollMs)).toBe(true);
+	expect(Number.isFinite(trigger.scanMs)).toBe(true);
+});
+
+test('package: packs, has no runtime dependencies, loads both nodes and the credential', () => {
+	const { pkg } = results;
+	expect(pkg.packedBytes).toBeGreaterThan(0);
+	expect(pkg.files).toBeGreaterThan(0);
+	expect(pkg.runtimeDependencies).toBe(0);
+	expect(pkg.loadedClasses).toEqual(expect.arrayContaining(['ExtractionAgents', 'ExtractionAgentsTrigger', 'ExtractionAgentsApi']));
+	expect(Number.isFinite(pkg.loadMs)).toBe(true);
+});
