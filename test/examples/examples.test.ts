@@ -1,0 +1,620 @@
+/**
+ * The workflows in examples/ are what a user imports as they are. Checked here:
+ * - structure: n8n's workflow export shape, unique node names and ids, connections between
+ *   existing nodes, every node reachable from its trigger, credentials by placeholder name only;
+ * - node types: ours (`n8n-nodes-extraction-agents.*`, typeVersion 1) or n8n core nodes at the
+ *   current typeVersion of n8n 2.41.1; when that n8n is installed (scripts/n8n-host.js cache),
+ *   the core nodes' parameters are checked against its node descriptions too;
+ * - parameters of our nodes: every one is declared (and shown) for the node's resource and
+ *   operation, option values exist, collections hold only declared options;
+ * - behaviour: the parts that touch only our nodes run in n8n-core's engine against the
+ *   emulator, with the example's own parameters (the Agent picked as the demo Agent 1
+ *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output.
+ */
+import { existsSync, readFileSync, readdirSync } from 'fs';
+import { homedir } from 'os';
+import { join, resolve } from 'path';
+import type {
+	IConnections,
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	INodeProperties,
+	INodeType,
+	INodeTypeDescription,
+	IExecuteFunctions,
+} from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
+import {
+	EXTRACTION_AGENTS_TRIGGER_TYPE,
+	EXTRACTION_AGENTS_TYPE,
+	createPoller,
+	executeNode,
+	loadExtractionAgentsNode,
+	loadExtractionAgentsTriggerNode,
+	runWorkflow,
+	useHarness,
+	type WorkflowJson,
+} from '../harness';
+import { addBinariesToItem } from '../harness/nodes/AggregateBinaries.node';
+import { HARNESS_INPUT_TYPE, createHarnessInput } from '../harness/nodes/HarnessInput.node';
+
+useHarness();
+
+const EXAMPLES_DIR = resolve(__dirname, '../../examples');
+const INVOICES = DEMO_AGENT_IDS.invoices;
+/** The demo Agent "Invoices" has the Excel template "Invoice lines.xlsx" (id 12). */
+const INVOICE_LINES_XLSX = 12;
+const N8N_VERSION = '2.41.1';
+
+/** The n8n core nodes the examples use, at their current typeVersion in n8n 2.41.1. */
+const CORE_NODE_VERSIONS: Record<string, number> = {
+	'n8n-nodes-base.gmailTrigger': 1.4,
+	'n8n-nodes-base.googleSheets': 4.7,
+	'n8n-nodes-base.emailSend': 2.1,
+	'n8n-nodes-base.googleDrive': 3,
+	'n8n-nodes-base.aggregate': 1,
+	'n8n-nodes-base.summarize': 1.1,
+	'n8n-nodes-base.scheduleTrigger': 1.4,
+	'n8n-nodes-base.manualTrigger': 1,
+	'n8n-nodes-base.stickyNote': 1,
+};
+const TRIGGER_TYPES = new Set([
+	'n8n-nodes-base.gmailTrigger',
+	'n8n-nodes-base.scheduleTrigger',
+	'n8n-nodes-base.manualTrigger',
+	EXTRACTION_AGENTS_TRIGGER_TYPE,
+]);
+
+interface ExampleWorkflow {
+	name: string;
+	nodes: INode[];
+	connections: IConnections;
+	settings: IDataObject;
+	pinData?: IDataObject;
+	active?: boolean;
+}
+
+const exampleFiles = readdirSync(EXAMPLES_DIR)
+	.filter((file) => file.endsWith('.json'))
+	.sort();
+
+function loadExample(file: string): ExampleWorkflow {
+	return JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as ExampleWorkflow;
+}
+
+function nodeNamed(workflow: ExampleWorkflow, name: string): INode {
+	const node = workflow.nodes.find((candidate) => candidate.name === name);
+	if (!node) throw new Error(`${workflow.name}: no node "${name}"`);
+	return node;
+}
+
+/** The one node of `type` (optionally with that operation). */
+function nodeOfType(workflow: ExampleWorkflow, type: string, operation?: string): INode {
+	const nodes = workflow.nodes.filter(
+		(node) => node.type === type && (operation === undefined || node.parameters.operation === operation),
+	);
+	if (nodes.length !== 1) throw new Error(`${workflow.name}: expected one ${type} ${operation ?? ''} node, found ${nodes.length}`);
+	return nodes[0];
+}
+
+/** The nodes `name` sends its main output to. */
+function successors(workflow: ExampleWorkflow, name: string): string[] {
+	return (workflow.connections[name]?.main ?? []).flatMap((targets) => (targets ?? []).map((target) => target.node));
+}
+
+/** Every `$json.<field>` / `$json["field"]` a node's parameters read. */
+function jsonFieldsRead(parameters: unknown): string[] {
+	const text = JSON.stringify(parameters);
+	const fields = new Set<string>();
+	for (const match of text.matchAll(/\$json\.([A-Za-z_][A-Za-z0-9_]*)/g)) fields.add(match[1]);
+	for (const match of text.matchAll(/\$json\[\\?["']([^"'\\]+)\\?["']\]/g)) fields.add(match[1]);
+	return [...fields];
+}
+
+/** The example node's parameters with the Agent picked (as a user does after importing). */
+function withDemoAgent(parameters: INodeParameters, extra: INodeParameters = {}): INodeParameters {
+	const copy = structuredClone(parameters);
+	if (copy.agent !== undefined) copy.agent = { __rl: true, mode: 'list', value: String(INVOICES), cachedResultName: 'Invoices' };
+	return { ...copy, ...extra };
+}
+
+// ------------------------------------------------------------------------------------------
+// Parameter checks against a node description (ours always; n8n's when it is installed)
+// ------------------------------------------------------------------------------------------
+
+/** n8n adds "Poll Times" to every polling node (NodeHelpers' special parameters). */
+const POLL_TIMES: INodeProperties = {
+	displayName: 'Poll Times',
+	name: 'pollTimes',
+	type: 'fixedCollection',
+	typeOptions: { multipleValues: true },
+	default: { item: [{ mode: 'everyMinute' }] },
+	options: [
+		{
+			name: 'item',
+			displayName: 'Item',
+			values: [
+				{ displayName: 'Mode', name: 'mode', type: 'options', default: 'everyDay', options: [
+					{ name: 'Every Minute', value: 'everyMinute' },
+					{ name: 'Every Hour', value: 'everyHour' },
+					{ name: 'Every Day', value: 'everyDay' },
+					{ name: 'Every Week', value: 'everyWeek' },
+					{ name: 'Every Month', value: 'everyMonth' },
+					{ name: 'Every X', value: 'everyX' },
+					{ name: 'Custom', value: 'custom' },
+				] },
+				{ displayName: 'Hour', name: 'hour', type: 'number', default: 14 },
+				{ displayName: 'Minute', name: 'minute', type: 'number', default: 0 },
+				{ displayName: 'Day of Month', name: 'dayOfMonth', type: 'number', default: 1 },
+				{ displayName: 'Weekday', name: 'weekday', type: 'options', default: '1', options: [] },
+				{ displayName: 'Cron Expression', name: 'cronExpression', type: 'string', default: '' },
+				{ displayName: 'Value', name: 'value', type: 'number', default: 2 },
+				{ displayName: 'Unit', name: 'unit', type: 'options', default: 'hours', options: [] },
+			],
+		},
+	],
+};
+
+const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
+
+function propertiesOf(description: INodeTypeDescription): INodeProperties[] {
+	return description.polling ? [...description.properties, POLL_TIMES] : description.properties;
+}
+
+/**
+ * Problems with a node's parameters: names the description does not declare or does not show
+ * for these parameter values, option values it does not offer, collection and fixedCollection
+ * entries it does not have, resource-locator modes it does not know.
+ */
+function parameterProblems(node: INode, description: INodeTypeDescription): string[] {
+	const properties = propertiesOf(description);
+	const problems: string[] = [];
+	const withDefaults =
+		NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node, description) ?? {};
+	const values: INodeParameters = { ...withDefaults, ...node.parameters };
+
+	const checkValue = (property: INodeProperties, value: unknown, where: string) => {
+		if (isExpression(value)) return;
+		if (property.type === 'options' && !property.typeOptions?.loadOptionsMethod && property.options) {
+			const allowed = (property.options as Array<{ value?: unknown }>).map((option) => option.value);
+			// Options filled at runtime by the node (weekday, unit …) declare none here: skip them.
+			if (allowed.length && !allowed.includes(value as never)) problems.push(`${where}: ${JSON.stringify(value)} is not an option`);
+		}
+		if (property.type === 'multiOptions' && !property.typeOptions?.loadOptionsMethod && Array.isArray(value)) {
+			const allowed = (property.options as Array<{ value?: unknown }>).map((option) => option.value);
+			for (const entry of value) if (!allowed.includes(entry)) problems.push(`${where}: ${JSON.stringify(entry)} is not an option`);
+		}
+		if (property.type === 'resourceLocator' && value && typeof value === 'object') {
+			const mode = (value as { mode?: string }).mode;
+			const modes = (property.modes ?? []).map((m) => m.name);
+			if (modes.length && !modes.includes(String(mode))) problems.push(`${where}: mode ${JSON.stringify(mode)} is not one of ${modes.join(', ')}`);
+			if ((value as { __rl?: boolean }).__rl !== true) problems.push(`${where}: a resource locator value needs "__rl": true`);
+		}
+		if (property.type === 'collection' && value && typeof value === 'object') {
+			const options = (property.options ?? []) as INodeProperties[];
+			for (const [key, entry] of Object.entries(value as IDataObject)) {
+				const candidates = options.filter((option) => option.name === key);
+				if (candidates.length === 0) problems.push(`${where}.${key}: not an option of the collection`);
+				// Several options may share a name (shown for different versions/values): one must accept the value.
+				else if (candidates.length === 1) checkValue(candidates[0], entry, `${where}.${key}`);
+			}
+		}
+		if (property.type === 'fixedCollection' && value && typeof value === 'object') {
+			const groups = (property.options ?? []) as Array<{ name: string; values: INodeProperties[] }>;
+			for (const [groupName, entries] of Object.entries(value as IDataObject)) {
+				const group = groups.find((candidate) => candidate.name === groupName);
+				if (!group) {
+					problems.push(`${where}.${groupName}: not a group of the fixedCollection`);
+					continue;
+				}
+				for (const entry of (Array.isArray(entries) ? entries : [entries]) as IDataObject[]) {
+					for (const [key, inner] of Object.entries(entry)) {
+						const candidates = group.values.filter((option) => option.name === key);
+						if (candidates.length === 0) problems.push(`${where}.${groupName}.${key}: not a field of the group`);
+						else if (candidates.length === 1) checkValue(candidates[0], inner, `${where}.${groupName}.${key}`);
+					}
+				}
+			}
+		}
+	};
+
+	for (const [name, value] of Object.entries(node.parameters)) {
+		const declared = properties.filter((property) => property.name === name);
+		if (declared.length === 0) {
+			problems.push(`${name}: not a parameter of ${description.name}`);
+			continue;
+		}
+		const shown = declared.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
+		if (shown.length === 0) {
+			problems.push(`${name}: not shown for ${JSON.stringify({ resource: values.resource, operation: values.operation })}`);
+			continue;
+		}
+		if (shown.length === 1) checkValue(shown[0], value, name);
+	}
+	return problems;
+}
+
+function ourDescription(type: string): INodeTypeDescription {
+	const nodeType = (type === EXTRACTION_AGENTS_TYPE ? loadExtractionAgentsNode() : loadExtractionAgentsTriggerNode()) as INodeType;
+	return nodeType.description;
+}
+
+/** n8n 2.41.1's node descriptions (n8n-nodes-base/dist/types/nodes.json), when scripts/n8n-host.js installed it. */
+function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
+	const cacheRoot = process.env.N8N_HOST_CACHE || join(homedir(), '.cache', 'n8n-nodes-extraction-agents');
+	const file = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base', 'dist', 'types', 'nodes.json');
+	if (!existsSync(file)) return undefined;
+	return JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[];
+}
+
+function coreDescription(all: INodeTypeDescription[], type: string, version: number): INodeTypeDescription | undefined {
+	const name = type.replace(/^n8n-nodes-base\./, '');
+	return all.find((description) => {
+		if (description.name !== name) return false;
+		const versions = Array.isArray(description.version) ? description.version : [description.version];
+		return versions.includes(version);
+	});
+}
+
+// ------------------------------------------------------------------------------------------
+
+describe('examples/: structure', () => {
+	it('has the four documented examples', () => {
+		expect(exampleFiles).toEqual([
+			'finished-run-to-excel-by-email.json',
+			'gmail-invoices-to-google-sheets.json',
+			'google-drive-folder-as-one-run.json',
+			'monthly-usage-report-to-google-sheets.json',
+		]);
+	});
+
+	describe.each(exampleFiles)('%s', (file) => {
+		const workflow = loadExample(file);
+		const working = workflow.nodes.filter((node) => node.type !== 'n8n-nodes-base.stickyNote');
+
+		it('is an n8n workflow export: name, nodes, connections, settings (execution order v1), inactive', () => {
+			expect(typeof workflow.name).toBe('string');
+			expect(Array.isArray(workflow.nodes)).toBe(true);
+			expect(typeof workflow.connections).toBe('object');
+			expect(workflow.settings).toEqual(expect.objectContaining({ executionOrder: 'v1' }));
+			expect(workflow.active).toBe(false);
+			for (const node of workflow.nodes) {
+				expect(node).toEqual(
+					expect.objectContaining({
+						id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+						name: expect.any(String),
+						type: expect.any(String),
+						typeVersion: expect.any(Number),
+						position: [expect.any(Number), expect.any(Number)],
+						parameters: expect.any(Object),
+					}),
+				);
+			}
+			expect(new Set(workflow.nodes.map((node) => node.name)).size).toBe(workflow.nodes.length);
+			expect(new Set(workflow.nodes.map((node) => node.id)).size).toBe(workflow.nodes.length);
+			expect(workflow.nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote')).toBe(true);
+		});
+
+		it('connects only existing nodes, and every node is reached from its one trigger', () => {
+			const names = new Set(workflow.nodes.map((node) => node.name));
+			for (const [source, outputs] of Object.entries(workflow.connections)) {
+				expect(names).toContain(source);
+				for (const [kind, lists] of Object.entries(outputs)) {
+					expect(kind).toBe('main');
+					for (const target of (lists ?? []).flat()) {
+						expect(names).toContain(target!.node);
+						expect(target!.type).toBe('main');
+						expect(target!.index).toBe(0);
+					}
+				}
+			}
+			const triggers = working.filter((node) => TRIGGER_TYPES.has(node.type));
+			expect(triggers).toHaveLength(1);
+			const reached = new Set([triggers[0].name]);
+			const queue = [triggers[0].name];
+			while (queue.length > 0) {
+				for (const next of successors(workflow, queue.shift()!)) {
+					if (reached.has(next)) continue;
+					reached.add(next);
+					queue.push(next);
+				}
+			}
+			expect([...reached].sort()).toEqual(working.map((node) => node.name).sort());
+		});
+
+		it('uses our node types (typeVersion 1) and n8n 2.41.1 core nodes at their current typeVersion', () => {
+			for (const node of workflow.nodes) {
+				if (node.type === EXTRACTION_AGENTS_TYPE || node.type === EXTRACTION_AGENTS_TRIGGER_TYPE) {
+					expect(node.typeVersion).toBe(1);
+				} else {
+					expect(Object.keys(CORE_NODE_VERSIONS)).toContain(node.type);
+					expect([node.type, node.typeVersion]).toEqual([node.type, CORE_NODE_VERSIONS[node.type]]);
+				}
+			}
+			expect(workflow.nodes.some((node) => node.type === EXTRACTION_AGENTS_TYPE || node.type === EXTRACTION_AGENTS_TRIGGER_TYPE)).toBe(true);
+		});
+
+		it('references credentials by placeholder name only (no ids, no secrets)', () => {
+			for (const node of workflow.nodes) {
+				for (const [type, reference] of Object.entries(node.credentials ?? {})) {
+					expect(reference).toEqual({ id: null, name: expect.any(String) });
+					if (node.type.startsWith('n8n-nodes-extraction-agents.')) {
+						expect(type).toBe('extractionAgentsApi');
+						expect(reference.name).toBe('Extraction Agents account');
+					}
+				}
+				if (node.type.startsWith('n8n-nodes-extraction-agents.')) expect(node.credentials).toBeDefined();
+			}
+			expect(JSON.stringify(workflow)).not.toMatch(/api[_-]?key|secret|password|ea_live|Bearer /i);
+		});
+
+		it('gives our nodes only parameters they declare for that resource and operation', () => {
+			const ours = workflow.nodes.filter((node) => node.type.startsWith('n8n-nodes-extraction-agents.'));
+			for (const node of ours) {
+				expect({ node: node.name, problems: parameterProblems(node, ourDescription(node.type)) }).toEqual({ node: node.name, problems: [] });
+				// With the Agent picked (and, for templated output, the template), n8n finds no issue.
+				const picked: INode = {
+					...node,
+					parameters: withDemoAgent(node.parameters, node.parameters.operation === 'downloadTemplatedOutput' ? { outputTemplate: INVOICE_LINES_XLSX } : {}),
+				};
+				const description = ourDescription(node.type);
+				expect(NodeHelpers.getNodeParametersIssues(propertiesOf(description), picked, description)).toBeNull();
+			}
+		});
+
+		const n8nDescriptions = installedN8nDescriptions();
+		(n8nDescriptions ? it : it.skip)(`gives the core nodes only parameters n8n ${N8N_VERSION} declares (installed n8n)`, () => {
+			for (const node of workflow.nodes.filter((candidate) => candidate.type.startsWith('n8n-nodes-base.'))) {
+				const description = coreDescription(n8nDescriptions!, node.type, node.typeVersion);
+				expect({ node: node.name, found: Boolean(description) }).toEqual({ node: node.name, found: true });
+				expect({ node: node.name, problems: parameterProblems(node, description!) }).toEqual({ node: node.name, problems: [] });
+			}
+		});
+	});
+});
+
+// ------------------------------------------------------------------------------------------
+// The parts that touch only our nodes, run in n8n-core's engine against the emulator
+// ------------------------------------------------------------------------------------------
+
+describe('examples/: our nodes run with the examples’ parameters against the emulator', () => {
+	let emulator: Emulator;
+	let credentials: { apiKey: string; baseUrl: string };
+	beforeAll(async () => {
+		emulator = await startEmulator({ logErrors: false, runDurationMs: 600 });
+		credentials = { apiKey: emulator.keys.alice, baseUrl: emulator.url };
+	});
+	afterAll(async () => {
+		await emulator.stop();
+	});
+
+	const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
+
+	it('(a) Gmail → Run Create: one Run per email with all its attachments, one flat row for Google Sheets', async () => {
+		const workflow = loadExample('gmail-invoices-to-google-sheets.json');
+		const node = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
+		expect(successors(workflow, 'Gmail Trigger')).toEqual([node.name]);
+		const sheets = nodeNamed(workflow, successors(workflow, node.name)[0]);
+		expect(sheets.type).toBe('n8n-nodes-base.googleSheets');
+		expect(sheets.parameters.operation).toBe('append');
+		// What Gmail Trigger emits with Simplify off and Download Attachments on.
+		const gmailItem = {
+			json: { id: '18f2c0ffee000001', threadId: '18f2c0ffee000001', subject: 'Invoices March', from: { text: 'billing@vendor.example' } },
+			binary: {
+				attachment_0: { data: pdf('invoice INV-3001'), fileName: 'INV-3001.pdf', mimeType: 'application/pdf' },
+				attachment_1: { data: pdf('invoice INV-3002'), fileName: 'INV-3002.pdf', mimeType: 'application/pdf' },
+			},
+		};
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			nodeName: node.name,
+			credentials,
+			parameters: withDemoAgent(node.parameters),
+			inputItems: [gmailItem],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1);
+		const row = result.items[0].json;
+		expect(row).toMatchObject({
+			status: 'success',
+			agent_id: INVOICES,
+			user_defined_id: gmailItem.json.id,
+			files: ['INV-3001.pdf', 'INV-3002.pdf'],
+		});
+		for (const prompt of ['Invoice number', 'Invoice date', 'Vendor', 'Total amount']) expect(row[prompt]).not.toBeNull();
+		// Google Sheets' auto-map makes one row of it: a column per top-level field (lists and
+		// multi-field Prompts such as "Total amount" are written as JSON text).
+		expect(Object.keys(row)).toEqual(expect.arrayContaining(['run_id', 'status', 'run_url', 'files', 'Invoice number']));
+	});
+
+	it('(b) Trigger → Download Templated Output (xlsx) → Send Email: the file is where the email attaches it from', async () => {
+		const workflow = loadExample('finished-run-to-excel-by-email.json');
+		const trigger = nodeOfType(workflow, EXTRACTION_AGENTS_TRIGGER_TYPE);
+		const download = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'downloadTemplatedOutput');
+		const email = nodeNamed(workflow, successors(workflow, download.name)[0]);
+		expect(successors(workflow, trigger.name)).toEqual([download.name]);
+		expect(email.type).toBe('n8n-nodes-base.emailSend');
+		expect((email.parameters.options as IDataObject).attachments).toBe(download.parameters.binaryPropertyName);
+
+		const { pollTimes: _pollTimes, ...triggerParameters } = trigger.parameters;
+		const poller = createPoller({ parameters: withDemoAgent(triggerParameters), credentials, nodeName: trigger.name });
+		expect(await poller.poll()).toBeNull(); // activation: the Agent's history is the past
+		const run = emulator.createRun(INVOICES, [{ name: 'INV-4001.pdf' }], { hold: true });
+		emulator.finishRun(INVOICES, Number(run.run_id), 'success');
+		const emitted = await poller.poll();
+		expect(emitted?.[0]).toHaveLength(1);
+		const finished = emitted![0][0];
+		expect(finished.json).toMatchObject({ run_id: Number(run.run_id), status: 'success' });
+
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			nodeName: download.name,
+			credentials,
+			parameters: withDemoAgent(download.parameters, { outputTemplate: INVOICE_LINES_XLSX }),
+			inputItems: [{ json: finished.json }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1);
+		const [item] = result.items;
+		const field = String(download.parameters.binaryPropertyName);
+		expect(item.binary?.[field]).toMatchObject({
+			mimeType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+			fileName: expect.stringMatching(/\.xlsx$/),
+		});
+		expect((await result.readBinary(item, field)).subarray(0, 2).toString()).toBe('PK');
+		// The email's subject and text read these fields of the item: all are there.
+		for (const name of jsonFieldsRead(email.parameters)) expect(item.json).toHaveProperty([name]);
+	});
+
+	it('(c) Drive files → Aggregate (include binaries) → Run Create: one Run with every file', async () => {
+		const workflow = loadExample('google-drive-folder-as-one-run.json');
+		const aggregate = nodeOfType(workflow, 'n8n-nodes-base.aggregate');
+		const create = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
+		const download = workflow.nodes.find((node) => successors(workflow, node.name).includes(aggregate.name))!;
+		expect(download.parameters.operation).toBe('download');
+		expect(successors(workflow, aggregate.name)).toEqual([create.name]);
+		expect(aggregate.parameters).toMatchObject({ aggregate: 'aggregateAllItemData', options: { includeBinaries: true } });
+
+		// Google Drive → Download gives one item per file, the file in `data`. Stand-in for it:
+		// the harness input; for n8n's Aggregate: the same code path (addBinariesToItem) on
+		// the example's own parameters.
+		const files = ['PO-1.pdf', 'PO-2.pdf', 'PO-3.pdf'];
+		const driveItems = files.map((name, index) => ({
+			json: { id: `drive-file-${index}`, name },
+			binary: { data: { data: pdf(`purchase order ${index}`), fileName: name, mimeType: 'application/pdf' } },
+		}));
+		const aggregateType: INodeType = {
+			// n8n's Workflow keeps only declared parameters: declare the ones the example sets.
+			description: nodeTypeStub('Aggregate', 'n8n-nodes-base.aggregate', [
+				{
+					displayName: 'Aggregate',
+					name: 'aggregate',
+					type: 'options',
+					default: 'aggregateIndividualFields',
+					options: [
+						{ name: 'Individual Fields', value: 'aggregateIndividualFields' },
+						{ name: 'All Item Data (Into a Single List)', value: 'aggregateAllItemData' },
+					],
+				},
+				{ displayName: 'Put Output in Field', name: 'destinationFieldName', type: 'string', default: 'data' },
+				{
+					displayName: 'Options',
+					name: 'options',
+					type: 'collection',
+					default: {},
+					options: [
+						{ displayName: 'Include Binaries', name: 'includeBinaries', type: 'boolean', default: false },
+						{ displayName: 'Keep Only Unique Binaries', name: 'keepOnlyUnique', type: 'boolean', default: false },
+					],
+				},
+			]),
+			async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+				const items = this.getInputData();
+				expect(this.getNodeParameter('aggregate', 0)).toBe('aggregateAllItemData');
+				const destination = this.getNodeParameter('destinationFieldName', 0, 'data') as string;
+				const item: INodeExecutionData = {
+					json: { [destination]: items.map((input) => input.json) },
+					pairedItem: items.map((_input, index) => ({ item: index })),
+				};
+				if (this.getNodeParameter('options.includeBinaries', 0, false)) {
+					addBinariesToItem(item, items, this.getNodeParameter('options.keepOnlyUnique', 0, false) as boolean);
+				}
+				return [[item]];
+			},
+		};
+		const seq = emulator.lastSeq;
+		const { credentials: _c, ...createNode } = create;
+		const result = await runWorkflow(
+			{
+				name: workflow.name,
+				nodes: [
+					{ name: download.name, type: HARNESS_INPUT_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+					{ ...aggregate },
+					{ ...createNode, parameters: withDemoAgent(create.parameters) },
+				],
+				connections: {
+					[download.name]: workflow.connections[download.name],
+					[aggregate.name]: workflow.connections[aggregate.name],
+				},
+			} as WorkflowJson,
+			{
+				credentials,
+				startNode: download.name,
+				nodeTypes: { [HARNESS_INPUT_TYPE]: createHarnessInput(driveItems), 'n8n-nodes-base.aggregate': aggregateType },
+			},
+		);
+		expect(result.error).toBeUndefined();
+		const runs = result.outputOf(create.name);
+		expect(runs).toHaveLength(1);
+		expect(runs[0].json).toMatchObject({ status: 'success', agent_id: INVOICES, files });
+		expect(String(runs[0].json.user_defined_id)).toMatch(/^drive-folder-\d{4}-\d{2}-\d{2}$/);
+		const uploads = emulator.requestsSince(seq).filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
+		expect(uploads).toHaveLength(1);
+		expect(uploads[0].upload?.files.map((file) => file.filename)).toEqual(files);
+	});
+
+	it('(d) monthly Usage Get Many: exactly last month, with the fields Summarize and Google Sheets read', async () => {
+		const workflow = loadExample('monthly-usage-report-to-google-sheets.json');
+		const usage = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'getAll');
+		expect(usage.parameters.resource).toBe('usage');
+		const summarize = nodeNamed(workflow, successors(workflow, usage.name)[0]);
+		const sheets = nodeNamed(workflow, successors(workflow, summarize.name)[0]);
+		expect(summarize.type).toBe('n8n-nodes-base.summarize');
+		const summarized = (summarize.parameters.fieldsToSummarize as { values: Array<{ aggregation: string; field: string }> }).values;
+		expect(summarized).toEqual([{ aggregation: 'sum', field: 'credits_used' }]);
+		const splitBy = String(summarize.parameters.fieldsToSplitBy);
+
+		const seq = emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			nodeName: usage.name,
+			credentials,
+			parameters: usage.parameters,
+		});
+		expect(result.error).toBeUndefined();
+		const [request] = emulator.requestsSince(seq).filter((entry) => entry.path.endsWith('/usage'));
+		const from = Date.parse(request.query.created_gte);
+		const to = Date.parse(request.query.created_lte);
+		// From the first millisecond of last month to its last one, in the workflow's time zone.
+		const days = (to + 1 - from) / 86_400_000;
+		expect(days).toBeGreaterThanOrEqual(28 - 1 / 24);
+		expect(days).toBeLessThanOrEqual(31 + 1 / 24);
+		expect(Date.now() - to).toBeGreaterThan(0);
+		expect(Date.now() - to).toBeLessThan(32 * 86_400_000);
+		expect(new Date(from + 12 * 3_600_000).getUTCDate()).toBe(1);
+
+		const records = result.items.map((item) => item.json);
+		expect(records.length).toBeGreaterThan(0);
+		// The service sends some timestamps without an offset: those are UTC.
+		const millis = (value: unknown) => Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(String(value)) ? String(value) : `${String(value)}Z`);
+		for (const record of records) {
+			const created = millis(record.created);
+			expect(created).toBeGreaterThanOrEqual(from);
+			expect(created).toBeLessThanOrEqual(to + 1);
+			expect(record).toHaveProperty([splitBy]);
+			expect(typeof record[summarized[0].field]).toBe('number');
+		}
+		// What Summarize (sum of credits_used, split by agent_id) hands to Google Sheets.
+		const sums = new Map<unknown, number>();
+		for (const record of records) sums.set(record[splitBy], (sums.get(record[splitBy]) ?? 0) + Number(record.credits_used));
+		const summaryItem = { [splitBy]: [...sums.keys()][0], [`sum_${summarized[0].field}`]: [...sums.values()][0] };
+		for (const name of jsonFieldsRead(sheets.parameters)) expect(summaryItem).toHaveProperty([name]);
+	});
+});
+
+function nodeTypeStub(displayName: string, name: string, properties: INodeProperties[]): INodeTypeDescription {
+	return {
+		displayName,
+		name,
+		group: ['transform'],
+		version: 1,
+		description: displayName,
+		defaults: { name: displayName },
+		inputs: ['main'],
+		outputs: ['main'],
+		properties,
+	} as unknown as INodeTypeDescription;
+}
