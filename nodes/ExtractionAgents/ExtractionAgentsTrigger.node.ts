@@ -96,7 +96,8 @@ export class ExtractionAgentsTrigger implements INodeType {
 				description: 'Choose Success, Failed or both under Statuses.',
 			});
 		}
-		const agentIds = await watchedAgentIds(this);
+		const scope = this.getNodeParameter('agentScope', 'one') as string;
+		const agentIds = await watchedAgentIds(this, scope);
 
 		if (this.getMode() === 'manual') {
 			const run = await newestFinishedRun(this, agentIds, statuses);
@@ -116,9 +117,11 @@ export class ExtractionAgentsTrigger implements INodeType {
 			const previous = previousAgents[String(agentId)];
 			if (!previous) {
 				const runs = await allRunsOf(this, agentId);
-				if (firstActivation) {
+				if (firstActivation || scope === 'one') {
 					// Activation: the Agent's history is the past; Runs still running are pending.
 					// The watermark comes from the service's own timestamps (no clock skew).
+					// The same when the user points an active trigger at another Agent (n8n keeps
+					// the static data): that Agent's past is not news, however old the activation.
 					nextAgents[String(agentId)] = initialAgentState(runs, 0);
 					continue;
 				}
@@ -147,8 +150,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 	}
 }
 
-async function watchedAgentIds(context: IPollFunctions): Promise<number[]> {
-	const scope = context.getNodeParameter('agentScope', 'one') as string;
+async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<number[]> {
 	if (scope === 'all') {
 		const agents = await listAgents(context, { returnAll: true, limit: 0 });
 		return agents.map((agent) => Number(agent.id));

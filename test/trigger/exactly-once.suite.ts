@@ -4,7 +4,6 @@
  * an n8n restart.
  */
 import type { ListOrder, RunsListShape } from '../emulator';
-import { useHarness } from '../harness';
 import {
 	classify,
 	createPoller,
@@ -19,10 +18,10 @@ import {
 	useEmulator,
 } from './helpers';
 
-useHarness();
 const ctx = useEmulator({ runDurationMs: 60_000 });
 
 const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+const createdMsOf = (runId: number) => ctx.emulator.state.runs.get(runId)!.createdMs;
 
 interface Layout {
 	listOrder: ListOrder;
@@ -45,16 +44,21 @@ function withLayout(layout: Layout, body: () => Promise<void>): () => Promise<vo
 
 /**
  * Item 1 / 2: activation, then 50 Runs created 5 per poll and finished in a shuffled
- * order across 10 polls. The Agent has 250 older Runs, so the list spans several pages
- * (page size 100) and the new Runs straddle page boundaries when listed oldest-first.
+ * order across 10 polls. The Agent has 273 older Runs, so the list spans several pages
+ * (page size 100) and, listed oldest-first, one batch of new Runs straddles the boundary
+ * of pages 2 and 3 (positions 298-302).
  */
-async function fiftyRunsInRandomOrder(layout: Layout, seed: number): Promise<void> {
+async function fiftyRunsInRandomOrder(layout: Layout, seed: number, includeFullRun: boolean): Promise<void> {
+	await withLayout(layout, () => fiftyRuns(layout, seed, includeFullRun))();
+}
+
+async function fiftyRuns(layout: Layout, seed: number, includeFullRun: boolean): Promise<void> {
 	const { emulator, credentials } = ctx;
 	const agentId = await newAgent(emulator, `fifty ${layout.listOrder} ${layout.runsListShape}`);
-	emulator.addHistoricalRuns(agentId, 250, { createdBefore: emulator.now() - 60_000 });
-	const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+	emulator.addHistoricalRuns(agentId, 273, { createdBefore: emulator.now() - 60_000 });
+	const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun }), credentials });
 
-	// Activation: 250 finished Runs exist; nothing is emitted, the state is stored.
+	// Activation: 273 finished Runs exist; nothing is emitted, the state is stored.
 	await expectNothing(poller);
 	expect(poller.nodeStaticData).toMatchObject({ version: 1 });
 
@@ -62,18 +66,18 @@ async function fiftyRunsInRandomOrder(layout: Layout, seed: number): Promise<voi
 	const all: number[] = [];
 	const unfinished = new Set<number>();
 	const emitted: number[] = [];
-	let lastCreatedAt = 0;
+	let newestSeen = 0;
 	for (let poll = 0; poll < 10; poll++) {
 		// Five new Runs; two share one millisecond, and one shares the millisecond of the
-		// newest Run the previous poll saw (a Run the watermark must not hide).
+		// newest Run the previous poll saw (the watermark must not hide it).
 		const now = emulator.now();
-		const createdAts = [lastCreatedAt || now, now, now, undefined, undefined];
+		const createdAts = [newestSeen || now, now, now, undefined, undefined];
 		for (const createdAt of createdAts) {
 			const id = heldRun(emulator, agentId, `poll-${poll}.pdf`, createdAt);
 			all.push(id);
 			unfinished.add(id);
+			newestSeen = Math.max(newestSeen, createdMsOf(id));
 		}
-		lastCreatedAt = now;
 
 		// Finish a shuffled subset (all of them in the last round), some as failed.
 		const candidates = shuffled([...unfinished], random);
@@ -100,29 +104,23 @@ async function fiftyRunsInRandomOrder(layout: Layout, seed: number): Promise<voi
 }
 
 describe('Extraction Agents Trigger: each finished Run exactly once', () => {
-	it('activation emits nothing, then 50 Runs finishing in random order across 10 polls give 50 items (newest-first, nested)', withLayout(
-		{ listOrder: 'newest-first', runsListShape: 'nested' },
-		() => fiftyRunsInRandomOrder({ listOrder: 'newest-first', runsListShape: 'nested' }, 1),
-	));
+	// Include Full Run (one more read per emitted Run) is on in the first case only: it
+	// does not change which Runs are emitted, and the suite stays fast.
+	it('activation emits nothing, then 50 Runs finishing in random order across 10 polls give 50 items (newest-first, nested)', () =>
+		fiftyRunsInRandomOrder({ listOrder: 'newest-first', runsListShape: 'nested' }, 1, true),
+	);
 
-	it('the same with the list oldest-first', withLayout(
-		{ listOrder: 'oldest-first', runsListShape: 'nested' },
-		() => fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'nested' }, 2),
-	));
+	it('the same with the list oldest-first', () =>
+		fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'nested' }, 2, false),
+	);
 
-	it('the same with the list in no order at all', withLayout(
-		{ listOrder: 'random', runsListShape: 'nested' },
-		() => fiftyRunsInRandomOrder({ listOrder: 'random', runsListShape: 'nested' }, 3),
-	));
+	it('the same with the list in no order at all', () =>
+		fiftyRunsInRandomOrder({ listOrder: 'random', runsListShape: 'nested' }, 3, false),
+	);
 
-	it('the same with a flat `runs` array (newest-first and oldest-first)', async () => {
-		await withLayout({ listOrder: 'newest-first', runsListShape: 'flat' }, () =>
-			fiftyRunsInRandomOrder({ listOrder: 'newest-first', runsListShape: 'flat' }, 4),
-		)();
-		await withLayout({ listOrder: 'oldest-first', runsListShape: 'flat' }, () =>
-			fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'flat' }, 5),
-		)();
-	});
+	it('the same with a flat `runs` array, oldest-first', () =>
+		fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'flat' }, 4, false),
+	);
 
 	for (const listOrder of ['newest-first', 'oldest-first', 'random'] as const) {
 		it(`a burst of 230 Runs between two polls (more than two pages) is emitted whole, ${listOrder}`, withLayout(
@@ -160,6 +158,29 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 		expect(runIdsOf(await poller.poll())).toEqual([running]);
 		await expectNothing(poller);
 		expect(runIdsOf(await poller.poll())).not.toContain(old);
+	});
+
+	it('switching the watched Agent of an active trigger starts afresh on the new Agent: nothing from its past is emitted', async () => {
+		const { emulator, credentials } = ctx;
+		const first = await newAgent(emulator, 'switch from');
+		const second = await newAgent(emulator, 'switch to');
+		const poller = createPoller({ parameters: triggerParameters(first), credentials });
+		await expectNothing(poller);
+		const onFirst = finishedRun(emulator, first);
+		expect(runIdsOf(await poller.poll())).toEqual([onFirst]);
+
+		// Meanwhile the other Agent has a past: Runs finished since this trigger was activated.
+		const past = [finishedRun(emulator, second), finishedRun(emulator, second, 'failed')];
+		const runningThen = heldRun(emulator, second);
+
+		// The user points the trigger at the other Agent and saves: n8n keeps the static data.
+		const switched = createPoller({ parameters: triggerParameters(second), credentials, staticData: poller.staticData });
+		await expectNothing(switched);
+		emulator.finishRun(second, runningThen);
+		const next = finishedRun(emulator, second);
+		expect(sorted(runIdsOf(await switched.poll()))).toEqual(sorted([runningThen, next]));
+		expect(past).toHaveLength(2);
+		await expectNothing(switched);
 	});
 
 	it('a new poller given the saved static data (an n8n restart) goes on without re-emitting and without missing', async () => {

@@ -2,7 +2,7 @@
  * Shared helpers of the trigger suite: fresh Agents on the emulator, trigger parameters,
  * a deterministic shuffle, and a probe that records the node's in-memory static data.
  */
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters, IPollFunctions } from 'n8n-workflow';
 import type { Emulator, RequestLogEntry } from '../emulator';
 import { DEMO_AGENT_IDS } from '../emulator';
 import { createPoller, type Poller } from '../harness';
@@ -18,7 +18,7 @@ export interface TriggerParameterOverrides {
 	includeFullRun?: boolean;
 }
 
-export function triggerParameters(agentId: number | undefined, overrides: TriggerParameterOverrides = {}): IDataObject {
+export function triggerParameters(agentId: number | undefined, overrides: TriggerParameterOverrides = {}): INodeParameters {
 	return {
 		agentScope: overrides.agentScope ?? 'one',
 		...(agentId !== undefined ? { agent: agentById(agentId) } : {}),

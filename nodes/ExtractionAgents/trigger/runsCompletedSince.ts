@@ -112,9 +112,8 @@ export async function runsCreatedSince(
 			if (!allNew(page.runs)) break;
 		}
 	} else {
-		for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
-			collect((await fetchRunPage(context, agentId, pageNumber, pageSize)).runs);
-		}
+		// No order to rely on: read every Run, in the largest pages the API allows.
+		collect(await allRunsOf(context, agentId));
 	}
 	return [...found.values()];
 }

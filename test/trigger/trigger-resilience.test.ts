@@ -1,0 +1,15 @@
+/**
+ * Engine-level tests of the Extraction Agents Trigger (issue 4), second half; see trigger.test.ts.
+ *
+ *   faults.suite.ts   item 3: a poll failing half-way, then a clean poll; random faults
+ *   cost.suite.ts     item 5: request count of a poll with 20,000 historical Runs
+ *   pending.suite.ts  item 4: deleted while pending, running for 20 polls, completed null
+ *   manual.suite.ts   item 6: Fetch Test Event
+ */
+import { useHarness } from '../harness';
+import './faults.suite';
+import './cost.suite';
+import './pending.suite';
+import './manual.suite';
+
+useHarness();
