@@ -45,7 +45,7 @@ const RECIPE = 1;
  */
 const RECIPES = {
 	'2.41.1': { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} },
-	'1.123.81': { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
+	'1.123.81': { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' } },
 };
 
 function recipeFor(version) {
@@ -53,7 +53,7 @@ function recipeFor(version) {
 	const major = Number(String(version).split('.')[0]);
 	return major >= 2
 		? { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} }
-		: { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy' } };
+		: { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' } };
 }
 
 function log(message) {
@@ -247,7 +247,7 @@ async function installPackageInto(userFolder, tgz) {
 	const pkgJson = path.join(nodesDir, 'package.json');
 	if (!fs.existsSync(pkgJson)) await fsp.writeFile(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
 	// n8n-workflow is a peer dependency that n8n provides at run time: do not install it here.
-	await run('npm', ['install', tgz, '--omit=peer', '--omit=dev', ...NPM_FLAGS], { cwd: nodesDir });
+	await run('npm', ['install', tgz, '--omit=peer', '--omit=dev', '--prefer-offline', ...NPM_FLAGS], { cwd: nodesDir });
 	const name = require(path.join(ROOT, 'package.json')).name;
 	const installed = path.join(nodesDir, 'node_modules', name);
 	if (!fs.existsSync(path.join(installed, 'package.json'))) throw new Error(`${name} did not install into ${nodesDir}`);
@@ -282,7 +282,6 @@ function n8nEnv(n8n, { userFolder, port = 5678, brokerPort, env = {} }) {
 		N8N_HOST: '127.0.0.1',
 		N8N_PROTOCOL: 'http',
 		N8N_EDITOR_BASE_URL: `http://127.0.0.1:${port}`,
-		WEBHOOK_URL: `http://127.0.0.1:${port}/`,
 		N8N_SECURE_COOKIE: 'false',
 		N8N_DIAGNOSTICS_ENABLED: 'false',
 		N8N_VERSION_NOTIFICATIONS_ENABLED: 'false',
@@ -291,7 +290,6 @@ function n8nEnv(n8n, { userFolder, port = 5678, brokerPort, env = {} }) {
 		N8N_HIRING_BANNER_ENABLED: 'false',
 		N8N_COMMUNITY_PACKAGES_ENABLED: 'true',
 		N8N_RUNNERS_BROKER_PORT: String(brokerPort || port + 1),
-		N8N_RUNNERS_ENABLED: 'true',
 		N8N_BLOCK_ENV_ACCESS_IN_NODE: 'true',
 		DB_TYPE: 'sqlite',
 		EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'all',
@@ -329,10 +327,15 @@ async function importWorkflows(n8n, options, workflows) {
 	return n8nCli(n8n, options, ['import:workflow', `--input=${file}`]);
 }
 
-/** Publishes (activates) an imported workflow from the CLI, before the server starts: `publish:workflow` in n8n 2.x, `update:workflow --active=true` in 1.x. */
+/**
+ * Publishes (activates) imported workflows from the CLI, before the server starts:
+ * `publish:workflow` in n8n 2.x, `update:workflow --active=true` in 1.x. `id` 'all' does every
+ * workflow in one call (each CLI call boots n8n: ~10 s).
+ */
 async function publishWorkflow(n8n, options, id) {
 	const major = Number(n8n.version.split('.')[0]);
-	const args = major >= 2 ? ['publish:workflow', `--id=${id}`] : ['update:workflow', `--id=${id}`, '--active=true'];
+	const which = id === 'all' ? '--all' : `--id=${id}`;
+	const args = major >= 2 ? ['publish:workflow', which] : ['update:workflow', which, '--active=true'];
 	return n8nCli(n8n, options, args);
 }
 
@@ -371,7 +374,9 @@ async function startN8n(n8n, options) {
 	const timeoutMs = options.readyTimeoutMs || 180_000;
 	for (;;) {
 		if (exited) throw new Error(`n8n exited before it was ready (${exited.signal || `exit ${exited.code}`}):\n${readTail(logFile)}`);
-		if ((await httpGetStatus(`${url}/healthz/readiness`)) === 200) break;
+		// Readiness first (database migrated); n8n 1.x answers it before its REST routes exist,
+		// so wait for the settings route as well.
+		if ((await httpGetStatus(`${url}/healthz/readiness`)) === 200 && (await httpGetStatus(`${url}/rest/settings`)) === 200) break;
 		if (Date.now() - started > timeoutMs) {
 			killGroup(child, 'SIGKILL');
 			throw new Error(`n8n did not become ready within ${timeoutMs / 1000} s:\n${readTail(logFile)}`);
@@ -459,6 +464,20 @@ function restClient(baseUrl) {
 	};
 }
 
+/**
+ * Publishes (activates) a workflow through the REST API, as the editor's Publish / Active
+ * toggle does: n8n 2.x `POST /rest/workflows/:id/activate`, 1.x `PATCH /rest/workflows/:id`
+ * with active: true. Activation errors (a trigger failing its first poll, a webhook path
+ * taken) come back here as an HTTP error.
+ */
+async function publishWorkflowRest(api, version, id) {
+	const workflow = await api.get(`/rest/workflows/${id}`);
+	if (Number(String(version).split('.')[0]) >= 2) {
+		return api.post(`/rest/workflows/${id}/activate`, { versionId: workflow.versionId });
+	}
+	return api.patch(`/rest/workflows/${id}`, { active: true, versionId: workflow.versionId });
+}
+
 /** Creates the instance owner (first start) or logs in as them; returns a logged-in REST client. */
 async function setupOwner(baseUrl, owner) {
 	const api = restClient(baseUrl);
@@ -485,6 +504,7 @@ module.exports = {
 	importCredentials,
 	importWorkflows,
 	publishWorkflow,
+	publishWorkflowRest,
 	startN8n,
 	restClient,
 	setupOwner,

@@ -1,0 +1,278 @@
+/**
+ * One real n8n with the packed package installed, used by the E2E suite and `npm run demo`:
+ * pack → install into a fresh user folder → import the credential and workflows → publish →
+ * start n8n on loopback → create the owner and log in.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+	credentialJson,
+	headlineWorkflow,
+	pollTimesEvery,
+	runAndRenderWorkflow,
+	triggerWorkflow,
+	usageWorkflow,
+	type WorkflowJson,
+} from './workflows';
+
+// Plain JavaScript, so that it also runs as `node scripts/n8n-host.js` without a build step.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const host = require('../../scripts/n8n-host.js') as N8nHostModule;
+
+export interface N8nInstall {
+	version: string;
+	folder: string;
+	n8nBin: string;
+	nodeBin: string;
+	env: NodeJS.ProcessEnv;
+}
+
+export interface RestResponse {
+	status: number;
+	headers: Headers;
+	body: unknown;
+}
+
+export interface RestClient {
+	baseUrl: string;
+	request(method: string, urlPath: string, body?: unknown): Promise<RestResponse>;
+	get<T = unknown>(urlPath: string): Promise<T>;
+	post<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
+	patch<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
+	readonly cookie: string;
+}
+
+export interface N8nServer {
+	url: string;
+	port: number;
+	logFile: string;
+	logs(): string;
+	stop(): Promise<void>;
+}
+
+interface HostOptions {
+	userFolder: string;
+	port?: number;
+	env?: Record<string, string>;
+	logFile?: string;
+	quiet?: boolean;
+}
+
+export interface N8nHostModule {
+	CACHE_ROOT: string;
+	DEFAULT_VERSION: string;
+	ensureN8n(version?: string): Promise<N8nInstall>;
+	packPackage(destDir?: string): Promise<string>;
+	installPackageInto(userFolder: string, tgz: string): Promise<string>;
+	freePort(): Promise<number>;
+	importCredentials(n8n: N8nInstall, options: HostOptions, credentials: unknown[]): Promise<string>;
+	importWorkflows(n8n: N8nInstall, options: HostOptions, workflows: unknown[]): Promise<string>;
+	publishWorkflow(n8n: N8nInstall, options: HostOptions, id: string): Promise<string>;
+	publishWorkflowRest(api: RestClient, version: string, id: string): Promise<unknown>;
+	startN8n(n8n: N8nInstall, options: HostOptions): Promise<N8nServer>;
+	setupOwner(baseUrl: string, owner: Owner): Promise<RestClient>;
+	restClient(baseUrl: string): RestClient;
+	log(message: string): void;
+}
+
+export { host };
+
+export interface Owner {
+	email: string;
+	firstName: string;
+	lastName: string;
+	password: string;
+}
+
+export const OWNER: Owner = {
+	email: 'demo@extraction-agents.example',
+	firstName: 'Demo',
+	lastName: 'Owner',
+	password: 'Extraction-Agents-Demo-1',
+};
+
+export interface SessionOptions {
+	version?: string;
+	/** Base URL and API key the credential points at (the emulator). */
+	serviceUrl: string;
+	apiKey: string;
+	port?: number;
+	/** Where the user folder goes; a fresh temporary folder by default. */
+	userFolder?: string;
+	/** Trigger poll interval in seconds (several fixed once-a-minute times), or 'minute'. */
+	triggerPollSeconds?: number | 'minute';
+	/** Workflows to import; all of them by default. */
+	workflows?: WorkflowJson[];
+	/** Ids of imported workflows to publish (through the REST API, once n8n is up); all by default. */
+	publish?: string[];
+	quiet?: boolean;
+}
+
+export interface Session {
+	n8n: N8nInstall;
+	server: N8nServer;
+	api: RestClient;
+	userFolder: string;
+	/** Folder readable and writable by the Read/Write Files node: invoices/ in, output/ out. */
+	filesDir: string;
+	inputDir: string;
+	outputDir: string;
+	workflows: WorkflowJson[];
+	timings: Record<string, number>;
+	/** Execution data of one execution (the flatted string n8n stores, parsed). */
+	execution(id: string): Promise<ExecutionDetails>;
+	/** Executions of a workflow, newest first. */
+	executions(workflowId: string): Promise<ExecutionSummary[]>;
+	/** Waits until a workflow has at least `count` finished executions. */
+	waitForExecutions(workflowId: string, count: number, timeoutMs: number): Promise<ExecutionSummary[]>;
+	stop(options?: { keepFolder?: boolean }): Promise<void>;
+}
+
+export interface ExecutionSummary {
+	id: string;
+	status: string;
+	mode: string;
+	finished?: boolean;
+	startedAt: string;
+	stoppedAt?: string | null;
+	workflowId: string;
+}
+
+export interface NodeRun {
+	data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, BinaryMeta> }> | null> };
+	error?: { message?: string; description?: string };
+	executionStatus?: string;
+}
+
+export interface BinaryMeta {
+	fileName?: string;
+	mimeType?: string;
+	fileExtension?: string;
+	fileSize?: string;
+	id?: string;
+	data?: string;
+}
+
+export interface ExecutionDetails extends ExecutionSummary {
+	runData: Record<string, NodeRun[]>;
+	error?: unknown;
+}
+
+/** Items a node output on its first run. */
+export function nodeItems(details: ExecutionDetails, nodeName: string) {
+	const runs = details.runData[nodeName];
+	if (!runs || runs.length === 0) throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(details.runData).join(', ')}`);
+	if (runs[0].error) throw new Error(`node "${nodeName}" failed: ${runs[0].error.message} ${runs[0].error.description ?? ''}`);
+	return runs[0].data?.main?.[0] ?? [];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function startSession(options: SessionOptions): Promise<Session> {
+	const timings: Record<string, number> = {};
+	const timed = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+		const started = Date.now();
+		try {
+			return await fn();
+		} finally {
+			timings[name] = Date.now() - started;
+		}
+	};
+	const n8n = await timed('ensureN8n', () => host.ensureN8n(options.version));
+	const userFolder = options.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), `ea-n8n-${n8n.version}-`));
+	fs.mkdirSync(userFolder, { recursive: true });
+	const filesDir = path.join(userFolder, 'files');
+	const inputDir = path.join(filesDir, 'invoices');
+	const outputDir = path.join(filesDir, 'output');
+	fs.mkdirSync(inputDir, { recursive: true });
+	fs.mkdirSync(outputDir, { recursive: true });
+
+	const tgz = await timed('pack', () => host.packPackage(path.join(userFolder, 'pack')));
+	await timed('installPackage', () => host.installPackageInto(userFolder, tgz));
+
+	const port = options.port ?? (await host.freePort());
+	const env: Record<string, string> = {
+		// The Read/Write Files node may touch only this folder.
+		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
+	};
+	const hostOptions: HostOptions = { userFolder, port, env, quiet: options.quiet };
+	const workflows = options.workflows ?? [
+		headlineWorkflow({ inputDir, outputDir }),
+		runAndRenderWorkflow(),
+		usageWorkflow(),
+		triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute')),
+	];
+	await timed('import', async () => {
+		await host.importCredentials(n8n, hostOptions, [credentialJson(options.serviceUrl, options.apiKey)]);
+		await host.importWorkflows(n8n, hostOptions, workflows);
+	});
+	const server = await timed('start', () => host.startN8n(n8n, hostOptions));
+	let api: RestClient;
+	try {
+		api = await timed('owner', () => host.setupOwner(server.url, OWNER));
+		await timed('publish', async () => {
+			for (const id of options.publish ?? workflows.map((w) => w.id)) await host.publishWorkflowRest(api, n8n.version, id);
+		});
+	} catch (err) {
+		await server.stop();
+		throw err;
+	}
+	// eslint-disable-next-line @typescript-eslint/no-require-imports
+	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as { parse(text: string): unknown };
+
+	const executions = async (workflowId: string): Promise<ExecutionSummary[]> => {
+		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
+		const data = await api.get<{ results: ExecutionSummary[] }>(`/rest/executions?filter=${filter}&limit=50`);
+		return [...data.results].sort((a, b) => Date.parse(b.startedAt ?? '') - Date.parse(a.startedAt ?? '') || Number(b.id) - Number(a.id));
+	};
+	const execution = async (id: string): Promise<ExecutionDetails> => {
+		const data = await api.get<ExecutionSummary & { data: string | Record<string, unknown> }>(`/rest/executions/${id}`);
+		const parsed = (typeof data.data === 'string' ? flatted.parse(data.data) : data.data) as {
+			resultData: { runData: Record<string, NodeRun[]>; error?: unknown };
+		};
+		return { ...data, runData: parsed.resultData.runData, error: parsed.resultData.error };
+	};
+	const isDone = (e: ExecutionSummary) => !['new', 'running', 'waiting'].includes(e.status) && e.stoppedAt !== null;
+	const waitForExecutions = async (workflowId: string, count: number, timeoutMs: number) => {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const list = await executions(workflowId);
+			if (list.filter(isDone).length >= count) return list;
+			if (Date.now() > deadline) {
+				throw new Error(`workflow ${workflowId}: ${list.length} execution(s) after ${timeoutMs / 1000} s, expected ${count}`);
+			}
+			await sleep(500);
+		}
+	};
+
+	return {
+		n8n,
+		server,
+		api,
+		userFolder,
+		filesDir,
+		inputDir,
+		outputDir,
+		workflows,
+		timings,
+		execution,
+		executions,
+		waitForExecutions,
+		async stop({ keepFolder = false } = {}) {
+			await server.stop();
+			if (!keepFolder && !options.userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
+		},
+	};
+}
+
+/** Calls a production webhook (POST) of a published workflow; the body comes back as a Buffer. */
+export async function callWebhook(baseUrl: string, webhookPath: string, body: unknown = {}) {
+	const res = await fetch(`${baseUrl}/webhook/${webhookPath}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	const bytes = Buffer.from(await res.arrayBuffer());
+	return { status: res.status, headers: res.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) as unknown };
+}

@@ -1,0 +1,236 @@
+/**
+ * End-to-end: the packed package installed into a real n8n server (2.41.1 by default; set
+ * N8N_E2E_VERSION=1.123.81 for the compatibility run), used the way users do, against the
+ * emulator of the service. The first run on a machine installs n8n into a cache folder (a few
+ * minutes, see scripts/n8n-host.js); later runs reuse it.
+ *
+ * Set N8N_E2E=skip to leave this suite out (e.g. on a machine without the disk space).
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
+import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	E2E_FILES,
+	samplePdf,
+	TRIGGER_AGENT_ID,
+	TRIGGER_TYPE,
+	WEBHOOK_PATHS,
+	WORKFLOW_IDS,
+} from './workflows';
+
+const VERSION = process.env.N8N_E2E_VERSION || '2.41.1';
+const SKIP = /^(skip|0|false|no)$/i.test(process.env.N8N_E2E ?? '');
+const XLSX_MIME = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const PROMPTS = ['Invoice number', 'Invoice date', 'Vendor', 'Total amount'];
+/** The trigger polls every 15 s (four once-a-minute times): n8n allows no interval under a minute. */
+const POLL_SECONDS = 15;
+
+const describeE2e = SKIP ? describe.skip : describe;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describeE2e(`real n8n ${VERSION} with the packed package`, () => {
+	let emu: Emulator;
+	let session: Session;
+	let triggerRunId: number;
+	let triggerRunCreatedAt: number;
+	const suiteStarted = Date.now();
+
+	const triggerPolls = (sinceMs: number) =>
+		emu.requestLog.filter(
+			(e) => e.method === 'GET' && e.path === `/api/v1/client/agents/${TRIGGER_AGENT_ID}/runs` && e.startedAt >= sinceMs && e.status === 200,
+		);
+
+	beforeAll(async () => {
+		emu = await startEmulator({ runDurationMs: 1500, logErrors: false });
+		emu.seedUsage(2400); // alice sees about half of them: more than one page of 1000
+		session = await startSession({ version: VERSION, serviceUrl: emu.url, apiKey: emu.keys.alice, triggerPollSeconds: POLL_SECONDS });
+		for (const file of E2E_FILES) fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
+		// The trigger polled once when its workflow was activated (that poll only records where the
+		// Agent's history ends). A Run created from now on is new to it.
+		const deadline = Date.now() + 30_000;
+		while (triggerPolls(0).length === 0 && Date.now() < deadline) await sleep(200);
+		expect(triggerPolls(0).length).toBeGreaterThan(0);
+		triggerRunCreatedAt = Date.now();
+		const run = emu.createRun(TRIGGER_AGENT_ID, [{ name: 'contract-e2e.pdf' }], { durationMs: 4000, userDefinedId: 'e2e-trigger' });
+		triggerRunId = Number(run.run_id);
+		const t = session.timings;
+		process.stderr.write(
+			`[e2e] n8n ${VERSION} up in ${Math.round((Date.now() - suiteStarted) / 1000)} s ` +
+				`(install/check ${t.ensureN8n} ms, pack ${t.pack} ms, package install ${t.installPackage} ms, import ${t.import} ms, start ${t.start} ms, owner ${t.owner} ms, publish ${t.publish} ms)\n`,
+		);
+	}, 30 * 60_000);
+
+	afterAll(async () => {
+		const failed = (expect.getState() as { suppressedErrors?: unknown[] }).suppressedErrors?.length;
+		if (session && failed) process.stderr.write(`[e2e] n8n log tail:\n${session.server.logs().slice(-6000)}\n`);
+		await session?.stop({ keepFolder: Boolean(process.env.N8N_E2E_KEEP) });
+		await emu?.stop();
+	}, 60_000);
+
+	test('n8n loaded the package: both nodes and the credential type are known', async () => {
+		// The editor's type files (behind the login).
+		const nodes = await session.api.request('GET', '/types/nodes.json');
+		expect(nodes.status).toBe(200);
+		const names = (nodes.body as Array<{ name: string }>).map((t) => t.name);
+		expect(names).toContain(ACTION_TYPE);
+		expect(names).toContain(TRIGGER_TYPE);
+		const creds = await session.api.request('GET', '/types/credentials.json');
+		expect((creds.body as Array<{ name: string }>).map((c) => c.name)).toContain('extractionAgentsApi');
+	});
+
+	test('(a) the credential test through n8n’s own endpoint: OK with the key, an error with a wrong one', async () => {
+		const since = emu.lastSeq;
+		const data = { apiKey: emu.keys.alice, baseUrl: emu.url };
+		const good = await session.api.post<{ status: string; message: string }>('/rest/credentials/test', {
+			credentials: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'extractionAgentsApi', data },
+		});
+		expect(good.status).toBe('OK');
+		const bad = await session.api.post<{ status: string; message: string }>('/rest/credentials/test', {
+			credentials: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'extractionAgentsApi', data: { ...data, apiKey: 'ea_wrong_key' } },
+		});
+		expect(bad.status).toBe('Error');
+		const requests = emu.requestsSince(since).filter((e) => e.path === '/api/v1/client/api-keys');
+		// n8n may repeat a failed test request; the good key was checked exactly once.
+		expect(requests[0].status).toBe(200);
+		expect(requests[0].userId).toBe('alice');
+		expect(requests.slice(1).length).toBeGreaterThanOrEqual(1);
+		expect(requests.slice(1).every((e) => e.status === 401)).toBe(true);
+	});
+
+	test('(b)+(c) Create Run with two files and wait → results; Download Templated Output → XLSX file', async () => {
+		const since = emu.lastSeq;
+		const res = await callWebhook(session.server.url, WEBHOOK_PATHS.runAndRender);
+		expect(res.status).toBe(200);
+		// The webhook answers with the rendered file. n8n 1.x sends a binary kept in memory (its
+		// default binary mode) as the JSON of a Node Buffer; 2.x sends the bytes.
+		let bytes = res.bytes;
+		if (bytes.subarray(0, 16).toString('latin1') === '{"type":"Buffer"') {
+			expect(VERSION.startsWith('1.')).toBe(true);
+			bytes = Buffer.from((JSON.parse(bytes.toString('utf8')) as { data: number[] }).data);
+		} else {
+			expect(res.headers.get('content-type')).toContain(XLSX_MIME);
+		}
+		expect(bytes.subarray(0, 4).toString('latin1')).toBe('PK\u0003\u0004');
+		expect(bytes.length).toBeGreaterThan(1000);
+
+		// The service saw one upload with both files, then the render request.
+		const uploads = emu.requestsSince(since).filter((e) => e.method === 'POST' && e.path === `/api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs`);
+		expect(uploads).toHaveLength(1);
+		expect(uploads[0].upload?.files.map((f) => f.filename).sort()).toEqual(E2E_FILES.map((f) => f.fileName).sort());
+
+		const [latest] = await session.waitForExecutions(WORKFLOW_IDS.runAndRender, 1, 30_000);
+		expect(latest.status).toBe('success');
+		const details = await session.execution(latest.id);
+		const [run] = nodeItems(details, 'Create Run');
+		expect(run.json.status).toBe('success');
+		expect(run.json.agent_id).toBe(DEMO_AGENT_IDS.invoices);
+		expect(run.json.files).toEqual(expect.arrayContaining(E2E_FILES.map((f) => f.fileName)));
+		for (const prompt of PROMPTS) expect(run.json[prompt]).not.toBeNull();
+		expect(run.json.failed_prompts).toEqual([]);
+		const serviceRun = emu.getRun(DEMO_AGENT_IDS.invoices, Number(run.json.run_id));
+		expect(serviceRun?.status).toBe('success');
+		expect(run.json['Invoice number']).toEqual((serviceRun?.data as Record<string, { value: unknown }>)['Invoice number'].value);
+
+		const [rendered] = nodeItems(details, 'Download XLSX');
+		const file = rendered.binary?.xlsx;
+		expect(file?.mimeType).toBe(XLSX_MIME);
+		expect(file?.fileName).toMatch(/\.xlsx$/);
+		expect(rendered.json.run_id).toBe(run.json.run_id);
+		const renders = emu.requestsSince(since).filter((e) => e.path.endsWith('/templated-output'));
+		expect(renders).toHaveLength(1);
+		expect(renders[0].body).toEqual({ output_template_id: 12, format: 'xlsx' });
+	});
+
+	test('(d) Usage → Get Many with Return All returns every record over several pages', async () => {
+		// What the service holds for alice's workspaces, read directly, page by page.
+		const directUsage = async () => {
+			const records: unknown[] = [];
+			for (let page = 0; ; page++) {
+				const res = await fetch(`${emu.apiUrl}/usage?page_number=${page}&page_size=1000`, { headers: { authorization: `Bearer ${emu.keys.alice}` } });
+				const body = (await res.json()) as { records: unknown[]; total_pages: number };
+				records.push(...body.records);
+				if (page + 1 >= body.total_pages) return records;
+			}
+		};
+		// A finishing Run adds a usage record: let the trigger's Run finish first, so that the
+		// records do not change while n8n reads them (the first direct read records the change).
+		const deadline = Date.now() + 30_000;
+		while (emu.getRun(TRIGGER_AGENT_ID, triggerRunId)?.status === 'running' && Date.now() < deadline) await sleep(200);
+		await directUsage();
+		const since = emu.lastSeq;
+		const res = await callWebhook(session.server.url, WEBHOOK_PATHS.usage);
+		expect(res.status).toBe(200);
+		const records = res.json() as Array<Record<string, unknown>>;
+		const n8nRequests = emu.requestsSince(since).filter((e) => e.path === '/api/v1/client/usage');
+		const expected = await directUsage();
+		expect(expected.length).toBeGreaterThan(1000);
+		expect(records).toHaveLength(expected.length);
+		expect(records).toEqual(expected);
+		expect(n8nRequests.length).toBeGreaterThanOrEqual(2); // more than one page
+		expect(n8nRequests.every((e) => e.userId === 'alice' && e.status === 200)).toBe(true);
+
+		const [latest] = await session.waitForExecutions(WORKFLOW_IDS.usage, 1, 30_000);
+		const details = await session.execution(latest.id);
+		expect(nodeItems(details, 'Usage')).toHaveLength(expected.length);
+	});
+
+	test('(f) the example workflow: invoices on disk → one Run per file → Invoice lines XLSX written to disk', async () => {
+		const res = await callWebhook(session.server.url, WEBHOOK_PATHS.headline);
+		expect(res.status).toBe(200);
+		const items = res.json() as Array<Record<string, unknown>>;
+		expect(items).toHaveLength(E2E_FILES.length);
+		const written = fs.readdirSync(session.outputDir).filter((f) => f.endsWith('.xlsx'));
+		expect(written).toHaveLength(E2E_FILES.length);
+		for (const name of written) {
+			expect(fs.readFileSync(path.join(session.outputDir, name)).subarray(0, 2).toString('latin1')).toBe('PK');
+		}
+		const [latest] = await session.waitForExecutions(WORKFLOW_IDS.headline, 1, 30_000);
+		const details = await session.execution(latest.id);
+		const runs = nodeItems(details, 'Extract with the Invoices Agent');
+		expect(runs.map((r) => r.json.files)).toEqual(expect.arrayContaining(E2E_FILES.map((f) => [f.fileName])));
+		for (const run of runs) {
+			expect(run.json.status).toBe('success');
+			for (const prompt of PROMPTS) expect(run.json[prompt]).not.toBeNull();
+		}
+	});
+
+	test(
+		'(e) the published trigger catches a Run that finishes, and its executions show it exactly once',
+		async () => {
+			const [first] = await session.waitForExecutions(WORKFLOW_IDS.trigger, 1, 3 * 60_000);
+			expect(first.mode).toBe('trigger');
+			expect(first.status).toBe('success');
+			const details = await session.execution(first.id);
+			const caught = nodeItems(details, 'Run finished');
+			expect(caught).toHaveLength(1);
+			expect(caught[0].json.run_id).toBe(triggerRunId);
+			expect(caught[0].json.status).toBe('success');
+			expect(caught[0].json.user_defined_id).toBe('e2e-trigger');
+			expect(nodeItems(details, 'Received')).toHaveLength(1);
+
+			// The next poll after that execution finds nothing new: still exactly one execution.
+			const after = Date.parse(String(first.stoppedAt ?? first.startedAt));
+			const deadline = Date.now() + 3 * POLL_SECONDS * 1000 + 30_000;
+			while (triggerPolls(after).length < 1 && Date.now() < deadline) await sleep(500);
+			expect(triggerPolls(after).length).toBeGreaterThanOrEqual(1);
+			await sleep(3000); // time for an execution that poll would have started
+			const all = await session.executions(WORKFLOW_IDS.trigger);
+			expect(all.map((e) => e.id)).toEqual([first.id]);
+			expect(triggerPolls(triggerRunCreatedAt).length).toBeGreaterThanOrEqual(2);
+		},
+		5 * 60_000,
+	);
+
+	test('the owner can log in to the editor with the printed credentials', async () => {
+		const res = await fetch(`${session.server.url}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ email: OWNER.email, emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+		});
+		expect(res.status).toBe(200);
+	});
+});
