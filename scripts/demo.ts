@@ -65,6 +65,10 @@ async function main(): Promise<void> {
 	const started = Date.now();
 	const say = (message: string) => console.log(`[demo] ${message}`);
 
+	if (await host.portInUse(port)) {
+		console.error(`[demo] port ${port} is already in use (another demo or n8n still running?). Stop it, or pass --port N.`);
+		process.exit(1);
+	}
 	const emu = await startEmulator({ runDurationMs: 2500, logErrors: false });
 	say(`emulator of the Extraction Agents service at ${emu.url} (demo key: alice, Enterprise plan)`);
 

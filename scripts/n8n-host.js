@@ -356,6 +356,9 @@ function httpGetStatus(url) {
  */
 async function startN8n(n8n, options) {
 	const port = options.port || (await freePort());
+	if (await portInUse(port)) {
+		throw new Error(`port ${port} on 127.0.0.1 is already in use (another n8n still running?): stop it or choose another port`);
+	}
 	const brokerPort = options.brokerPort || (await freePort());
 	const opts = { ...options, port, brokerPort };
 	const logFile = options.logFile || path.join(options.userFolder, 'n8n.log');
@@ -364,10 +367,13 @@ async function startN8n(n8n, options) {
 	const child = spawn(n8n.nodeBin, [n8n.n8nBin, 'start'], {
 		cwd: options.userFolder,
 		env: n8nEnv(n8n, opts),
+		// Same process group as the caller: Ctrl-C in a terminal reaches n8n too. n8n stops its
+		// task runner itself on SIGTERM / SIGINT.
 		stdio: ['ignore', out, out],
-		detached: true, // its own process group: stop() ends n8n and its task runner together
 	});
 	fs.closeSync(out);
+	running.add(child);
+	child.on('exit', () => running.delete(child));
 	let exited = null;
 	const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
 	const url = `http://127.0.0.1:${port}`;
@@ -378,7 +384,7 @@ async function startN8n(n8n, options) {
 		// so wait for the settings route as well.
 		if ((await httpGetStatus(`${url}/healthz/readiness`)) === 200 && (await httpGetStatus(`${url}/rest/settings`)) === 200) break;
 		if (Date.now() - started > timeoutMs) {
-			killGroup(child, 'SIGKILL');
+			child.kill('SIGKILL');
 			throw new Error(`n8n did not become ready within ${timeoutMs / 1000} s:\n${readTail(logFile)}`);
 		}
 		await sleep(250);
@@ -389,28 +395,43 @@ async function startN8n(n8n, options) {
 		if (stopping) return stopping;
 		stopping = (async () => {
 			if (exited) return;
-			killGroup(child, 'SIGTERM');
-			const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 20_000);
+			child.kill('SIGTERM');
+			const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
 			await exitPromise;
 			clearTimeout(timer);
-			// The task runner is in the same process group; make sure nothing is left behind.
-			killGroup(child, 'SIGKILL');
 		})();
 		return stopping;
 	};
 	return { url, port, process: child, logFile, logs: () => readTail(logFile, 200_000), stop, exited: exitPromise };
 }
 
-function killGroup(child, signal) {
-	try {
-		process.kill(-child.pid, signal);
-	} catch {
+/** n8n servers started by this process: killed if the process exits without stopping them. */
+const running = new Set();
+process.on('exit', () => {
+	for (const child of running) {
 		try {
-			child.kill(signal);
+			child.kill('SIGKILL');
 		} catch {
 			/* already gone */
 		}
 	}
+});
+
+/** Whether something listens on 127.0.0.1:port. */
+function portInUse(port) {
+	return new Promise((resolve) => {
+		const socket = net.connect({ host: '127.0.0.1', port });
+		socket.setTimeout(2000);
+		socket.once('connect', () => {
+			socket.destroy();
+			resolve(true);
+		});
+		socket.once('timeout', () => {
+			socket.destroy();
+			resolve(false);
+		});
+		socket.once('error', () => resolve(false));
+	});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -499,6 +520,7 @@ module.exports = {
 	packPackage,
 	installPackageInto,
 	freePort,
+	portInUse,
 	n8nEnv,
 	n8nCli,
 	importCredentials,

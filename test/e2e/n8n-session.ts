@@ -66,6 +66,7 @@ export interface N8nHostModule {
 	packPackage(destDir?: string): Promise<string>;
 	installPackageInto(userFolder: string, tgz: string): Promise<string>;
 	freePort(): Promise<number>;
+	portInUse(port: number): Promise<boolean>;
 	importCredentials(n8n: N8nInstall, options: HostOptions, credentials: unknown[]): Promise<string>;
 	importWorkflows(n8n: N8nInstall, options: HostOptions, workflows: unknown[]): Promise<string>;
 	publishWorkflow(n8n: N8nInstall, options: HostOptions, id: string): Promise<string>;

@@ -6,6 +6,7 @@
  *
  * Set N8N_E2E=skip to leave this suite out (e.g. on a machine without the disk space).
  */
+import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
@@ -140,6 +141,13 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(file?.mimeType).toBe(XLSX_MIME);
 		expect(file?.fileName).toMatch(/\.xlsx$/);
 		expect(rendered.json.run_id).toBe(run.json.run_id);
+		// The file the webhook returned is the rendered Run: its sheet lists the Prompt values.
+		const workbook = new ExcelJS.Workbook();
+		await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+		const rows: unknown[][] = [];
+		workbook.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
+		expect(rows).toContainEqual(expect.arrayContaining(['Invoice number', run.json['Invoice number']]));
+
 		const renders = emu.requestsSince(since).filter((e) => e.path.endsWith('/templated-output'));
 		expect(renders).toHaveLength(1);
 		expect(renders[0].body).toEqual({ output_template_id: 12, format: 'xlsx' });
