@@ -154,6 +154,18 @@ async function writeMarker(folder, data) {
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
 
+/**
+ * The environment for npm commands outside the clone. Under `npm test` / `npm run …`, npm
+ * exports its configuration to child processes (npm_config_ignore_scripts=true from the
+ * clone's .npmrc, npm_config_nodedir, …), which would leak into the cache installs: drop it,
+ * and say explicitly where scripts must run.
+ */
+function npmEnv(base = process.env) {
+	const env = {};
+	for (const [key, value] of Object.entries(base)) if (!/^npm_config_/i.test(key)) env[key] = value;
+	return env;
+}
+
 /** Node from the npm registry package `node` (its postinstall fetches nothing: the binary comes in a platform package). */
 async function ensureNode(nodeVersion) {
 	const folder = path.join(CACHE_ROOT, `node-${nodeVersion}`);
@@ -171,13 +183,24 @@ async function ensureNode(nodeVersion) {
 		await fsp.rm(folder, { recursive: true, force: true });
 		await fsp.mkdir(folder, { recursive: true });
 		await fsp.writeFile(path.join(folder, 'package.json'), JSON.stringify({ name: 'node-host', private: true }));
-		await run('npm', ['install', `node@${nodeVersion}`, ...NPM_FLAGS], { cwd: folder, logFile: path.join(folder, 'install.log') });
+		// The package's preinstall puts the binary in place: scripts must run here.
+		await run('npm', ['install', `node@${nodeVersion}`, '--ignore-scripts=false', ...NPM_FLAGS], {
+			cwd: folder,
+			env: npmEnv(),
+			logFile: path.join(folder, 'install.log'),
+		});
 		const version = (await run(nodeBin, ['-v'])).trim();
 		if (version !== `v${nodeVersion}`) throw new Error(`expected Node v${nodeVersion}, got ${version}`);
 		await writeMarker(folder, { node: version });
 		log(`Node ${version} ready (${seconds(started)})`);
 		return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
 	});
+}
+
+/** Headers of the Node running this script (e.g. /usr/include/node), so node-gyp need not download them. */
+function systemNodeDir() {
+	const prefix = path.resolve(path.dirname(process.execPath), '..');
+	return fs.existsSync(path.join(prefix, 'include', 'node', 'node.h')) ? prefix : undefined;
 }
 
 /**
@@ -187,10 +210,10 @@ async function ensureNode(nodeVersion) {
  */
 async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSION) {
 	const recipe = recipeFor(version);
-	const node = recipe.node ? await ensureNode(recipe.node) : { nodeBin: process.execPath, nodeDir: undefined, binDir: path.dirname(process.execPath) };
+	const node = recipe.node ? await ensureNode(recipe.node) : { nodeBin: process.execPath, nodeDir: systemNodeDir(), binDir: path.dirname(process.execPath) };
 	const folder = path.join(CACHE_ROOT, `n8n-${version}`);
 	const n8nBin = path.join(folder, 'node_modules', 'n8n', 'bin', 'n8n');
-	const env = { ...process.env, PATH: `${node.binDir}${path.delimiter}${process.env.PATH}`, ...recipe.env };
+	const env = { ...npmEnv(), PATH: `${node.binDir}${path.delimiter}${process.env.PATH}`, ...recipe.env };
 	const result = { version, folder, n8nBin, nodeBin: node.nodeBin, env };
 	if (readMarker(folder) && fs.existsSync(n8nBin)) return result;
 	return withLock(`n8n-${version}`, async () => {
@@ -211,7 +234,7 @@ async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSIO
 			log(`  npm install n8n@${version} --omit=dev --ignore-scripts (log: ${installLog})`);
 			await run('npm', ['install', '--omit=dev', '--ignore-scripts', ...NPM_FLAGS], { cwd: staging, env, logFile: installLog });
 			log(`  npm install done (${seconds(started)}); building sqlite3 for Node ${recipe.node || process.versions.node} ...`);
-			const rebuildArgs = ['rebuild', 'sqlite3', ...NPM_FLAGS];
+			const rebuildArgs = ['rebuild', 'sqlite3', '--ignore-scripts=false', ...NPM_FLAGS];
 			if (node.nodeDir) rebuildArgs.push(`--nodedir=${node.nodeDir}`);
 			await run('npm', rebuildArgs, { cwd: staging, env, logFile: path.join(staging, 'rebuild.log') });
 		} finally {
@@ -247,7 +270,7 @@ async function installPackageInto(userFolder, tgz) {
 	const pkgJson = path.join(nodesDir, 'package.json');
 	if (!fs.existsSync(pkgJson)) await fsp.writeFile(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
 	// n8n-workflow is a peer dependency that n8n provides at run time: do not install it here.
-	await run('npm', ['install', tgz, '--omit=peer', '--omit=dev', '--prefer-offline', ...NPM_FLAGS], { cwd: nodesDir });
+	await run('npm', ['install', tgz, '--omit=peer', '--omit=dev', '--prefer-offline', ...NPM_FLAGS], { cwd: nodesDir, env: npmEnv() });
 	const name = require(path.join(ROOT, 'package.json')).name;
 	const installed = path.join(nodesDir, 'node_modules', name);
 	if (!fs.existsSync(path.join(installed, 'package.json'))) throw new Error(`${name} did not install into ${nodesDir}`);

@@ -8,6 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import {
 	credentialJson,
+	exampleWorkflows,
 	headlineWorkflow,
 	pollTimesEvery,
 	runAndRenderWorkflow,
@@ -105,7 +106,9 @@ export interface SessionOptions {
 	triggerPollSeconds?: number | 'minute';
 	/** Workflows to import; all of them by default. */
 	workflows?: WorkflowJson[];
-	/** Ids of imported workflows to publish (through the REST API, once n8n is up); all by default. */
+	/** Also import the package's examples/*.json (never published); default true. */
+	examples?: boolean;
+	/** Ids of imported workflows to publish (through the REST API, once n8n is up); all of `workflows` by default. */
 	publish?: string[];
 	quiet?: boolean;
 }
@@ -120,6 +123,8 @@ export interface Session {
 	inputDir: string;
 	outputDir: string;
 	workflows: WorkflowJson[];
+	/** The imported examples/*.json. */
+	examples: WorkflowJson[];
 	timings: Record<string, number>;
 	/** Execution data of one execution (the flatted string n8n stores, parsed). */
 	execution(id: string): Promise<ExecutionDetails>;
@@ -204,9 +209,10 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		usageWorkflow(),
 		triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute')),
 	];
+	const examples = options.examples === false ? [] : exampleWorkflows();
 	await timed('import', async () => {
 		await host.importCredentials(n8n, hostOptions, [credentialJson(options.serviceUrl, options.apiKey)]);
-		await host.importWorkflows(n8n, hostOptions, workflows);
+		await host.importWorkflows(n8n, hostOptions, [...workflows, ...examples]);
 	});
 	const server = await timed('start', () => host.startN8n(n8n, hostOptions));
 	let api: RestClient;
@@ -256,6 +262,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		inputDir,
 		outputDir,
 		workflows,
+		examples,
 		timings,
 		execution,
 		executions,

@@ -83,6 +83,25 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect((creds.body as Array<{ name: string }>).map((c) => c.name)).toContain('extractionAgentsApi');
 	});
 
+	test('the package’s example workflows import, and every node in them is a type n8n knows', async () => {
+		expect(session.examples.length).toBeGreaterThan(0);
+		const nodes = await session.api.request('GET', '/types/nodes.json');
+		const known = new Set(
+			(nodes.body as Array<{ name: string; version: number | number[] }>).flatMap((t) =>
+				(Array.isArray(t.version) ? t.version : [t.version]).map((v) => `${t.name}@${v}`),
+			),
+		);
+		const unknown: string[] = [];
+		for (const example of session.examples) {
+			const stored = await session.api.get<{ name: string; nodes: Array<{ type: string; typeVersion: number }> }>(`/rest/workflows/${example.id}`);
+			expect(stored.name).toBe(example.name);
+			for (const node of stored.nodes) {
+				if (!known.has(`${node.type}@${node.typeVersion}`)) unknown.push(`${example.name}: ${node.type}@${node.typeVersion}`);
+			}
+		}
+		expect(unknown).toEqual([]);
+	});
+
 	test('(a) the credential test through n8n’s own endpoint: OK with the key, an error with a wrong one', async () => {
 		const since = emu.lastSeq;
 		const data = { apiKey: emu.keys.alice, baseUrl: emu.url };

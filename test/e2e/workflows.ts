@@ -2,6 +2,9 @@
  * Credential and workflows imported into the real n8n by the E2E suite and by `npm run demo`.
  * Node types are those of the installed community package: `<package name>.<node name>`.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
 export const PACKAGE_NAME = 'n8n-nodes-extraction-agents';
 export const ACTION_TYPE = `${PACKAGE_NAME}.extractionAgents`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.extractionAgentsTrigger`;
@@ -307,4 +310,32 @@ export function headlineWorkflow(options: { inputDir: string; outputDir: string 
 		],
 		connections,
 	);
+}
+
+/**
+ * The package's examples/*.json as imported into the demo's and the E2E suite's n8n: each gets a
+ * fixed id, and its Extraction Agents credential is the one pointing at the emulator (other
+ * services' credentials stay unset, as for a user who imports the file).
+ */
+export function exampleWorkflows(examplesDir = path.resolve(__dirname, '..', '..', 'examples')): WorkflowJson[] {
+	if (!fs.existsSync(examplesDir)) return [];
+	return fs
+		.readdirSync(examplesDir)
+		.filter((file) => file.endsWith('.json'))
+		.sort()
+		.map((file, index) => {
+			const source = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8')) as WorkflowJson & { meta?: unknown };
+			const nodes = source.nodes.map((node) =>
+				node.credentials?.extractionAgentsApi ? { ...node, credentials: { ...node.credentials, ...credentials } } : node,
+			);
+			return {
+				...source,
+				id: `eaExampleFile${String(index + 1).padStart(3, '0')}`,
+				active: false,
+				nodes,
+				settings: source.settings ?? {},
+				pinData: source.pinData ?? {},
+				tags: [],
+			};
+		});
 }
