@@ -22,13 +22,6 @@ const stale = mtime(installed) === 0 || mtime(installed) < mtime(lockfile);
 if (stale) {
 	const started = Date.now();
 	console.log('[bootstrap] node_modules is missing or older than package-lock.json: running npm ci ...');
-	try {
-		execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
-	} catch {
-		// npm ci refuses a lockfile that lacks some platform-only optional packages (an npm
-		// quirk with optional dependencies); npm install keeps the locked versions and goes on.
-		console.log('[bootstrap] npm ci failed: falling back to npm install');
-		execSync('npm install --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
-	}
+	execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 	console.log(`[bootstrap] installed in ${Math.round((Date.now() - started) / 1000)} s`);
 }

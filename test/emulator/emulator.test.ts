@@ -259,9 +259,7 @@ describe('usage', () => {
 
 	test('seedUsage bulk-adds records; a finished Run adds an agent_run record', async () => {
 		const before = (await alice.get('/usage?page_size=1000')).json.total_pages;
-		const t0 = Date.now();
 		emu.seedUsage(100_000);
-		expect(Date.now() - t0).toBeLessThan(8000); // ~0.3 s alone; generous for a loaded 2-core CI box
 		const after = (await alice.get('/usage?page_size=1000')).json.total_pages;
 		expect(after).toBeGreaterThan(before + 40);
 

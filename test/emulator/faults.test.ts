@@ -164,7 +164,7 @@ describe('injected faults', () => {
 		expect(other.requestLog[0]).toMatchObject({ fault: 'stall', status: 0 });
 		const s0 = Date.now();
 		await other.stop();
-		expect(Date.now() - s0).toBeLessThan(1000);
+		expect(Date.now() - s0).toBeLessThan(5000);
 		expect('error' in (await pending)).toBe(true);
 	});
 });

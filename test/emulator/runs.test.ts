@@ -184,10 +184,8 @@ describe('GET runs (list)', () => {
 		expect((await alice.get('/agents/3/runs')).status).toBe(404);
 	});
 
-	test('addHistoricalRuns bulk-inserts 20,000 Runs fast; paging over them', async () => {
-		const t0 = Date.now();
+	test('addHistoricalRuns bulk-inserts 20,000 Runs; paging over them', async () => {
 		const ids = emu.addHistoricalRuns(4, 20_000, { createdBefore: Date.UTC(2026, 1, 20) });
-		expect(Date.now() - t0).toBeLessThan(8000); // ~0.2 s alone; generous for a loaded 2-core CI box
 		expect(ids).toHaveLength(20_000);
 		const first = await alice.get('/agents/4/runs?page_number=0&page_size=1000');
 		expect(first.json.total_pages).toBeGreaterThanOrEqual(20);

@@ -313,7 +313,9 @@ describe('Run → Create: waiting', () => {
 			// n8n marks the execution cancelled; the node's own error says why it stopped.
 			expect(['canceled', 'error']).toContain(result.status);
 			if (result.error) expect(result.error.message).toMatch(/^The execution was cancelled while waiting for Run \d+$/);
-			expect(result.durationMs).toBeLessThan(1500 + 1000);
+			// Waits are sliced at 0.5 s, so the node returns well within a second of the cancel;
+			// the margin only absorbs a loaded CI machine.
+			expect(result.durationMs).toBeLessThan(1500 + 1500);
 		} finally {
 			ctx.emulator.knobs.runOutcome = 'success';
 		}
