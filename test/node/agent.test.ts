@@ -34,7 +34,7 @@ describe('Agent → Get', () => {
 	});
 
 	it.each([
-		['abc', 'An Agent ID is a whole number'],
+		['abc', '"abc" is not a valid Agent ID'],
 		['0', '"0" is not a valid Agent ID'],
 		['', 'Parameter "Agent" is required'],
 	])('refuses the ID %j before any request', async (value, message) => {
@@ -44,7 +44,7 @@ describe('Agent → Get', () => {
 			credentials: ctx.credentials,
 			parameters: agentOp('get', { agent: { __rl: true, mode: 'id', value } }),
 		});
-		// "abc" is caught by the picker's own validation in n8n, the rest by the node.
+		// An empty picker is n8n's own "required" check; the rest is the node's.
 		expect(result.error?.message).toContain(message);
 		expect(requestLines(ctx.emulator, seq)).toEqual([]);
 	});

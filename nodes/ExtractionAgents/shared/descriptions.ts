@@ -1,6 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** The Agent picker, used by every Agent and Run operation and by the trigger. */
+/**
+ * The Agent picker, used by every Agent and Run operation and by the trigger. The
+ * node reads and checks the ID itself (ids.ts), from an ID or from a link, instead of
+ * through the picker's `extractValue` and `validation` regexes: n8n runs those in a
+ * sandbox with a 250 ms limit that a busy machine can hit, failing the whole item.
+ */
 export const agentLocator: INodeProperties = {
 	displayName: 'Agent',
 	name: 'agent',
@@ -21,25 +26,12 @@ export const agentLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 12',
-			validation: [
-				{
-					type: 'regex',
-					properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: 'An Agent ID is a whole number' },
-				},
-			],
 		},
 		{
 			displayName: 'By URL',
 			name: 'url',
 			type: 'string',
 			placeholder: 'e.g. https://app.example.com/agents/12',
-			extractValue: { type: 'regex', regex: '/agents/([0-9]+)' },
-			validation: [
-				{
-					type: 'regex',
-					properties: { regex: '.*/agents/[0-9]+.*', errorMessage: 'The link must contain /agents/<id>' },
-				},
-			],
 		},
 	],
 };
@@ -64,19 +56,12 @@ export const runLocator: INodeProperties = {
 			name: 'id',
 			type: 'string',
 			placeholder: 'e.g. 345',
-			validation: [
-				{ type: 'regex', properties: { regex: '^\\s*[0-9]+\\s*$', errorMessage: 'A Run ID is a whole number' } },
-			],
 		},
 		{
 			displayName: 'By URL',
 			name: 'url',
 			type: 'string',
 			placeholder: 'e.g. the run_url of a Run',
-			extractValue: { type: 'regex', regex: '/runs/([0-9]+)' },
-			validation: [
-				{ type: 'regex', properties: { regex: '.*/runs/[0-9]+.*', errorMessage: 'The link must contain /runs/<id>' } },
-			],
 		},
 	],
 };
