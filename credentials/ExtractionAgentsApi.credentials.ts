@@ -6,7 +6,7 @@ import type {
 	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
-import { apiRootFromBaseUrl } from '../nodes/ExtractionAgents/shared/baseUrl';
+import { apiKeyFromCredential, apiRootFromBaseUrl } from '../nodes/ExtractionAgents/shared/baseUrl';
 
 export class ExtractionAgentsApi implements ICredentialType {
 	name = 'extractionAgentsApi';
@@ -45,18 +45,20 @@ export class ExtractionAgentsApi implements ICredentialType {
 	];
 
 	// A function rather than a generic header template so that a Base URL without
-	// http(s):// is refused with a message that says what to fix, in the credential
-	// test as well as in every node request.
+	// http(s):// or with a path, and an empty or broken API key, are refused with a
+	// message that says what to fix, in the credential test as well as in every node
+	// request, before anything is sent.
 	async authenticate(
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		apiRootFromBaseUrl(credentials.baseUrl);
+		const apiKey = apiKeyFromCredential(credentials.apiKey);
 		return {
 			...requestOptions,
 			headers: {
 				...(requestOptions.headers ?? {}),
-				Authorization: `Bearer ${String(credentials.apiKey ?? '')}`,
+				Authorization: `Bearer ${apiKey}`,
 			},
 		};
 	}
@@ -68,6 +70,7 @@ export class ExtractionAgentsApi implements ICredentialType {
 			url: '/api-keys',
 			method: 'GET',
 			qs: { page_number: 0, page_size: 1 },
+			timeout: 60_000,
 		},
 		rules: [
 			{

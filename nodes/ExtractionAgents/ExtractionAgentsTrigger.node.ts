@@ -10,6 +10,7 @@ import { listAgents } from './actions/agent/agents';
 import { listSearch } from './methods';
 import { agentLocator } from './shared/descriptions';
 import { parseResourceId } from './shared/ids';
+import { requestOptionsField } from './shared/requestOptions';
 import { fetchRun, isRunFinished, type Run } from './shared/runs';
 import { simplifyRun } from './shared/shapeRun';
 import { serviceTimestampMillis } from './shared/timestamps';
@@ -82,6 +83,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 				description:
 					'Whether to read each finished Run once more for the details only the single-Run read has: credits used, per-Prompt timings, citation regions and web citations (one extra request per Run)',
 			},
+			requestOptionsField,
 		],
 	};
 

@@ -210,6 +210,54 @@ describe('random faults and latency', () => {
 		}
 	});
 
+	test("faultTiming 'random' draws before or after per fault; a 429 is never 'after'", async () => {
+		const e = await startEmulator({ seed: 7, faultRate: 1, faultKinds: ['503', '429'], faultTiming: 'random', seedDemoData: false, logErrors: false });
+		try {
+			const c = client(e, DEMO_KEYS.alice);
+			for (let i = 0; i < 40; i++) await c.send('POST', '/api-keys', { name: `k${i}` });
+			const created = [...e.state.apiKeys.values()].filter((k) => k.name.startsWith('k')).length;
+			const faults = e.requestLog.map((r) => r.fault);
+			const n503 = faults.filter((f) => f === '503').length;
+			const n429 = faults.filter((f) => f === '429').length;
+			expect(n503).toBeGreaterThan(5);
+			expect(n429).toBeGreaterThan(5);
+			// every request got a fault; only some of the 503s ('after') were processed, never a 429
+			expect(created).toBeGreaterThan(0);
+			expect(created).toBeLessThan(n503);
+		} finally {
+			await e.stop();
+		}
+	});
+
+	test("an injected 429 with timing 'after' is still not processed", async () => {
+		const before = emu.state.apiKeys.size;
+		emu.injectFaults([{ kind: '429', timing: 'after', match: { method: 'POST' } }]);
+		expect((await alice.send('POST', '/api-keys', { name: 'never' })).status).toBe(429);
+		expect(emu.state.apiKeys.size).toBe(before);
+	});
+
+	test('missing-fields with dropFields drops exactly those fields', async () => {
+		emu.injectFaults([{ kind: 'missing-fields', match: { path: '/agents/1' }, dropFields: ['id', 'output_templates'] }]);
+		const agent = (await alice.get('/agents/1')).json;
+		expect(agent.id).toBeUndefined();
+		expect(agent.output_templates).toBeUndefined();
+		expect(agent.name).toBe('Invoices');
+		expect(agent.metadata).toBeDefined();
+	});
+
+	test('uploadBytesPerSecond makes POST runs read its body as over a slow link', async () => {
+		emu.knobs.uploadBytesPerSecond = 200_000;
+		try {
+			const t0 = Date.now();
+			const r = await alice.form('/agents/1/runs', filesForm([{ name: 'slow.pdf', content: Buffer.alloc(300_000, 1) }]));
+			expect(r.status).toBe(200);
+			expect(Date.now() - t0).toBeGreaterThanOrEqual(1300);
+			expect(emu.requestLog.at(-1)?.upload?.files[0].size).toBe(300_000);
+		} finally {
+			emu.knobs.uploadBytesPerSecond = null;
+		}
+	});
+
 	test('latencyMs delays every API answer', async () => {
 		emu.knobs.latencyMs = 150;
 		const t0 = Date.now();

@@ -13,11 +13,21 @@ export interface FaultDecision {
 	kind: InjectedFaultKind;
 	timing: FaultTiming;
 	retryAfter?: string;
+	/** 'missing-fields': which fields to drop (default: see dropFields). */
+	dropFields?: string[];
 	source: 'injected' | 'random';
 }
 
 /** Faults that need the real response, so the request is always handled first. */
 const ALWAYS_AFTER: ReadonlySet<InjectedFaultKind> = new Set(['truncated-json', 'reset-mid-response', 'missing-fields']);
+/** A 429 means the request was not processed, so it is never 'after'. */
+const ALWAYS_BEFORE: ReadonlySet<InjectedFaultKind> = new Set(['429']);
+
+function timingOf(kind: InjectedFaultKind, asked: FaultTiming): FaultTiming {
+	if (ALWAYS_AFTER.has(kind)) return 'after';
+	if (ALWAYS_BEFORE.has(kind)) return 'before';
+	return asked;
+}
 
 export function pathMatches(path: string, pattern: string | RegExp): boolean {
 	return typeof pattern === 'string' ? path.includes(pattern) : pattern.test(path);
@@ -60,7 +70,7 @@ export class FaultController {
 		if (index >= 0) {
 			const f = this.queue[index];
 			if (--f.remaining <= 0) this.queue.splice(index, 1);
-			return { kind: f.kind, timing: ALWAYS_AFTER.has(f.kind) ? 'after' : (f.timing ?? 'before'), retryAfter: f.retryAfter, source: 'injected' };
+			return { kind: f.kind, timing: timingOf(f.kind, f.timing ?? 'before'), retryAfter: f.retryAfter, dropFields: f.dropFields, source: 'injected' };
 		}
 		const { faultRate, faultKinds, faultMethods, faultPaths } = this.knobs;
 		if (!(faultRate > 0) || faultKinds.length === 0) return null;
@@ -72,7 +82,8 @@ export class FaultController {
 		}
 		if (this.rng() >= faultRate) return null;
 		const kind = faultKinds[Math.floor(this.rng() * faultKinds.length)];
-		return { kind, timing: ALWAYS_AFTER.has(kind) ? 'after' : this.knobs.faultTiming, source: 'random' };
+		const asked = this.knobs.faultTiming === 'random' ? (this.rng() < 0.5 ? 'before' : 'after') : this.knobs.faultTiming;
+		return { kind, timing: timingOf(kind, asked), source: 'random' };
 	}
 }
 
@@ -137,10 +148,14 @@ export function plainFaultResponse(
 /** Fields removed by the 'missing-fields' fault (required fields clients may rely on). */
 const DROPPABLE = ['total_pages', 'page_number', 'page_size', 'status', 'data', 'order', 'usage', 'next_cursor', 'total_events', 'run_id'];
 
-/** 'missing-fields': the JSON body with required top-level fields removed. */
-export function dropFields(value: unknown): unknown {
+/** 'missing-fields': the JSON body with required top-level fields (or the `only` ones) removed. */
+export function dropFields(value: unknown, only?: string[]): unknown {
 	if (!value || typeof value !== 'object' || Array.isArray(value)) return value;
 	const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+	if (only) {
+		for (const k of only) delete copy[k];
+		return copy;
+	}
 	const present = DROPPABLE.filter((k) => k in copy);
 	if (present.length) for (const k of present) delete copy[k];
 	else {

@@ -42,6 +42,7 @@ export { tsNaive, tsOffset, tsZulu, parseIsoMs } from './time';
 export const DEFAULT_KNOBS: EmulatorKnobs = {
 	seed: 42,
 	latencyMs: 0,
+	uploadBytesPerSecond: null,
 	faultRate: 0,
 	faultKinds: ['500', '502', '503', '504', 'reset'],
 	faultTiming: 'before',

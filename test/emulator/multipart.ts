@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { Transform, type Readable } from 'node:stream';
 import busboy from 'busboy';
 import type { ValidationIssue } from './errors';
 import type { UploadInfo, UploadedFileInfo } from './types';
@@ -17,6 +18,25 @@ export interface UploadLimits {
 	maxFiles: number;
 	maxFileSize: number;
 	keepBytesUnder: number;
+	/** Read the body at most this fast (a slow link); null or absent = as fast as it comes. */
+	bytesPerSecond?: number | null;
+}
+
+/**
+ * Passes chunks on no faster than `bytesPerSecond`: with backpressure, the client's
+ * upload takes about size / rate seconds, as over a slow link.
+ */
+function throttle(bytesPerSecond: number): Transform {
+	const started = Date.now();
+	let passed = 0;
+	return new Transform({
+		transform(chunk: Buffer, _encoding, callback) {
+			passed += chunk.length;
+			const due = started + (passed / bytesPerSecond) * 1000;
+			const wait = Math.max(0, due - Date.now());
+			setTimeout(() => callback(null, chunk), wait).unref();
+		},
+	});
 }
 
 export type UploadResult =
@@ -66,6 +86,15 @@ export function parseUpload(req: IncomingMessage, limits: UploadLimits, upload: 
 			return;
 		}
 
+		const rate = limits.bytesPerSecond;
+		const slowLink = rate && rate > 0 ? throttle(rate) : undefined;
+		const source: Readable = slowLink ? req.pipe(slowLink) : req;
+		/** Stops feeding the parser, leaving the rest of the body to the caller. */
+		const detach = (): void => {
+			source.unpipe(parser);
+			if (slowLink) req.unpipe(slowLink);
+		};
+
 		let settled = false;
 		let parserFinished = false;
 		let pendingFiles = 0;
@@ -75,7 +104,7 @@ export function parseUpload(req: IncomingMessage, limits: UploadLimits, upload: 
 			if (settled) return;
 			settled = true;
 			cleanup();
-			if (result.kind !== 'ok' && !('bodyComplete' in result && result.bodyComplete)) req.unpipe(parser);
+			if (result.kind !== 'ok' && !('bodyComplete' in result && result.bodyComplete)) detach();
 			resolve(result);
 		};
 		const maybeDone = (): void => {
@@ -85,7 +114,7 @@ export function parseUpload(req: IncomingMessage, limits: UploadLimits, upload: 
 			if (settled) return;
 			settled = true;
 			cleanup();
-			req.unpipe(parser);
+			detach();
 			parser.destroy();
 			reject(new ClientGoneError());
 		};
@@ -170,7 +199,7 @@ export function parseUpload(req: IncomingMessage, limits: UploadLimits, upload: 
 			finish({ kind: 'malformed', message: err.message, bodyComplete: req.complete });
 		});
 
-		req.pipe(parser);
+		source.pipe(parser);
 	});
 }
 

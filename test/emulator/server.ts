@@ -211,7 +211,7 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 				return;
 			}
 			case 'missing-fields':
-				if (response && response.json !== undefined) send(req, res, entry, { ...response, json: dropFields(response.json) });
+				if (response && response.json !== undefined) send(req, res, entry, { ...response, json: dropFields(response.json, fault.dropFields) });
 				else if (response) send(req, res, entry, response);
 				return;
 			case 'reset-mid-response': {

@@ -24,7 +24,8 @@ export type InjectedFaultKind = FaultKind | 'missing-fields';
 /**
  * 'before': the fault replaces the request before the service handles it (nothing changes).
  * 'after': the service handles the request (e.g. the Run IS created), then the client sees the fault.
- * Faults that need the real response ('truncated-json', 'reset-mid-response', 'missing-fields') are always 'after'.
+ * Faults that need the real response ('truncated-json', 'reset-mid-response', 'missing-fields') are always 'after';
+ * a '429' is always 'before' (a rate-limited request is not processed: that is what 429 promises).
  */
 export type FaultTiming = 'before' | 'after';
 
@@ -49,6 +50,11 @@ export interface EmulatorKnobs {
 	seed: number;
 	/** Delay added before every API request is handled. */
 	latencyMs: number;
+	/**
+	 * A slow link for uploads: POST runs reads its body at most this many bytes a second
+	 * (null = as fast as the client sends). The client's upload then takes size / rate seconds.
+	 */
+	uploadBytesPerSecond: number | null;
 	/** Fraction (0..1) of requests that get a fault drawn from faultKinds (deterministic from seed). */
 	faultRate: number;
 	faultKinds: FaultKind[];
@@ -56,8 +62,8 @@ export interface EmulatorKnobs {
 	faultMethods?: string[];
 	/** Only paths matching one of these get random faults (string = substring of the path). */
 	faultPaths?: Array<string | RegExp>;
-	/** Timing of random faults; see FaultTiming. */
-	faultTiming: FaultTiming;
+	/** Timing of random faults; see FaultTiming. 'random': each fault draws 'before' or 'after' (from the seed). */
+	faultTiming: FaultTiming | 'random';
 	/** Order of Runs in GET runs (gap 7: not promised). */
 	listOrder: ListOrder;
 	/** Shape of `runs` in GET runs (gap 8: array of arrays by default). */
@@ -297,6 +303,8 @@ export interface InjectedFault {
 	kind: InjectedFaultKind;
 	/** Retry-After value for '429' (default: 1 second in the retryAfterStyle). */
 	retryAfter?: string;
+	/** For 'missing-fields': the top-level fields to drop (default: the usual required ones, see faults.ts). */
+	dropFields?: string[];
 	timing?: FaultTiming;
 	/** How many matching requests get it (default 1). */
 	times?: number;

@@ -3,11 +3,16 @@ export const API_PREFIX = '/api/v1/client';
 
 export class InvalidBaseUrlError extends Error {}
 
+export class InvalidApiKeyError extends Error {}
+
 /**
  * Turns the credential's Base URL into the API root (`https://host/api/v1/client`).
  * Trailing slashes are tolerated, and so is a Base URL that already ends with the API
- * prefix (people paste it from the API docs). A value without http(s):// is refused:
- * n8n would otherwise send it as a relative URL and fail with an unhelpful message.
+ * prefix (people paste it from the API docs). Everything else is refused here, before
+ * any request: a value without http(s):// (n8n would send it as a relative URL and fail
+ * with an unhelpful message), and a value with another path, a query or a fragment
+ * (usually a web-app link pasted by mistake; the service would answer 404 to every
+ * request, which reads like "Agent not found").
  */
 export function apiRootFromBaseUrl(baseUrl: unknown): string {
 	const raw = typeof baseUrl === 'string' ? baseUrl.trim() : '';
@@ -21,7 +26,37 @@ export function apiRootFromBaseUrl(baseUrl: unknown): string {
 			`The Base URL "${raw}" in the Extraction Agents credential must start with http:// or https:// (e.g. https://${raw.replace(/^[a-z]+:\/*/i, '')})`,
 		);
 	}
-	let root = raw.replace(/\/+$/, '');
-	if (root.toLowerCase().endsWith(API_PREFIX)) root = root.slice(0, -API_PREFIX.length);
-	return `${root}${API_PREFIX}`;
+	if (!URL.canParse(raw)) {
+		throw new InvalidBaseUrlError(
+			`The Base URL "${raw}" in the Extraction Agents credential is not a valid address (e.g. https://extraction.example.com)`,
+		);
+	}
+	const url = new URL(raw);
+	let path = url.pathname.replace(/\/+$/, '');
+	if (path.toLowerCase() === API_PREFIX) path = '';
+	if (path !== '' || url.search !== '' || url.hash !== '') {
+		throw new InvalidBaseUrlError(
+			`The Base URL "${raw}" in the Extraction Agents credential must be the service address alone, without a path or query: enter ${url.origin}`,
+		);
+	}
+	return `${url.origin}${API_PREFIX}`;
+}
+
+/**
+ * The API key as sent in the Authorization header. Spaces or line breaks around it
+ * (a copy-paste artefact) are dropped; an empty key, or one with spaces or line breaks
+ * inside, is refused before any request (inside an HTTP header it would fail with a
+ * confusing network error). The message never repeats the key.
+ */
+export function apiKeyFromCredential(apiKey: unknown): string {
+	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
+	if (key === '') {
+		throw new InvalidApiKeyError('The API key in the Extraction Agents credential is empty: paste the key from the web app');
+	}
+	if (/\s/.test(key)) {
+		throw new InvalidApiKeyError(
+			'The API key in the Extraction Agents credential contains spaces or line breaks: paste the key again, as one piece',
+		);
+	}
+	return key;
 }

@@ -2,10 +2,22 @@ import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { describeSubject, type RequestSubject } from './subjects';
 
-/** A response the service refused, or a request that never got a response. */
+interface FailureBase {
+	method: string;
+	/** Retries already made (attempts after the first). */
+	retries: number;
+	/** Whether the transport may repeat this request (retry.ts). */
+	idempotent: boolean;
+}
+
+/**
+ * A response the service refused, a 2xx whose body is not the JSON it should be
+ * (cut off, or a proxy's HTML page), or a request that never got a response.
+ */
 export type RequestFailure =
-	| { kind: 'http'; status: number; body: unknown; method: string; retries: number }
-	| { kind: 'network'; code: string; method: string; retries: number; timeoutMs?: number };
+	| (FailureBase & { kind: 'http'; status: number; body: unknown })
+	| (FailureBase & { kind: 'malformed'; status: number; body: unknown })
+	| (FailureBase & { kind: 'network'; code: string; timeoutMs?: number });
 
 const MAX_DETAIL_LINES = 20;
 
@@ -111,28 +123,48 @@ function mapHttpFailure(
 			};
 		default:
 			if (failure.status >= 500) {
-				const unsafe = !['GET', 'DELETE'].includes(failure.method) && failure.retries === 0;
 				return {
 					message: `The Extraction Agents service failed (${failure.status})`,
-					description: unsafe
+					description: !failure.idempotent
 						? `This request is not repeated automatically, because repeating it could create a duplicate. Check whether it took effect (e.g. list the Agent's Runs) before running the item again. ${said}`
-						: `Retried ${failure.retries} time(s). Try again later. ${said}`,
+						: failure.retries > 0
+							? `Retried ${failure.retries} time(s). Try again later. ${said}`
+							: `A ${failure.status} is an error inside the service, so it is not retried. Try again later. ${said}`,
 				};
 			}
 			return { message: `The service answered ${failure.status}`, description: said };
 	}
 }
 
+/** What the transport did about a failure it cannot see the outcome of. */
+function repeatNote(failure: RequestFailure): string {
+	if (!failure.idempotent) {
+		return ' The request was not repeated automatically, because repeating it could create a duplicate: check whether it took effect before running the item again.';
+	}
+	return failure.retries > 0 ? ` Retried ${failure.retries} time(s).` : '';
+}
+
+/** Values of secret-looking JSON fields (a new API key's `api_key`, tokens) in a cut-off answer. */
+const SECRET_FIELDS = /("(?:api_key|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|authorization|password)"\s*:\s*")[^"]*("?)/gi;
+
+/** A 2xx whose body is not JSON: cut off mid-way, or a proxy's or maintenance page. */
+function mapMalformedFailure(failure: Extract<RequestFailure, { kind: 'malformed' }>): MappedError {
+	const text = (Buffer.isBuffer(failure.body) ? failure.body.toString('utf8') : String(failure.body ?? ''))
+		.replace(SECRET_FIELDS, '$1[hidden]$2')
+		.replace(/\s+/g, ' ')
+		.trim();
+	const shown = text.length > 120 ? `${text.slice(0, 117)}...` : text;
+	return {
+		message: 'Unexpected answer from the service: the response is not valid JSON',
+		description: `The answer (${failure.status}) was cut off, or is not from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL points at the Extraction Agents service. The answer starts with: ${shown}`,
+	};
+}
+
 function mapNetworkFailure(
 	failure: Extract<RequestFailure, { kind: 'network' }>,
 	apiRoot: string,
 ): MappedError {
-	const notRepeated =
-		failure.retries === 0 && !['GET', 'DELETE'].includes(failure.method)
-			? ' The request was not repeated automatically, because repeating it could create a duplicate: check whether it took effect before running the item again.'
-			: failure.retries > 0
-				? ` Retried ${failure.retries} time(s).`
-				: '';
+	const notRepeated = repeatNote(failure);
 	switch (failure.code) {
 		case 'ECONNREFUSED':
 		case 'ENOTFOUND':
@@ -169,12 +201,18 @@ export function toNodeApiError(
 	itemIndex?: number,
 ): NodeApiError {
 	const mapped =
-		failure.kind === 'http' ? mapHttpFailure(failure, subject) : mapNetworkFailure(failure, apiRoot);
+		failure.kind === 'http'
+			? mapHttpFailure(failure, subject)
+			: failure.kind === 'malformed'
+				? mapMalformedFailure(failure)
+				: mapNetworkFailure(failure, apiRoot);
 	const errorResponse: JsonObject = {
 		message: mapped.message,
 		...(failure.kind === 'http'
 			? { httpCode: String(failure.status), detail: serviceDetail(failure.body) }
-			: { networkCode: failure.code }),
+			: failure.kind === 'malformed'
+				? { responseStatus: String(failure.status) }
+				: { networkCode: failure.code }),
 	};
 	return new NodeApiError(node, errorResponse, {
 		message: mapped.message,

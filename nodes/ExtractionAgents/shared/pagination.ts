@@ -1,5 +1,6 @@
-import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { unexpectedAnswer } from './answers';
 import { serviceRequest, type ServiceContext } from './transport';
 import type { RequestSubject } from './subjects';
 
@@ -12,22 +13,33 @@ export interface ListLimit {
 }
 
 function malformed(context: ServiceContext, what: string, itemIndex?: number): NodeApiError {
-	return new NodeApiError(
-		context.getNode(),
-		{ message: `Unexpected answer from the service for ${what}` },
-		{
-			message: `Unexpected answer from the service for ${what}`,
-			description: 'The response did not have the expected fields. Check that the Base URL points at the Extraction Agents service.',
+	return unexpectedAnswer(context, what, 'The response did not have the expected list in it.', { itemIndex });
+}
+
+/**
+ * "Return All" and "Limit" of a Get Many operation. The editor allows a Limit of 1 or
+ * more only, but an expression can give anything: 0, a negative or a fractional number
+ * is refused here, before any request (it would otherwise silently return nothing).
+ */
+export function listLimitParameters(context: IExecuteFunctions, itemIndex: number): ListLimit {
+	const returnAll = context.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	if (returnAll) return { returnAll: true, limit: Infinity };
+	const limit = context.getNodeParameter('limit', itemIndex, 50) as number;
+	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+		throw new NodeOperationError(context.getNode(), `Limit must be a whole number of 1 or more, not "${String(limit)}"`, {
+			description: 'Set Limit to how many results you want (e.g. 50), or turn on Return All.',
 			itemIndex,
-		},
-	);
+		});
+	}
+	return { returnAll: false, limit };
 }
 
 /**
  * The page-number paginator for every paged list (Agents, Runs, API keys, usage).
  * `pickItems` takes one page's body and returns its elements (and tolerates the shape
  * variants gaps.md names, e.g. a bare array of Agents). Pages are read until enough
- * items are collected or `total_pages` says there are no more.
+ * items are collected or `total_pages` says there are no more; a page without
+ * `total_pages` is followed by the next one while it is full, so nothing is cut off.
  */
 export async function listAllPages<T = IDataObject>(
 	context: ServiceContext,
@@ -49,8 +61,10 @@ export async function listAllPages<T = IDataObject>(
 		const items = pickItems(body);
 		if (!items) throw malformed(context, request.what, request.itemIndex);
 		collected.push(...items.slice(0, wanted - collected.length));
-		const totalPages = Array.isArray(body) ? 1 : Number((body as IDataObject)?.total_pages);
-		const lastPage = !Number.isFinite(totalPages) || pageNumber + 1 >= totalPages;
+		if (Array.isArray(body)) break;
+		const rawTotal = (body as IDataObject)?.total_pages;
+		const totalPages = rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal);
+		const lastPage = Number.isFinite(totalPages) ? pageNumber + 1 >= totalPages : items.length < pageSize;
 		if (items.length === 0 || lastPage) break;
 	}
 	return collected;

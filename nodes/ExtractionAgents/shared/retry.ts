@@ -1,8 +1,8 @@
 import type { IHttpRequestMethods } from 'n8n-workflow';
 
 /**
- * Whether repeating a request after an unclear outcome (a 5xx or a dropped
- * connection) is safe. POSTs that create things (Runs, API keys, copies) are not: the
+ * Whether repeating a request after an unclear outcome (a 5xx, a dropped connection,
+ * a timeout or an answer cut off) is safe. POSTs that create things (Runs, API keys, copies) are not: the
  * service may have done the work before failing, and a retry would duplicate it.
  * The access-log query is a PUT that only reads, so it is.
  */
@@ -11,7 +11,7 @@ export type Idempotency = 'idempotent' | 'creates';
 export const RETRY_LIMITS = {
 	/** Attempts after the first, for 429 (the service did not process the request). */
 	rateLimitedRetries: 5,
-	/** Attempts after the first, for 502/503/504 and dropped connections. */
+	/** Attempts after the first, for 502/503/504, dropped connections, timeouts and bodies cut off. */
 	transientRetries: 3,
 	/** Longest wait the nodes accept from Retry-After before retrying anyway. */
 	maxRetryAfterMs: 60_000,
@@ -27,6 +27,8 @@ const TRANSIENT_NETWORK_CODES = new Set([
 	'ESOCKETTIMEDOUT',
 	'ECONNREFUSED',
 	'ERR_STREAM_PREMATURE_CLOSE',
+	// axios: the answer's body stopped mid-way (the connection dropped while it came in).
+	'ERR_BAD_RESPONSE',
 	'EAI_AGAIN',
 ]);
 
@@ -59,6 +61,8 @@ export interface RetryQuestion {
 	status?: number;
 	retryAfterHeader?: unknown;
 	networkCode?: string;
+	/** A 2xx whose body is not the JSON it should be (cut off, or a proxy's page). */
+	malformedBody?: boolean;
 }
 
 /** How long to wait before repeating a failed request, or undefined to give up. */
@@ -69,6 +73,7 @@ export function retryDelayMs(question: RetryQuestion): number | undefined {
 		return Math.min(asked ?? backoffMs(question.retries), RETRY_LIMITS.maxRetryAfterMs);
 	}
 	const transient =
+		question.malformedBody === true ||
 		(question.status !== undefined && TRANSIENT_STATUSES.has(question.status)) ||
 		(question.networkCode !== undefined && TRANSIENT_NETWORK_CODES.has(question.networkCode));
 	if (!transient) return undefined;

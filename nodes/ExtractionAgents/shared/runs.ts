@@ -37,21 +37,38 @@ export function flattenRunList(body: unknown): Run[] | undefined {
 	return (runs as unknown[]).flat(2).filter((run): run is Run => !!run && typeof run === 'object');
 }
 
-/** Checks a Run body has the fields the nodes rely on; a 200 without them is an error. */
-export function asRun(context: ServiceContext, body: unknown, itemIndex?: number): Run {
+/**
+ * Checks a Run body has the fields the nodes rely on; a 200 without them is an error.
+ * `created`: the body answers the POST that created the Run, which is not repeated.
+ */
+export function asRun(context: ServiceContext, body: unknown, itemIndex?: number, options: { created?: boolean } = {}): Run {
 	const run = body as Run;
-	if (!run || typeof run !== 'object' || run.run_id === undefined || typeof run.status !== 'string') {
+	if (!run || typeof run !== 'object' || run.run_id === undefined || run.run_id === null || typeof run.status !== 'string') {
 		throw new NodeApiError(
 			context.getNode(),
 			{ message: 'Unexpected answer from the service: no Run in the response' },
 			{
 				message: 'Unexpected answer from the service: no Run in the response',
-				description: 'The response lacked run_id or status. Check that the Base URL points at the Extraction Agents service, then try again.',
+				description: options.created
+					? 'The response lacked run_id or status, so the Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent\'s Runs (Run → Get Many) before running the item again.'
+					: 'The response lacked run_id or status. Check that the Base URL points at the Extraction Agents service, then try again.',
 				itemIndex,
 			},
 		);
 	}
 	return run;
+}
+
+/**
+ * Whether a failed check on a Run being waited for is worth checking again: the
+ * service or the network had a moment (5xx, 429 beyond its retries, a timeout, a
+ * dropped connection, an answer cut off). A 4xx such as 401 or 404 (the Run was
+ * deleted) and a cancelled execution end the wait at once.
+ */
+function isPassingFailure(error: unknown): boolean {
+	if (!(error instanceof NodeApiError)) return false;
+	const status = Number(error.httpCode);
+	return !error.httpCode || status === 429 || status >= 500;
 }
 
 export async function fetchRun(
@@ -88,14 +105,16 @@ export async function waitForRunToFinish(
 	const signal = context.getExecutionCancelSignal?.();
 	let current = run;
 	let delay = WAIT_BACKOFF.firstMs;
+	let lastFailure: Error | undefined;
 	while (!isRunFinished(current)) {
 		const remaining = deadline - Date.now();
 		if (remaining <= 0) {
+			const lastCheck = lastFailure ? ` The last check of the Run failed: ${lastFailure.message}.` : '';
 			throw new NodeOperationError(
 				context.getNode(),
 				`Run ${runId} did not finish within ${formatDuration(options.timeoutMs)}`,
 				{
-					description: `The Run is still ${current.status} and will finish on the service${current.run_url ? ` (${current.run_url})` : ''}. Fetch it later with Run → Get (Agent ${agentId}, Run ${runId}), use the Extraction Agents Trigger, or raise Timeout.`,
+					description: `The Run is still ${current.status} and will finish on the service${current.run_url ? ` (${current.run_url})` : ''}. Fetch it later with Run → Get (Agent ${agentId}, Run ${runId}), use the Extraction Agents Trigger, or raise Timeout.${lastCheck}`,
 					itemIndex: options.itemIndex,
 				},
 			);
@@ -109,7 +128,19 @@ export async function waitForRunToFinish(
 			);
 		}
 		delay = Math.min(delay * WAIT_BACKOFF.factor, WAIT_BACKOFF.maxMs);
-		current = await fetchRun(context, agentId, runId, options.itemIndex);
+		// The Run exists: a check that fails for a passing reason (after the transport's
+		// own retries) is not a reason to give up on it, only to check again later.
+		const check = await fetchRun(context, agentId, runId, options.itemIndex).then(
+			(fetched) => ({ fetched, failure: undefined }),
+			(failure: unknown) => ({ fetched: undefined, failure }),
+		);
+		if (check.fetched) {
+			current = check.fetched;
+			lastFailure = undefined;
+		} else {
+			if (!isPassingFailure(check.failure)) throw check.failure;
+			lastFailure = check.failure as Error;
+		}
 	}
 	return current;
 }

@@ -8,20 +8,18 @@ import type {
 	IPollFunctions,
 } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { apiRootFromBaseUrl, InvalidBaseUrlError } from './baseUrl';
+import { apiKeyFromCredential, apiRootFromBaseUrl } from './baseUrl';
 import { sleepUnlessCancelled } from './cancellation';
 import { toNodeApiError, type RequestFailure } from './errors';
 import type { MultipartBody } from './multipart';
-import { retryDelayMs, type Idempotency } from './retry';
+import { requestTimeoutMs } from './requestOptions';
+import { isIdempotent, retryDelayMs, type Idempotency } from './retry';
 import type { RequestSubject } from './subjects';
 
 export const CREDENTIAL_TYPE = 'extractionAgentsApi';
 
 /** Every n8n context the nodes send requests from. */
 export type ServiceContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
-
-/** Applies to each attempt; an upload that keeps sending bytes never hits it. */
-export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
 
 export interface ServiceRequest {
 	method: IHttpRequestMethods;
@@ -34,6 +32,10 @@ export interface ServiceRequest {
 	subject?: RequestSubject;
 	/** Binary downloads (templated output). */
 	binaryResponse?: boolean;
+	/**
+	 * Per attempt. Left unset, it comes from the node's "Request Timeout" option (60 s
+	 * by default) plus 1 s per MB of an upload: see requestOptions.ts.
+	 */
 	timeoutMs?: number;
 	itemIndex?: number;
 }
@@ -51,16 +53,31 @@ function cancelSignalOf(context: ServiceContext): AbortSignal | undefined {
 		: undefined;
 }
 
+/**
+ * The API root from the credential, which is checked here so that a Base URL or an
+ * API key that cannot work is refused before any request (the credential's own
+ * authenticate checks the same for n8n's credential test).
+ */
 export async function resolveApiRoot(context: ServiceContext, itemIndex?: number): Promise<string> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
+	let apiRoot: string;
 	try {
-		return apiRootFromBaseUrl(credentials.baseUrl);
+		apiRoot = apiRootFromBaseUrl(credentials.baseUrl);
 	} catch (error) {
-		throw new NodeOperationError(context.getNode(), (error as InvalidBaseUrlError).message, {
+		throw new NodeOperationError(context.getNode(), (error as Error).message, {
 			description: 'Open the Extraction Agents credential and correct its Base URL.',
 			itemIndex,
 		});
 	}
+	try {
+		apiKeyFromCredential(credentials.apiKey);
+	} catch (error) {
+		throw new NodeOperationError(context.getNode(), (error as Error).message, {
+			description: 'Open the Extraction Agents credential and paste the API key again (Settings → API keys in the web app).',
+			itemIndex,
+		});
+	}
+	return apiRoot;
 }
 
 function networkCodeOf(error: unknown): string {
@@ -90,8 +107,11 @@ export async function serviceRequest<T = unknown>(
 ): Promise<ServiceResponse<T>> {
 	const apiRoot = await resolveApiRoot(context, request.itemIndex);
 	const signal = cancelSignalOf(context);
-	const timeoutMs = request.timeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
 	const isUpload = request.body !== undefined && 'stream' in (request.body as object);
+	const timeoutMs =
+		request.timeoutMs ??
+		requestTimeoutMs(context, request.itemIndex, isUpload ? (request.body as MultipartBody).size : 0);
+	const idempotent = isIdempotent(request.method, request.idempotency);
 
 	for (let retries = 0; ; retries++) {
 		if (signal?.aborted) throw cancelledError(context, request.itemIndex);
@@ -119,6 +139,7 @@ export async function serviceRequest<T = unknown>(
 
 		let failure: RequestFailure;
 		let retryAfterHeader: unknown;
+		const attempt = { method: request.method, retries, idempotent };
 		try {
 			const response = (await context.helpers.httpRequestWithAuthentication.call(
 				context,
@@ -127,23 +148,22 @@ export async function serviceRequest<T = unknown>(
 			)) as IN8nHttpFullResponse;
 			const body = isUpload ? parseJsonBody(response.body) : response.body;
 			if (response.statusCode < 400) {
-				return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
+				if (request.binaryResponse || isJsonOrEmpty(body)) {
+					return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
+				}
+				// The HTTP client hands a body that does not parse as JSON over as text.
+				failure = { kind: 'malformed', status: response.statusCode, body, ...attempt };
+			} else {
+				failure = { kind: 'http', status: response.statusCode, body, ...attempt };
+				retryAfterHeader = (response.headers as Record<string, unknown>)['retry-after'];
 			}
-			failure = { kind: 'http', status: response.statusCode, body, method: request.method, retries };
-			retryAfterHeader = (response.headers as Record<string, unknown>)['retry-after'];
 		} catch (error) {
 			if (signal?.aborted) throw cancelledError(context, request.itemIndex);
 			if (error instanceof NodeOperationError && !(error instanceof NodeApiError)) {
 				// Not a failed request (e.g. the node has no credential set): nothing to retry.
 				throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
 			}
-			failure = {
-				kind: 'network',
-				code: networkCodeOf(error),
-				method: request.method,
-				retries,
-				timeoutMs,
-			};
+			failure = { kind: 'network', code: networkCodeOf(error), timeoutMs, ...attempt };
 		}
 
 		const delay = retryDelayMs({
@@ -152,6 +172,7 @@ export async function serviceRequest<T = unknown>(
 			retries,
 			status: failure.kind === 'http' ? failure.status : undefined,
 			networkCode: failure.kind === 'network' ? failure.code : undefined,
+			malformedBody: failure.kind === 'malformed',
 			retryAfterHeader,
 		});
 		if (delay === undefined) {
@@ -159,6 +180,17 @@ export async function serviceRequest<T = unknown>(
 		}
 		if (!(await sleepUnlessCancelled(delay, signal))) throw cancelledError(context, request.itemIndex);
 	}
+}
+
+/**
+ * A JSON answer arrives parsed (an object or an array); one that did not parse arrives
+ * as text. An empty body is fine (e.g. 204 of a DELETE).
+ */
+function isJsonOrEmpty(body: unknown): boolean {
+	if (body === undefined || body === null) return true;
+	if (typeof body === 'string') return body.trim() === '';
+	if (Buffer.isBuffer(body)) return body.length === 0;
+	return typeof body === 'object' || typeof body === 'number' || typeof body === 'boolean';
 }
 
 /** The upload is sent without `json: true` (it is not JSON), so its answer arrives as text. */

@@ -1,5 +1,6 @@
 import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+import { unexpectedAnswer } from '../shared/answers';
 import { MAX_PAGE_SIZE } from '../shared/pagination';
 import { fetchRun, flattenRunList, isRunFinished, type Run } from '../shared/runs';
 import { serviceTimestampMillis } from '../shared/timestamps';
@@ -39,18 +40,16 @@ async function fetchRunPage(
 		subject: { agentId },
 	});
 	const runs = flattenRunList(body);
-	if (!runs) {
-		throw new NodeApiError(
-			context.getNode(),
-			{ message: `Unexpected answer from the service for the Runs of Agent ${agentId}` },
-			{
-				message: `Unexpected answer from the service for the Runs of Agent ${agentId}`,
-				description: 'The response had no "runs" list. Check that the Base URL points at the Extraction Agents service.',
-			},
-		);
+	if (!runs) throw unexpectedAnswer(context, `the Runs of Agent ${agentId}`, 'The response had no "runs" list.');
+	if (Array.isArray(body)) return { runs, totalPages: 1 };
+	// Without total_pages the trigger cannot tell whether Runs are on further pages; it
+	// fails the poll (the next poll tries again) rather than risk missing a Run.
+	const rawTotal = (body as IDataObject).total_pages;
+	const totalPages = rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal);
+	if (!Number.isFinite(totalPages)) {
+		throw unexpectedAnswer(context, `the Runs of Agent ${agentId}`, 'The response lacked total_pages.');
 	}
-	const totalPages = Array.isArray(body) ? 1 : Number((body as IDataObject).total_pages);
-	return { runs, totalPages: Number.isFinite(totalPages) ? totalPages : 1 };
+	return { runs, totalPages };
 }
 
 const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;

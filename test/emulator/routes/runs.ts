@@ -43,8 +43,12 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 	const agent = requireAgent(ctx);
 	const upload = newUploadInfo(ctx.req);
 	ctx.log.upload = upload;
-	const { maxFiles, maxFileSize, keepUploadBytesUnder } = ctx.knobs;
-	const result = await parseUpload(ctx.req, { maxFiles, maxFileSize, keepBytesUnder: keepUploadBytesUnder }, upload);
+	const { maxFiles, maxFileSize, keepUploadBytesUnder, uploadBytesPerSecond } = ctx.knobs;
+	const result = await parseUpload(
+		ctx.req,
+		{ maxFiles, maxFileSize, keepBytesUnder: keepUploadBytesUnder, bytesPerSecond: uploadBytesPerSecond },
+		upload,
+	);
 	if (result.kind === 'malformed') throw new ApiError(400, { detail: 'There was an error parsing the body' });
 	if (result.kind === 'invalid') throw validationError(result.issues);
 

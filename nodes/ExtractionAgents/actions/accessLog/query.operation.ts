@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../shared/descriptions';
-import { listAllByCursor } from '../../shared/pagination';
+import { listAllByCursor, listLimitParameters } from '../../shared/pagination';
 import { commaList, userDateToIso } from '../dates';
 
 const properties: INodeProperties[] = [
@@ -73,8 +73,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			itemIndex,
 		});
 	}
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const users = commaList(filters.users);
 	const clientIps = commaList(filters.clientIps);

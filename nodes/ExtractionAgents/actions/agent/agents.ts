@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { requireFields } from '../../shared/answers';
 import { itemsUnder, listAllPages, type ListLimit } from '../../shared/pagination';
 import { serviceRequest, type ServiceContext } from '../../shared/transport';
 
@@ -16,18 +16,7 @@ export async function fetchAgent(context: ServiceContext, agentId: number, itemI
 		subject: { agentId },
 		itemIndex,
 	});
-	if (!body || typeof body !== 'object' || body.id === undefined) {
-		throw new NodeApiError(
-			context.getNode(),
-			{ message: `Unexpected answer from the service for Agent ${agentId}` },
-			{
-				message: `Unexpected answer from the service for Agent ${agentId}`,
-				description: 'The response had no Agent in it. Check that the Base URL points at the Extraction Agents service.',
-				itemIndex,
-			},
-		);
-	}
-	return body;
+	return requireFields(context, body, ['id'], `Agent ${agentId}`, { itemIndex }) as Agent;
 }
 
 /** GET /agents is paged like the other lists (gaps.md #4); a bare array is tolerated. */

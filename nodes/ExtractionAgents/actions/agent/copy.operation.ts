@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { requireFields } from '../../shared/answers';
 import { agentLocator } from '../../shared/descriptions';
 import { agentIdParameter } from '../../shared/ids';
 import { serviceRequest } from '../../shared/transport';
@@ -39,5 +40,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		subject: { agentId },
 		itemIndex,
 	});
-	return [{ json: body }];
+	const copy = requireFields(this, body, ['id'], `the copy of Agent ${agentId}`, {
+		itemIndex,
+		afterCreate:
+			'The copy may have been made all the same, and the request was not repeated: look for it in the Agent list before running the item again.',
+	});
+	return [{ json: copy }];
 }

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../shared/descriptions';
+import { listLimitParameters } from '../../shared/pagination';
 import { listAgents } from './agents';
 
 const properties: INodeProperties[] = [
@@ -29,8 +30,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const nameFilter = String(
 		(this.getNodeParameter('filters', itemIndex, {}) as { name?: string }).name ?? '',
 	)

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { requireFields } from '../../shared/answers';
 import { agentLocator } from '../../shared/descriptions';
 import { agentIdParameter } from '../../shared/ids';
 import { serviceRequest } from '../../shared/transport';
@@ -140,5 +141,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		subject: { agentId },
 		itemIndex,
 	});
-	return [{ json: body }];
+	return [{ json: requireFields(this, body, ['id'], `Agent ${agentId}`, { itemIndex }) }];
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { requireFields } from '../../shared/answers';
 import { serviceRequest } from '../../shared/transport';
 import { userDateToIso } from '../dates';
 
@@ -32,9 +33,9 @@ export const description = updateDisplayOptions({ show: { resource: ['apiKey'], 
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
-	if (name === '') {
-		throw new NodeOperationError(this.getNode(), 'Name is empty', {
-			description: 'Give the API key a name, so you can tell it apart later.',
+	if (name === '' || name.length > 255) {
+		throw new NodeOperationError(this.getNode(), name === '' ? 'Name is empty' : `Name is ${name.length} characters long`, {
+			description: 'Give the API key a name of 1 to 255 characters, so you can tell it apart later.',
 			itemIndex,
 		});
 	}
@@ -52,5 +53,10 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body: { name, ...(expiresAt ? { expires_at: expiresAt } : {}) },
 		itemIndex,
 	});
-	return [{ json: body }];
+	const key = requireFields(this, body, ['id', 'api_key'], 'the new API key', {
+		itemIndex,
+		afterCreate:
+			'The key may have been created without its secret reaching n8n, and the request was not repeated: list your keys (API Key → Get Many) and delete the new one, then run the item again.',
+	});
+	return [{ json: key }];
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
+import { requireFields } from '../../shared/answers';
 import { serviceRequest } from '../../shared/transport';
 import { apiKeyIdParameter, apiKeyIdField } from './apiKeys';
 
@@ -15,5 +16,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		subject: { apiKeyId },
 		itemIndex,
 	});
-	return [{ json: body }];
+	return [{ json: requireFields(this, body, ['id'], `API key "${apiKeyId}"`, { itemIndex }) }];
 }

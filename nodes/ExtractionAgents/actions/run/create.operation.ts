@@ -90,7 +90,7 @@ function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: numbe
 		});
 	}
 	if (parsed.toMillis() <= Date.now()) {
-		throw new NodeOperationError(context.getNode(), `Due Date ${parsed.toISO()} is in the past`, {
+		throw new NodeOperationError(context.getNode(), `Due Date ${parsed.toUTC().toISO()} is in the past`, {
 			description: 'Set a due date in the future, or leave it empty.',
 			itemIndex,
 		});
@@ -115,6 +115,15 @@ export async function execute(
 		userDefinedId?: string;
 	};
 
+	// Checked before the upload: a wrong value here must not cost a Run.
+	const timeoutMinutes = wait ? (this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number) : 0;
+	if (wait && !(Number(timeoutMinutes) > 0)) {
+		throw new NodeOperationError(this.getNode(), `Timeout (Minutes) must be more than 0, not "${String(timeoutMinutes)}"`, {
+			description: 'Set how long to wait for the Run (e.g. 10), or turn off Wait for Completion.',
+			itemIndex,
+		});
+	}
+
 	const fields: MultipartField[] = [];
 	const userDefinedId = String(additional.userDefinedId ?? '').trim();
 	if (userDefinedId !== '') fields.push({ fieldName: 'user_defined_id', value: userDefinedId });
@@ -123,24 +132,20 @@ export async function execute(
 
 	const files = await filesForUpload(this, item, itemIndex, selectBinaryFields(this, item, itemIndex, source, fieldList));
 	const body = encodeMultipartStream(files, fields);
-	const totalBytes = files.reduce((sum, file) => sum + file.size, 0);
 
-	// POST runs creates a Run, so a 5xx or dropped connection is never retried here
-	// (retry.ts): a second attempt could create a duplicate Run.
+	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
+	// retried here (retry.ts): a second attempt could create a duplicate Run. The
+	// request's timeout grows with the upload (requestOptions.ts).
 	const response = await serviceRequest(this, {
 		method: 'POST',
 		path: `/agents/${agentId}/runs`,
 		body,
 		subject: { agentId },
 		itemIndex,
-		// n8n's HTTP client (axios without redirects) times the whole request until the
-		// answer starts, so the limit grows with the upload: 60 s plus 1 s per MB.
-		timeoutMs: 60_000 + Math.ceil(totalBytes / 1_000_000) * 1000,
 	});
-	let run = asRun(this, response.body, itemIndex);
+	let run = asRun(this, response.body, itemIndex, { created: true });
 	if (wait) {
-		const timeoutMinutes = this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number;
-		run = await waitForRunToFinish(this, run, { timeoutMs: timeoutMinutes * 60_000, itemIndex });
+		run = await waitForRunToFinish(this, run, { timeoutMs: Number(timeoutMinutes) * 60_000, itemIndex });
 	}
 	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
 }

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { unexpectedAnswer } from '../../shared/answers';
 import { agentLocator, runLocator } from '../../shared/descriptions';
 import { agentIdParameter, parseResourceId, runIdParameter } from '../../shared/ids';
 import {
@@ -94,9 +95,12 @@ export async function execute(
 	// The template's kind decides the allowed formats (gaps.md #14); checking it here
 	// refuses a wrong pair before the render request.
 	const agent = await cachedAgent(this, cache, agentId, itemIndex);
-	const template = (agent.output_templates ?? []).find((candidate) => Number(candidate.id) === templateId);
+	if (!Array.isArray(agent.output_templates)) {
+		throw unexpectedAnswer(this, `Agent ${agentId}`, 'The response lacked output_templates.', { itemIndex });
+	}
+	const template = agent.output_templates.find((candidate) => Number(candidate.id) === templateId);
 	if (!template) {
-		const known = (agent.output_templates ?? []).map((t) => `${t.filename} (${t.id})`).join(', ');
+		const known = agent.output_templates.map((t) => `${t.filename} (${t.id})`).join(', ');
 		throw new NodeOperationError(this.getNode(), `Agent ${agentId} has no output template ${templateId}`, {
 			description: known ? `Its templates are: ${known}.` : 'This Agent has no output templates; add one in the web app.',
 			itemIndex,

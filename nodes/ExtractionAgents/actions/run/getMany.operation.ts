@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, returnAllAndLimit, simplifyField } from '../../shared/descriptions';
 import { agentIdParameter, parseResourceId } from '../../shared/ids';
-import { listAllPages } from '../../shared/pagination';
+import { listAllPages, listLimitParameters } from '../../shared/pagination';
 import { flattenRunList, type Run } from '../../shared/runs';
 import { simplifyRun } from '../../shared/shapeRun';
 
@@ -44,8 +44,7 @@ export const description = updateDisplayOptions({ show: { resource: ['run'], ope
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { runId?: string; status?: string[] };
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	const statuses = filters.status ?? [];

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../shared/descriptions';
-import { itemsUnder, listAllPages } from '../../shared/pagination';
+import { itemsUnder, listAllPages, listLimitParameters } from '../../shared/pagination';
 import { userDateToIso } from '../dates';
 
 const properties: INodeProperties[] = [
@@ -49,8 +49,7 @@ function positiveId(context: IExecuteFunctions, value: unknown, name: string, it
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const returnAll = this.getNodeParameter('returnAll', itemIndex, false) as boolean;
-	const limit = returnAll ? Infinity : (this.getNodeParameter('limit', itemIndex, 50) as number);
+	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const createdGte = userDateToIso(this, filters.createdAfter, 'Created After', itemIndex);
 	const createdLte = userDateToIso(this, filters.createdBefore, 'Created Before', itemIndex);

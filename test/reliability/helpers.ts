@@ -1,0 +1,84 @@
+/**
+ * Shared helpers of the reliability suite (issue 7): short retry backoffs, small PDFs,
+ * the emulator's own view of Runs by user-defined ID, request lines.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import type { HarnessInputItem } from '../harness';
+import type { Emulator, RequestLogEntry, RunRecord } from '../emulator';
+import { DEMO_AGENT_IDS } from '../emulator';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
+import { agentById, runById } from '../node/fixtures';
+
+export { agentById, runById, useEmulator } from '../node/fixtures';
+
+export const INVOICES = DEMO_AGENT_IDS.invoices;
+
+/**
+ * The transport backs off 0.5 s, 1 s, 2 s between retries. Tests that exhaust the
+ * retries on purpose shorten the backoff (never the retry COUNT) for the file.
+ * Retry-After waits asked for by a 429 are not shortened.
+ */
+export function useShortBackoff(ms = 5): void {
+	const saved = RETRY_LIMITS.baseBackoffMs;
+	beforeAll(() => {
+		RETRY_LIMITS.baseBackoffMs = ms;
+	});
+	afterAll(() => {
+		RETRY_LIMITS.baseBackoffMs = saved;
+	});
+}
+
+export const pdf = (text: string): Buffer => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
+
+/** One input item holding `count` small PDFs in binary fields file_0, file_1, … */
+export function itemWithFiles(name: string, count = 1, json: IDataObject = {}): HarnessInputItem {
+	const binary: NonNullable<HarnessInputItem['binary']> = {};
+	for (let n = 0; n < count; n++) {
+		binary[`file_${n}`] = { data: pdf(`${name} page ${n}`), fileName: `${name}-${n}.pdf`, mimeType: 'application/pdf' };
+	}
+	return { json, binary };
+}
+
+/** Run → Create parameters: every binary field, no waiting, the given User-Defined ID. */
+export function createRunParameters(overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
+	return {
+		resource: 'run',
+		operation: 'create',
+		agent: agentById(agentId),
+		binarySource: 'all',
+		waitForCompletion: false,
+		...overrides,
+	};
+}
+
+export function runGetParameters(runId: number, overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
+	return { resource: 'run', operation: 'get', agent: agentById(agentId), run: runById(runId), ...overrides };
+}
+
+/** The emulator's Runs (its state: the judge) that carry this user-defined ID. */
+export function runsWithUserDefinedId(emulator: Emulator, userDefinedId: string): RunRecord[] {
+	return [...emulator.state.runs.values()].filter((run) => run.userDefinedId === userDefinedId);
+}
+
+/** A finished Run of the Agent, made directly in the emulator. */
+export function finishedRun(emulator: Emulator, agentId: number = INVOICES): number {
+	const run = emulator.createRun(agentId, [{ name: 'done.pdf' }], { hold: true });
+	emulator.finishRun(agentId, Number(run.run_id));
+	return Number(run.run_id);
+}
+
+/** "METHOD /path" (without the API prefix) of every request since `seq`. */
+export function requestsSince(emulator: Emulator, seq: number): RequestLogEntry[] {
+	return emulator.requestsSince(seq);
+}
+
+export const apiPath = (entry: RequestLogEntry): string => `${entry.method} ${entry.path.replace(/^\/api\/v1\/client/, '')}`;
+
+export type ErrorWithDescription = Error & { description?: string; httpCode?: string | null };
+
+let counter = 0;
+/** A user-defined ID no other test uses. */
+export function uniqueId(prefix: string): string {
+	counter++;
+	return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
+}

@@ -1,0 +1,370 @@
+/**
+ * Issue 7, "Soak": many Runs created through the action node while the emulator injects
+ * random faults on every endpoint, and the trigger polling the same Agent throughout.
+ *
+ *   npm run soak                      1,000 Runs (test/reliability/soak-cli.ts)
+ *   test/reliability/soak.test.ts     the same with 60 Runs, inside `npm test`
+ *
+ * The emulator's state is the judge. Every input item carries a unique User-Defined ID,
+ * so a duplicate Run is visible as two Runs with the same ID. Then:
+ *  - an item that succeeded has exactly one Run, the one it returned;
+ *  - an item that failed has no Run, or one Run and an error that says the request was
+ *    not repeated (so the user knows to check before running it again);
+ *  - no ID has two Runs, and every Run of the Agent belongs to an item;
+ *  - after the faults stop, the trigger has emitted every finished Run of the Agent
+ *    exactly once: 0 duplicates, 0 missed.
+ */
+import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import { startEmulator, type Emulator, type FaultKind } from '../emulator';
+import { createPoller, executeNode, type HarnessInputItem } from '../harness';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
+import { newAgent, triggerParameters } from '../trigger/helpers';
+import { createRunParameters, pdf } from './helpers';
+
+export interface SoakOptions {
+	/** Runs to ask for (input items in all). */
+	runs: number;
+	itemsPerExecution: number;
+	filesPerRun: number;
+	/** Fraction of requests (on every endpoint) that get a random fault. */
+	faultRate: number;
+	faultKinds: FaultKind[];
+	/** Every n-th execution waits for its Runs to finish (Wait for Completion). */
+	waitEvery: number;
+	/** Options → Request Timeout of both nodes (short, so that stalls end quickly). */
+	requestTimeoutSeconds: number;
+	/** Pause between trigger polls (the polls run alongside the executions). */
+	pollIntervalMs: number;
+	seed: number;
+	log: (line: string) => void;
+}
+
+export const SOAK_FAULT_KINDS: FaultKind[] = [
+	'429',
+	'500',
+	'502',
+	'503',
+	'504',
+	'reset',
+	'reset-mid-response',
+	'truncated-json',
+	'non-json',
+	'stall',
+];
+
+export const DEFAULT_SOAK_OPTIONS: SoakOptions = {
+	runs: 1000,
+	itemsPerExecution: 5,
+	filesPerRun: 3,
+	faultRate: 0.1,
+	faultKinds: SOAK_FAULT_KINDS,
+	waitEvery: 20,
+	requestTimeoutSeconds: 1,
+	pollIntervalMs: 100,
+	seed: 7,
+	log: () => undefined,
+};
+
+export interface SoakReport {
+	runsAskedFor: number;
+	executions: number;
+	/** Items whose Run exists exactly once and is the one the item returned. */
+	createdOnce: number;
+	/** Items that failed with no Run made. */
+	failedWithoutRun: number;
+	/** Items that failed although their Run was made; the error says to check first. */
+	failedWithRunAndWarning: number;
+	/** Items that failed with a Run made and no warning: must be 0. */
+	failedWithRunSilently: number;
+	/** User-Defined IDs with two or more Runs: must be 0. */
+	duplicateRuns: number;
+	/** Items with no output item, or a success item whose Run is not in the emulator: must be 0. */
+	lostItems: number;
+	/** Runs of the Agent that belong to no item: must be 0. */
+	orphanRuns: number;
+	/** Error messages of the failed items, counted. */
+	errorMessages: Record<string, number>;
+	/** Failed items whose message is not one of the clear ones the node gives: must be 0. */
+	unclearErrors: string[];
+	requests: number;
+	faultsInjected: number;
+	faultsByKind: Record<string, number>;
+	trigger: {
+		polls: number;
+		failedPolls: number;
+		/** Finished Runs of the Agent, all made during the soak. */
+		finishedRuns: number;
+		emitted: number;
+		duplicates: number;
+		missed: number;
+		/** Emitted IDs that are not finished Runs of the Agent: must be 0. */
+		unexpected: number;
+		/** Clean polls needed after the faults stopped. */
+		drainPolls: number;
+		/** Why polls failed under the faults, counted. */
+		pollErrors: Record<string, number>;
+	};
+	seconds: number;
+}
+
+/** The messages the node gives when a request fails (the error's first line). */
+const CLEAR_MESSAGES = [
+	/^The Extraction Agents service failed \(\d{3}\)$/,
+	/^The Extraction Agents service is rate limiting this API key \(429\)$/,
+	/^The connection to the Extraction Agents service was interrupted$/,
+	/^The Extraction Agents service did not answer within \d+ s$/,
+	/^Unexpected answer from the service: the response is not valid JSON$/,
+	/^Unexpected answer from the service: no Run in the response$/,
+	/^Run \d+ did not finish within .+$/,
+];
+/** What the error says when the Run may exist: check before running the item again. */
+const WARNS_TO_CHECK = /not repeated|may have been created|will finish on the service/;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** The Run IDs one poll emitted (outside jest: no `expect` here). */
+function runIdsOf(result: INodeExecutionData[][] | null): number[] {
+	return (result?.[0] ?? []).map((item) => Number(item.json.run_id));
+}
+
+function inputItems(first: number, count: number, filesPerRun: number, prefix: string): HarnessInputItem[] {
+	return Array.from({ length: count }, (_, offset) => {
+		const n = first + offset;
+		const binary: NonNullable<HarnessInputItem['binary']> = {};
+		for (let f = 0; f < filesPerRun; f++) {
+			binary[`file_${f}`] = { data: pdf(`soak ${n} file ${f}`), fileName: `soak-${n}-${f}.pdf`, mimeType: 'application/pdf' };
+		}
+		return { json: { udid: `${prefix}-${n}` }, binary };
+	});
+}
+
+interface ItemOutcome {
+	udid: string;
+	json?: IDataObject;
+}
+
+export async function runSoak(overrides: Partial<SoakOptions> = {}): Promise<SoakReport> {
+	const options: SoakOptions = { ...DEFAULT_SOAK_OPTIONS, ...overrides };
+	const { log } = options;
+	const started = Date.now();
+	const emulator = await startEmulator({ logErrors: false, seed: options.seed, runDurationMs: 400, promptFailureRate: 0.05 });
+	const savedBackoff = RETRY_LIMITS.baseBackoffMs;
+	RETRY_LIMITS.baseBackoffMs = 5;
+	try {
+		return await soak(emulator, options, started);
+	} finally {
+		RETRY_LIMITS.baseBackoffMs = savedBackoff;
+		emulator.knobs.faultRate = 0;
+		await emulator.stop();
+		log(`soak: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+	}
+}
+
+async function soak(emulator: Emulator, options: SoakOptions, started: number): Promise<SoakReport> {
+	const { log } = options;
+	const credentials = { apiKey: emulator.keys.alice, baseUrl: emulator.url };
+	const requestOptions = { requestTimeout: options.requestTimeoutSeconds };
+	const agentId = await newAgent(emulator, `soak ${options.runs}`);
+	const prefix = `soak-${options.seed}`;
+
+	// The trigger is activated before the faults start (activation reads the Agent's Runs).
+	const poller = createPoller({ parameters: { ...triggerParameters(agentId), options: requestOptions }, credentials });
+	if ((await poller.poll()) !== null) throw new Error('activation emitted something');
+	const firstSeq = emulator.lastSeq;
+
+	const emitted: number[] = [];
+	const pollErrors: Record<string, number> = {};
+	let failedPolls = 0;
+	let stopPolling = false;
+	const pollOnce = async (): Promise<void> => {
+		try {
+			emitted.push(...runIdsOf(await poller.poll()));
+		} catch (error) {
+			// the next poll emits what this one would have
+			failedPolls++;
+			const message = (error as Error).message;
+			pollErrors[message] = (pollErrors[message] ?? 0) + 1;
+		}
+	};
+	const polling = (async () => {
+		while (!stopPolling) {
+			await pollOnce();
+			await sleep(options.pollIntervalMs);
+		}
+	})();
+
+	Object.assign(emulator.knobs, { faultRate: options.faultRate, faultKinds: options.faultKinds, faultTiming: 'random' });
+	log(
+		`soak: ${options.runs} Runs of ${options.filesPerRun} files, ${options.itemsPerExecution} items per execution; ` +
+			`${Math.round(options.faultRate * 100)}% of requests get a fault (${options.faultKinds.join(', ')}), before or after the service acts`,
+	);
+
+	const outcomes: ItemOutcome[] = [];
+	let executions = 0;
+	for (let first = 0; first < options.runs; first += options.itemsPerExecution) {
+		const count = Math.min(options.itemsPerExecution, options.runs - first);
+		const items = inputItems(first, count, options.filesPerRun, prefix);
+		const wait = executions % options.waitEvery === options.waitEvery - 1;
+		// Some Runs end failed, so that the trigger sees both statuses.
+		emulator.knobs.runOutcome = executions % 7 === 3 ? 'failed' : 'success';
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials,
+			continueOnFail: true,
+			binaryMode: 'filesystem',
+			timeoutMs: 300_000,
+			parameters: createRunParameters(
+				{
+					waitForCompletion: wait,
+					additionalFields: { userDefinedId: '={{ $json.udid }}' },
+					options: requestOptions,
+				},
+				agentId,
+			),
+			inputItems: items,
+		});
+		executions++;
+		if (result.status !== 'success') throw new Error(`execution ${executions} ended ${result.status}: ${result.error?.message}`);
+		const byItem = new Map<number, INodeExecutionData[]>();
+		for (const item of result.items) {
+			const paired = item.pairedItem as { item: number };
+			byItem.set(paired.item, [...(byItem.get(paired.item) ?? []), item]);
+		}
+		items.forEach((input, index) => {
+			const out = byItem.get(index) ?? [];
+			outcomes.push({ udid: String(input.json?.udid), json: out.length === 1 ? out[0].json : undefined });
+		});
+		if (executions % 20 === 0) {
+			log(`  ${first + count} items sent, ${emitted.length} Runs emitted by the trigger, ${failedPolls} polls failed so far`);
+		}
+	}
+
+	// Faults stop; the Runs finish; poll until every finished Run is emitted.
+	emulator.knobs.faultRate = 0;
+	stopPolling = true;
+	await polling;
+	const faultEntries = emulator.requestsSince(firstSeq);
+	const requests = faultEntries.length;
+	const faultsByKind: Record<string, number> = {};
+	for (const entry of faultEntries) if (entry.fault) faultsByKind[entry.fault] = (faultsByKind[entry.fault] ?? 0) + 1;
+
+	const agentRuns = () => emulator.state.runsOfAgent(agentId);
+	const isFinished = (runId: number) => emulator.getRun(agentId, runId)?.status !== 'running';
+	for (let i = 0; i < 100 && !agentRuns().every((run) => isFinished(run.runId)); i++) await sleep(100);
+	const finishedIds = agentRuns()
+		.map((run) => run.runId)
+		.filter(isFinished);
+	let drainPolls = 0;
+	while (drainPolls < 20 && !finishedIds.every((id) => emitted.includes(id))) {
+		drainPolls++;
+		await pollOnce();
+	}
+	drainPolls++;
+	await pollOnce(); // one more: nothing new may come
+
+	// The judge: the emulator's Runs per User-Defined ID.
+	const runsByUdid = new Map<string, number[]>();
+	for (const run of agentRuns()) {
+		const key = run.userDefinedId ?? '(none)';
+		runsByUdid.set(key, [...(runsByUdid.get(key) ?? []), run.runId]);
+	}
+	const report: SoakReport = {
+		runsAskedFor: options.runs,
+		executions,
+		createdOnce: 0,
+		failedWithoutRun: 0,
+		failedWithRunAndWarning: 0,
+		failedWithRunSilently: 0,
+		duplicateRuns: [...runsByUdid.values()].filter((ids) => ids.length > 1).length,
+		lostItems: 0,
+		orphanRuns: 0,
+		errorMessages: {},
+		unclearErrors: [],
+		requests,
+		faultsInjected: Object.values(faultsByKind).reduce((a, b) => a + b, 0),
+		faultsByKind,
+		trigger: {
+			polls: poller.history.length - 1,
+			failedPolls,
+			finishedRuns: finishedIds.length,
+			emitted: emitted.length,
+			duplicates: emitted.length - new Set(emitted).size,
+			missed: finishedIds.filter((id) => !emitted.includes(id)).length,
+			unexpected: emitted.filter((id) => !finishedIds.includes(id)).length,
+			drainPolls,
+			pollErrors,
+		},
+		seconds: 0,
+	};
+	const udids = new Set(outcomes.map((outcome) => outcome.udid));
+	report.orphanRuns = [...runsByUdid.entries()].filter(([udid]) => !udids.has(udid)).reduce((sum, [, ids]) => sum + ids.length, 0);
+	for (const outcome of outcomes) {
+		const runs = runsByUdid.get(outcome.udid) ?? [];
+		const json = outcome.json;
+		if (!json) {
+			report.lostItems++;
+			continue;
+		}
+		if (json.error === undefined) {
+			if (runs.length === 1 && runs[0] === Number(json.run_id)) report.createdOnce++;
+			else report.lostItems++;
+			continue;
+		}
+		const message = String(json.error);
+		report.errorMessages[message] = (report.errorMessages[message] ?? 0) + 1;
+		if (!CLEAR_MESSAGES.some((pattern) => pattern.test(message))) report.unclearErrors.push(message);
+		if (runs.length === 0) report.failedWithoutRun++;
+		else if (WARNS_TO_CHECK.test(String(json.description ?? ''))) report.failedWithRunAndWarning++;
+		else report.failedWithRunSilently++;
+	}
+	report.seconds = Math.round((Date.now() - started) / 100) / 10;
+	return report;
+}
+
+export function formatSoakReport(report: SoakReport): string {
+	const t = report.trigger;
+	const kinds = Object.entries(report.faultsByKind)
+		.sort(([a], [b]) => a.localeCompare(b))
+		.map(([kind, n]) => `${kind} ${n}`)
+		.join(', ');
+	const counted = (counts: Record<string, number>) =>
+		Object.entries(counts)
+			.sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+			.map(([message, n]) => `      ${n} × ${message}`);
+	const messages = counted(report.errorMessages);
+	const pollErrors = counted(t.pollErrors);
+	return [
+		`Soak: ${report.runsAskedFor} Runs asked for in ${report.executions} executions; ${report.requests} requests, ${report.faultsInjected} of them faulted (${kinds})`,
+		`  created exactly once:                ${report.createdOnce}`,
+		`  reported failed, no Run made:        ${report.failedWithoutRun}`,
+		`  reported failed, Run made, error says to check first: ${report.failedWithRunAndWarning}`,
+		`  reported failed, Run made, no warning: ${report.failedWithRunSilently}`,
+		`  duplicate Runs (same User-Defined ID): ${report.duplicateRuns}`,
+		`  items lost (no output, or Run not found): ${report.lostItems}; Runs of no item: ${report.orphanRuns}`,
+		`  unclear error messages:              ${report.unclearErrors.length}`,
+		...(messages.length ? ['  errors of the failed items:', ...messages] : []),
+		`Trigger: ${t.polls} polls (${t.failedPolls} failed under faults and were retried whole; ${t.drainPolls} clean polls after the faults stopped)`,
+		...(pollErrors.length ? ['  errors of the failed polls:', ...pollErrors] : []),
+		`  finished Runs: ${t.finishedRuns}, emitted: ${t.emitted}, duplicates: ${t.duplicates}, missed: ${t.missed}, unexpected: ${t.unexpected}`,
+		`Took ${report.seconds} s`,
+	].join('\n');
+}
+
+/** Everything the soak promises, as a list of broken promises (empty = all kept). */
+export function soakViolations(report: SoakReport): string[] {
+	const problems: string[] = [];
+	const accounted = report.createdOnce + report.failedWithoutRun + report.failedWithRunAndWarning + report.failedWithRunSilently;
+	if (accounted !== report.runsAskedFor) problems.push(`${report.runsAskedFor - accounted} items unaccounted for`);
+	if (report.duplicateRuns) problems.push(`${report.duplicateRuns} duplicate Runs`);
+	if (report.failedWithRunSilently) problems.push(`${report.failedWithRunSilently} failed items whose Run exists without a warning`);
+	if (report.lostItems) problems.push(`${report.lostItems} lost items`);
+	if (report.orphanRuns) problems.push(`${report.orphanRuns} Runs of no item`);
+	if (report.unclearErrors.length) problems.push(`unclear errors: ${[...new Set(report.unclearErrors)].join(' | ')}`);
+	if (report.trigger.duplicates) problems.push(`trigger emitted ${report.trigger.duplicates} duplicates`);
+	if (report.trigger.missed) problems.push(`trigger missed ${report.trigger.missed} Runs`);
+	if (report.trigger.unexpected) problems.push(`trigger emitted ${report.trigger.unexpected} unexpected Runs`);
+	if (report.trigger.finishedRuns !== report.createdOnce + report.failedWithRunAndWarning + report.failedWithRunSilently) {
+		problems.push('the Agent has a different number of Runs than the items made');
+	}
+	return problems;
+}

@@ -1,0 +1,240 @@
+/**
+ * Issue 7, "Timeouts": every request has a timeout, and a service that stalls (takes
+ * the request, never answers) gives a clear error instead of a hung execution, for the
+ * action node, the trigger and the editor's pickers. Reads are tried again after a
+ * timeout; creating a Run is not (the service may have made it).
+ *
+ * The stalls use Options → Request Timeout (Seconds) = 1, the shortest the node allows.
+ */
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import { createPoller, executeNode, listSearch, useHarness } from '../harness';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
+import { requestTimeoutMs } from '../../nodes/ExtractionAgents/shared/requestOptions';
+import { newAgent, runIdsOf, triggerParameters } from '../trigger/helpers';
+import {
+	agentById,
+	createRunParameters,
+	finishedRun,
+	INVOICES,
+	itemWithFiles,
+	runGetParameters,
+	runsWithUserDefinedId,
+	uniqueId,
+	useEmulator,
+	useShortBackoff,
+	type ErrorWithDescription,
+} from './helpers';
+
+useHarness();
+useShortBackoff();
+const ctx = useEmulator({ runDurationMs: 300 });
+
+const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
+const RUN_LIST = /\/agents\/\d+\/runs$/;
+const RUN_CREATE = RUN_LIST;
+const ONE_SECOND = { requestTimeout: 1 };
+
+afterEach(() => ctx.emulator.clearFaults());
+
+describe('the Request Timeout option', () => {
+	function executeContext(value: unknown): IExecuteFunctions {
+		return {
+			getInputData: () => [],
+			getNode: () => ({ name: 'Extraction Agents' }) as INode,
+			getNodeParameter: (_name: string, _itemIndex: number, fallback: unknown) => (value === undefined ? fallback : value),
+		} as unknown as IExecuteFunctions;
+	}
+
+	it('defaults to 60 s per request, plus 1 s per started MB of an upload (unchanged behaviour)', () => {
+		expect(requestTimeoutMs(executeContext(undefined), 0)).toBe(60_000);
+		expect(requestTimeoutMs(executeContext(undefined), 0, 2_500_000)).toBe(63_000);
+		expect(requestTimeoutMs(executeContext(undefined), 0, 250_000_000)).toBe(310_000);
+		expect(requestTimeoutMs(executeContext(5), 0, 1)).toBe(6_000);
+	});
+
+	it.each([0, -1, 3601, 'soon'])('refuses %p before any request', async (value) => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runGetParameters(1001, { options: { requestTimeout: value } }),
+		});
+		expect(result.error?.message).toMatch(/^Request Timeout ".*" is not a number of seconds from 1 to 3600$/);
+		expect(ctx.emulator.requestsSince(seq)).toEqual([]);
+	});
+
+	it('every request of every kind of operation and of the trigger carries a timeout', async () => {
+		const runId = finishedRun(ctx.emulator);
+		const runs: Array<Awaited<ReturnType<typeof executeNode>>> = [];
+		for (const parameters of [
+			runGetParameters(runId),
+			{ resource: 'run', operation: 'getAll', agent: agentById(INVOICES), limit: 2 },
+			{ resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(INVOICES), run: { __rl: true, mode: 'id', value: String(runId) }, outputTemplate: 11, format: 'pdf' },
+			{ resource: 'agent', operation: 'getAll', limit: 1 },
+			{ resource: 'apiKey', operation: 'getAll', limit: 1 },
+			{ resource: 'usage', operation: 'getAll', limit: 1 },
+			{ resource: 'accessLog', operation: 'query', startTime: '2020-01-01T00:00:00Z', limit: 1 },
+			{ ...createRunParameters(), waitForCompletion: true, options: { requestTimeout: 7 } },
+		]) {
+			runs.push(
+				await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters, inputItems: [itemWithFiles('t', 1)] }),
+			);
+		}
+		const requests = runs.flatMap((run) => {
+			expect(run.error).toBeUndefined();
+			return run.authenticatedRequests.map((entry) => entry.request);
+		});
+		const poller = createPoller({ parameters: triggerParameters(INVOICES), credentials: ctx.credentials });
+		await poller.poll();
+		requests.push(...poller.authenticatedRequests.map((entry) => entry.request));
+		expect(requests.length).toBeGreaterThanOrEqual(11);
+		for (const request of requests) expect(request.timeout).toBeGreaterThanOrEqual(1000);
+		// The Create with Request Timeout 7: the upload got 7 s + 1 s, its polls 7 s.
+		const create = runs.at(-1)!.authenticatedRequests.map((entry) => [entry.request.method, entry.request.timeout]);
+		expect(create[0]).toEqual(['POST', 8_000]);
+		expect(create.slice(1).every(([method, timeout]) => method === 'GET' && timeout === 7_000)).toBe(true);
+	});
+});
+
+describe('a service that stalls: the action node', () => {
+	it('a read that stalls once is tried again and succeeds', async () => {
+		const runId = finishedRun(ctx.emulator);
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall' }]);
+		const started = Date.now();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runGetParameters(runId, { options: ONE_SECOND }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.run_id).toBe(runId);
+		expect(ctx.emulator.requestsSince(seq).map((entry) => entry.fault)).toEqual(['stall', undefined]);
+		expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
+	});
+
+	it('a read that keeps stalling is tried 4 times, then fails with a clear timeout error', async () => {
+		const runId = finishedRun(ctx.emulator);
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		const started = Date.now();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runGetParameters(runId, { options: ONE_SECOND }),
+		});
+		const elapsed = Date.now() - started;
+		const error = result.error as ErrorWithDescription;
+		expect(error.message).toBe('The Extraction Agents service did not answer within 1 s');
+		expect(error.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+		expect(error.description).toContain('Request Timeout');
+		expect(ctx.emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		expect(elapsed).toBeGreaterThanOrEqual(4000);
+		expect(elapsed).toBeLessThan(15_000);
+	});
+
+	it.each(['before', 'after'] as const)(
+		'Run → Create that stalls (%s the Run is made) is not sent again: one POST, a clear error saying to check',
+		async (timing) => {
+			const userDefinedId = uniqueId('stall');
+			const seq = ctx.emulator.lastSeq;
+			ctx.emulator.injectFaults([{ match: { method: 'POST', path: RUN_CREATE }, kind: 'stall', timing }]);
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters({ additionalFields: { userDefinedId }, options: ONE_SECOND }),
+				inputItems: [itemWithFiles(userDefinedId, 2)],
+			});
+			const error = result.error as ErrorWithDescription;
+			// 1 s, plus 1 s for the (started) first MB of the upload
+			expect(error.message).toBe('The Extraction Agents service did not answer within 2 s');
+			expect(error.description).toContain('not repeated automatically');
+			expect(error.description).toContain('check whether it took effect');
+			expect(ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST')).toHaveLength(1);
+			expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(timing === 'after' ? 1 : 0);
+		},
+	);
+
+	it('waiting for a Run rides out checks that stall, and returns the finished Run', async () => {
+		const userDefinedId = uniqueId('wait-stall');
+		// The Run's first status checks stall beyond the transport's retries; waiting goes on.
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: true, additionalFields: { userDefinedId }, options: ONE_SECOND }),
+			inputItems: [itemWithFiles(userDefinedId, 1)],
+		});
+		expect(result.error).toBeUndefined();
+		expect(ctx.emulator.pendingFaults).toEqual([]);
+		expect(result.items[0].json).toMatchObject({ status: 'success', user_defined_id: userDefinedId });
+		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
+	});
+
+	it('waiting stops at its Timeout with the Run and the last failed check named, when every check stalls', async () => {
+		const userDefinedId = uniqueId('wait-stall-all');
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: 1000 }]);
+		const started = Date.now();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: true, timeoutMinutes: 0.1, additionalFields: { userDefinedId }, options: ONE_SECOND }),
+			inputItems: [itemWithFiles(userDefinedId, 1)],
+		});
+		ctx.emulator.clearFaults();
+		const error = result.error as ErrorWithDescription;
+		expect(error.message).toMatch(/^Run \d+ did not finish within 6 seconds$/);
+		expect(error.description).toContain('The last check of the Run failed: The Extraction Agents service did not answer within 1 s');
+		// 6 s of waiting, plus at most one check in flight (4 attempts of 1 s): never hung
+		expect(Date.now() - started).toBeLessThan(20_000);
+		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
+	});
+
+	it('with the default 60 s, a stalled request still ends at once when the execution is cancelled', async () => {
+		const runId = finishedRun(ctx.emulator);
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall' }]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runGetParameters(runId),
+			cancelAfterMs: 1000,
+		});
+		ctx.emulator.clearFaults();
+		expect(['canceled', 'error']).toContain(result.status);
+		if (result.error) expect(result.error.message).toBe('The execution was cancelled');
+		expect(result.durationMs).toBeLessThan(4000);
+	});
+});
+
+describe('a service that stalls: the trigger and the pickers', () => {
+	it('a poll whose requests stall fails with a clear timeout error; the next poll emits the Run once', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'stalling trigger');
+		const parameters = { ...triggerParameters(agentId), options: ONE_SECOND };
+		const poller = createPoller({ parameters, credentials });
+		expect(await poller.poll()).toBeNull();
+		const runId = finishedRun(emulator, agentId);
+
+		emulator.injectFaults([{ match: { method: 'GET', path: RUN_LIST }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		const seq = emulator.lastSeq;
+		const started = Date.now();
+		await expect(poller.poll()).rejects.toThrow('The Extraction Agents service did not answer within 1 s');
+		expect(Date.now() - started).toBeLessThan(15_000);
+		expect(emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+
+		expect(runIdsOf(await poller.poll())).toEqual([runId]);
+		expect(await poller.poll()).toBeNull();
+	});
+
+	it('the Agent picker gives up with the same clear error instead of spinning', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/agents$/ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		await expect(
+			listSearch({
+				nodeType: 'extractionAgents',
+				method: 'searchAgents',
+				credentials: ctx.credentials,
+				parameters: { resource: 'agent', operation: 'get', options: ONE_SECOND },
+			}),
+		).rejects.toThrow('The Extraction Agents service did not answer within 1 s');
+	});
+});
