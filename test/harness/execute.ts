@@ -44,6 +44,7 @@ import {
 	qualifiedTypeName,
 } from './node-types';
 import { AggregateBinaries, AGGREGATE_BINARIES_TYPE } from './nodes/AggregateBinaries.node';
+import { rememberSecret, scanForSecrets } from './secret-scan';
 import { HARNESS_INPUT_TYPE, type HarnessInputItem, createHarnessInput } from './nodes/HarnessInput.node';
 import { ManualTrigger, MANUAL_TRIGGER_TYPE } from './nodes/ManualTrigger.node';
 import { SetBinaryFromFile, SET_BINARY_FROM_FILE_TYPE } from './nodes/SetBinaryFromFile.node';
@@ -300,6 +301,7 @@ function outputsOf(runData: IRunData, nodeName: string): INodeExecutionData[][] 
  */
 export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteNodeResult> {
 	await ensureCore();
+	rememberSecret(options.credentials?.apiKey);
 	const { type, typeName } = resolveNodeType(options.nodeType);
 	const nodeName = options.nodeName ?? defaultNodeName(type, options.typeVersion);
 	const inputName = 'Harness Input';
@@ -364,6 +366,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 					ownError ??
 					nodeError(runData, inputName, nodeTypes.thrown) ??
 					toError(run?.data.resultData.error));
+		scanForSecrets(`executeNode(${nodeName})`, outputs, error, ownError, runData);
 		return {
 			...binaryReader,
 			items: outputs[0] ?? [],

@@ -8,6 +8,9 @@
 import './env';
 
 import { shutdownHarness } from './core';
+import { captureConsole, secretViolations } from './secret-scan';
+
+export { rememberSecret, scanForSecrets, secretViolations, secretsSeen } from './secret-scan';
 
 export { HARNESS_ROOT, SCRATCH_FOLDER, BINARY_DATA_STORAGE_PATH } from './env';
 export { shutdownHarness, binaryDataService, type BinaryMode } from './core';
@@ -50,7 +53,15 @@ export type { HarnessBinaryInput } from './nodes/HarnessInput.node';
  * shuts the harness down so jest can exit.
  */
 export function useHarness(): void {
+	let restoreConsole: (() => void) | undefined;
+	beforeAll(() => {
+		restoreConsole = captureConsole();
+	});
 	afterAll(async () => {
+		restoreConsole?.();
 		await shutdownHarness();
+		// Secret hygiene across the suite: no API key given to the harness may show up in
+		// anything the nodes produced or the test file logged (see secret-scan.ts).
+		expect(secretViolations()).toEqual([]);
 	});
 }

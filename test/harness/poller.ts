@@ -7,6 +7,7 @@
  * __emitError and commits no cursor), so the next poll retries the same window.
  * Manual polls ("Fetch Test Event") never store static data, as in n8n.
  */
+import { rememberSecret, scanForSecrets } from './secret-scan';
 import './env';
 
 import { randomUUID } from 'node:crypto';
@@ -134,7 +135,15 @@ export function createPoller(options: CreatePollerOptions): Poller {
 
 	async function poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<INodeExecutionData[][] | null> {
 		await ensureCore();
-		return await withBinaryMode(options.binaryMode ?? 'filesystem', async () => await pollOnce(mode));
+		rememberSecret(options.credentials?.apiKey);
+		try {
+			const result = await withBinaryMode(options.binaryMode ?? 'filesystem', async () => await pollOnce(mode));
+			scanForSecrets(`poll(${nodeName}, ${mode})`, result, stored);
+			return result;
+		} catch (error) {
+			scanForSecrets(`poll(${nodeName}, ${mode}) error`, error, stored);
+			throw error;
+		}
 	}
 
 	async function pollOnce(mode: 'trigger' | 'manual'): Promise<INodeExecutionData[][] | null> {
