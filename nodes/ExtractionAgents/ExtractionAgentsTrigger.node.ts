@@ -8,7 +8,7 @@ import type {
 import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { listAgents } from './actions/agent/agents';
 import { listSearch } from './methods';
-import { agentLocator } from './shared/descriptions';
+import { agentLocator, simplifyField } from './shared/descriptions';
 import { parseResourceId } from './shared/ids';
 import { requestOptionsField } from './shared/requestOptions';
 import { fetchRun, isRunFinished, type Run } from './shared/runs';
@@ -67,14 +67,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 				],
 				description: 'Fire for Runs that finished with these statuses',
 			},
-			{
-				displayName: 'Simplify',
-				name: 'simplify',
-				type: 'boolean',
-				default: true,
-				description:
-					'Whether to return a flat version of the Run (its ID, status, link, files, and one field per Prompt holding its value) instead of the full API response',
-			},
+			simplifyField({}),
 			{
 				displayName: 'Include Full Run',
 				name: 'includeFullRun',

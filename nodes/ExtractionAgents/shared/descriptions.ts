@@ -66,6 +66,11 @@ export const runLocator: INodeProperties = {
 	],
 };
 
+/** Display rules only when there are any (an empty `show` would still be carried along). */
+function showWhen(show: Record<string, string[]>): Pick<INodeProperties, 'displayOptions'> {
+	return Object.keys(show).length > 0 ? { displayOptions: { show } } : {};
+}
+
 export function returnAllAndLimit(show: Record<string, string[]>): INodeProperties[] {
 	return [
 		{
@@ -74,7 +79,7 @@ export function returnAllAndLimit(show: Record<string, string[]>): INodeProperti
 			type: 'boolean',
 			default: false,
 			description: 'Whether to return all results or only up to a given limit',
-			displayOptions: { show },
+			...showWhen(show),
 		},
 		{
 			displayName: 'Limit',
@@ -96,7 +101,7 @@ export function simplifyField(show: Record<string, string[]>): INodeProperties {
 		default: true,
 		description:
 			'Whether to return a flat version of the Run (its ID, status, link, files, and one field per Prompt holding its value) instead of the full API response',
-		displayOptions: { show },
+		...showWhen(show),
 	};
 }
 
@@ -114,6 +119,6 @@ export function runOutputField(show: Record<string, string[]>): INodeProperties 
 				description: 'One item per Prompt with its value, reasoning and citations: rows for a sheet',
 			},
 		],
-		displayOptions: { show },
+		...showWhen(show),
 	};
 }
