@@ -270,7 +270,8 @@ export interface UsageFigures {
 }
 
 export async function benchUsage(emu: Emulator, sizes: BenchSizes): Promise<UsageFigures> {
-	emu.knobs.rateLimitPerMinute = { ...emu.knobs.rateLimitPerMinute, usage: 1_000_000 };
+	const limits = emu.knobs.rateLimitPerMinute;
+	emu.knobs.rateLimitPerMinute = { ...(typeof limits === 'object' && limits !== null ? limits : {}), usage: 1_000_000 };
 	await seedVisibleUsage(emu, sizes.usageRecords);
 	const credentials = credentialsOf(emu);
 	// Warm-up: loads n8n-core and the node, sorts the emulator's records.

@@ -18,7 +18,7 @@ export interface UploadChildArgs {
 	files: string[];
 }
 
-const send = (msg: unknown) => new Promise<void>((resolve) => process.send!(msg, () => resolve()));
+const send = (msg: unknown) => new Promise<void>((resolve) => process.send!(msg, undefined, undefined, () => resolve()));
 
 function waitFor(type: string): Promise<void> {
 	return new Promise((resolve) => {

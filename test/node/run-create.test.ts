@@ -206,7 +206,10 @@ describe('Run → Create', () => {
 			const write = () => {
 				while (written < 200) {
 					written++;
-					if (!out.write(chunk)) return out.once('drain', write);
+					if (!out.write(chunk)) {
+						out.once('drain', write);
+						return;
+					}
 				}
 				out.end(resolve);
 			};

@@ -7,7 +7,7 @@ const ctx = useEmulator({ runDurationMs: 200 });
 const INVOICES = DEMO_AGENT_IDS.invoices;
 const CONTRACTS = DEMO_AGENT_IDS.contracts;
 
-function finishedRun(agentId = INVOICES, files = [{ name: 'INV-77.pdf' }]) {
+function finishedRun(agentId: number = INVOICES, files = [{ name: 'INV-77.pdf' }]) {
 	const run = ctx.emulator.createRun(agentId, files, { hold: true });
 	return ctx.emulator.finishRun(agentId, Number(run.run_id), 'success') as { run_id: number; run_url: string };
 }
