@@ -83,66 +83,84 @@ export class ExtractionAgentsTrigger implements INodeType {
 	methods = { listSearch };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
-		const statuses = this.getNodeParameter('statuses', []) as string[];
-		const simplify = this.getNodeParameter('simplify', true) as boolean;
-		const includeFullRun = this.getNodeParameter('includeFullRun', true) as boolean;
-		if (statuses.length === 0) {
-			throw new NodeOperationError(this.getNode(), 'No status selected', {
-				description: 'Choose Success, Failed or both under Statuses.',
-			});
+		if (this.getMode() === 'manual') return await pollForFinishedRuns.call(this);
+		// n8n starts a poll at every poll time even while the previous one still runs (a
+		// slow service, many pending Runs). Both would start from the same saved state and
+		// emit the same Runs, so a poll that finds another one running skips its turn.
+		const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+		if (pollsInProgress.has(key)) return null;
+		pollsInProgress.add(key);
+		try {
+			return await pollForFinishedRuns.call(this);
+		} finally {
+			pollsInProgress.delete(key);
 		}
-		const scope = this.getNodeParameter('agentScope', 'one') as string;
-		const agentIds = await watchedAgentIds(this, scope);
+	}
+}
 
-		if (this.getMode() === 'manual') {
-			const run = await newestFinishedRun(this, agentIds, statuses);
-			return [[{ json: await shape(this, run, simplify, includeFullRun) }]];
-		}
+/** Trigger polls under way in this n8n process (polls run on the main instance only). */
+const pollsInProgress = new Set<string>();
 
-		const stored = this.getWorkflowStaticData('node') as TriggerState;
-		const firstActivation = stored.version !== STATE_VERSION || !stored.agents;
-		const activatedAt = firstActivation ? Date.now() : (stored.activatedAt as number);
-		const previousAgents = firstActivation ? {} : (stored.agents as Record<string, AgentPollState>);
-		const nextAgents: Record<string, AgentPollState> = {};
-		const finished: Run[] = [];
+async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const statuses = this.getNodeParameter('statuses', []) as string[];
+	const simplify = this.getNodeParameter('simplify', true) as boolean;
+	const includeFullRun = this.getNodeParameter('includeFullRun', true) as boolean;
+	if (statuses.length === 0) {
+		throw new NodeOperationError(this.getNode(), 'No status selected', {
+			description: 'Choose Success, Failed or both under Statuses.',
+		});
+	}
+	const scope = this.getNodeParameter('agentScope', 'one') as string;
+	const agentIds = await watchedAgentIds(this, scope);
 
-		// All requests first; the state is assigned only at the end, so a poll that fails
-		// half-way leaves it as it was and the next poll emits what this one would have.
-		for (const agentId of agentIds) {
-			const previous = previousAgents[String(agentId)];
-			if (!previous) {
-				const runs = await allRunsOf(this, agentId);
-				if (firstActivation || scope === 'one') {
-					// Activation: the Agent's history is the past; Runs still running are pending.
-					// The watermark comes from the service's own timestamps (no clock skew).
-					// The same when the user points an active trigger at another Agent (n8n keeps
-					// the static data): that Agent's past is not news, however old the activation.
-					nextAgents[String(agentId)] = initialAgentState(runs, 0);
-					continue;
-				}
-				// An Agent that appeared after activation ("All Agents"): its Runs created
-				// since activation are new, older ones still running are pending.
-				const before = runs.filter((run) => (serviceTimestampMillis(run.created) ?? 0) < activatedAt);
-				const result = await runsCompletedSince(this, agentId, initialAgentState(before, activatedAt));
-				nextAgents[String(agentId)] = result.state;
-				finished.push(...result.finished);
+	if (this.getMode() === 'manual') {
+		const run = await newestFinishedRun(this, agentIds, statuses);
+		return [[{ json: await shape(this, run, simplify, includeFullRun) }]];
+	}
+
+	const stored = this.getWorkflowStaticData('node') as TriggerState;
+	const firstActivation = stored.version !== STATE_VERSION || !stored.agents;
+	const activatedAt = firstActivation ? Date.now() : (stored.activatedAt as number);
+	const previousAgents = firstActivation ? {} : (stored.agents as Record<string, AgentPollState>);
+	const nextAgents: Record<string, AgentPollState> = {};
+	const finished: Run[] = [];
+
+	// All requests first; the state is assigned only at the end, so a poll that fails
+	// half-way leaves it as it was and the next poll emits what this one would have.
+	for (const agentId of agentIds) {
+		const previous = previousAgents[String(agentId)];
+		if (!previous) {
+			const runs = await allRunsOf(this, agentId);
+			if (firstActivation || scope === 'one') {
+				// Activation: the Agent's history is the past; Runs still running are pending.
+				// The watermark comes from the service's own timestamps (no clock skew).
+				// The same when the user points an active trigger at another Agent (n8n keeps
+				// the static data): that Agent's past is not news, however old the activation.
+				nextAgents[String(agentId)] = initialAgentState(runs, 0);
 				continue;
 			}
-			const result = await runsCompletedSince(this, agentId, previous);
+			// An Agent that appeared after activation ("All Agents"): its Runs created
+			// since activation are new, older ones still running are pending.
+			const before = runs.filter((run) => (serviceTimestampMillis(run.created) ?? 0) < activatedAt);
+			const result = await runsCompletedSince(this, agentId, initialAgentState(before, activatedAt));
 			nextAgents[String(agentId)] = result.state;
 			finished.push(...result.finished);
+			continue;
 		}
-
-		const items: INodeExecutionData[] = [];
-		for (const run of finished.filter((candidate) => statuses.includes(String(candidate.status)))) {
-			items.push({ json: await shape(this, run, simplify, includeFullRun) });
-		}
-
-		stored.version = STATE_VERSION;
-		stored.activatedAt = activatedAt;
-		stored.agents = nextAgents;
-		return items.length > 0 ? [items] : null;
+		const result = await runsCompletedSince(this, agentId, previous);
+		nextAgents[String(agentId)] = result.state;
+		finished.push(...result.finished);
 	}
+
+	const items: INodeExecutionData[] = [];
+	for (const run of finished.filter((candidate) => statuses.includes(String(candidate.status)))) {
+		items.push({ json: await shape(this, run, simplify, includeFullRun) });
+	}
+
+	stored.version = STATE_VERSION;
+	stored.activatedAt = activatedAt;
+	stored.agents = nextAgents;
+	return items.length > 0 ? [items] : null;
 }
 
 async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<number[]> {

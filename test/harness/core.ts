@@ -70,14 +70,36 @@ async function setBinaryMode(mode: BinaryMode): Promise<void> {
 	currentMode = mode;
 }
 
-/** Runs `fn` with the binary data service in `mode`; calls with different modes never overlap. */
+/**
+ * Runs `fn` with the binary data service in `mode`. Calls in the same mode run side by
+ * side (as executions do in n8n, e.g. two polls of one trigger); a call in another mode
+ * waits until the running ones are done, switches, then runs.
+ */
+let running = 0;
+let drained: Array<() => void> = [];
 export async function withBinaryMode<T>(mode: BinaryMode, fn: () => Promise<T>): Promise<T> {
-	const run = modeLock.then(async () => {
-		await setBinaryMode(mode);
+	for (;;) {
+		await modeLock;
+		if (currentMode === mode) break;
+		if (running === 0) {
+			const switching = setBinaryMode(mode);
+			modeLock = switching.catch(() => undefined);
+			await switching;
+			continue;
+		}
+		await new Promise<void>((resolve) => drained.push(resolve));
+	}
+	running++;
+	try {
 		return await fn();
-	});
-	modeLock = run.catch(() => undefined);
-	return await run;
+	} finally {
+		running--;
+		if (running === 0) {
+			const waiting = drained;
+			drained = [];
+			waiting.forEach((resolve) => resolve());
+		}
+	}
 }
 
 export function binaryDataService(): N8nCore.BinaryDataService {

@@ -5,11 +5,13 @@
  *   cost.suite.ts     item 5: request count of a poll with 20,000 historical Runs
  *   pending.suite.ts  item 4: deleted while pending, running for 20 polls, completed null
  *   manual.suite.ts   item 6: Fetch Test Event
+ *   overlap.suite.ts  a poll that starts while the previous one still runs
  */
 import { useHarness } from '../harness';
 import './faults.suite';
 import './cost.suite';
 import './pending.suite';
 import './manual.suite';
+import './overlap.suite';
 
 useHarness();
