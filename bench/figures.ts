@@ -162,7 +162,7 @@ export async function uploadInChild(mode: 'ours' | 'baseline', emu: Emulator, fi
 	});
 	clearInterval(sampler);
 	await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
-	const upload = emu.requestsSince(seq).find((e) => e.operation === 'runs.create')?.upload;
+	const upload = emu.requestsSince(seq).filter((e) => e.operation === 'runs.create').at(-1)?.upload;
 	const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
 	return { ok: done.ok, error: done.error, runId: done.runId, rssBefore, rssPeak, ms: done.ms, bytesReceived };
 }
@@ -182,7 +182,7 @@ export async function uploadWithCurl(emu: Emulator, files: string[]): Promise<Cu
 	argv.push(`${emu.apiUrl}/agents/1/runs`);
 	const { stdout } = await execFileP('curl', argv, { maxBuffer: 1 << 20 });
 	const [status, seconds] = stdout.trim().split(' ');
-	const upload = emu.requestsSince(seq).find((e) => e.operation === 'runs.create')?.upload;
+	const upload = emu.requestsSince(seq).filter((e) => e.operation === 'runs.create').at(-1)?.upload;
 	const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
 	return { ok: status === '200' || status === '201', status: Number(status), ms: Number(seconds) * 1000, bytesReceived };
 }
