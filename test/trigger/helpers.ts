@@ -2,6 +2,7 @@
  * Shared helpers of the trigger suite: fresh Agents on the emulator, trigger parameters,
  * a deterministic shuffle, and a probe that records the node's in-memory static data.
  */
+import { mulberry32 } from '../emulator/random';
 import type { IDataObject, INodeExecutionData, INodeParameters, IPollFunctions } from 'n8n-workflow';
 import type { Emulator, RequestLogEntry } from '../emulator';
 import { DEMO_AGENT_IDS } from '../emulator';
@@ -43,17 +44,8 @@ export async function newAgent(emulator: Emulator, name: string, source: number 
 	return agent.id;
 }
 
-/** Mulberry32: a small seeded PRNG, so every "random" order in the suite is reproducible. */
-export function seededRandom(seed: number): () => number {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
+/** A small seeded PRNG (the emulator's), so every "random" order in the suite is reproducible. */
+export const seededRandom = mulberry32;
 
 export function shuffled<T>(values: T[], random: () => number): T[] {
 	const copy = [...values];
