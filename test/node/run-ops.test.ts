@@ -188,6 +188,6 @@ describe('retries on reads', () => {
 		const run = finishedRun();
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind: 'missing-fields' }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
-		expect(result.error?.message).toBe('Unexpected answer from the service: no Run in the response');
+		expect(result.error?.message).toBe('Unexpected answer from the service for the Run');
 	});
 });

@@ -286,13 +286,13 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 		const runId = finishedRun(ctx.emulator);
 		const { result, error, sent } = await run(runGetParameters(runId), { match: { method: 'GET', path: RUN_READ }, kind: 'missing-fields' });
 		expect(result.items).toEqual([]);
-		expect(error?.message).toBe('Unexpected answer from the service: no Run in the response');
+		expect(error?.message).toBe('Unexpected answer from the service for the Run');
 		expect(sent).toHaveLength(1);
 	});
 
 	it('Run → Create: the answer without run_id says the Run may exist and was not sent again', async () => {
 		const { error, posts, runs } = await createRun([{ match: { method: 'POST', path: RUN_CREATE }, kind: 'missing-fields' }]);
-		expect(error?.message).toBe('Unexpected answer from the service: no Run in the response');
+		expect(error?.message).toBe('Unexpected answer from the service for the Run');
 		expect(error?.description).toContain('may have been created');
 		expect(posts).toHaveLength(1);
 		expect(runs).toHaveLength(1);

@@ -114,7 +114,7 @@ const CLEAR_MESSAGES = [
 	/^The connection to the Extraction Agents service was interrupted$/,
 	/^The Extraction Agents service did not answer within \d+ s$/,
 	/^Unexpected answer from the service: the response is not valid JSON$/,
-	/^Unexpected answer from the service: no Run in the response$/,
+	/^Unexpected answer from the service for the Run$/,
 	/^Run \d+ did not finish within .+$/,
 ];
 /** What the error says when the Run may exist: check before running the item again. */

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { unexpectedAnswer } from './answers';
 import { sleepUnlessCancelled } from './cancellation';
 import { serviceRequest, type ServiceContext } from './transport';
 
@@ -44,17 +45,12 @@ export function flattenRunList(body: unknown): Run[] | undefined {
 export function asRun(context: ServiceContext, body: unknown, itemIndex?: number, options: { created?: boolean } = {}): Run {
 	const run = body as Run;
 	if (!run || typeof run !== 'object' || run.run_id === undefined || run.run_id === null || typeof run.status !== 'string') {
-		throw new NodeApiError(
-			context.getNode(),
-			{ message: 'Unexpected answer from the service: no Run in the response' },
-			{
-				message: 'Unexpected answer from the service: no Run in the response',
-				description: options.created
-					? 'The response lacked run_id or status, so the Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent\'s Runs (Run → Get Many) before running the item again.'
-					: 'The response lacked run_id or status. Check that the Base URL points at the Extraction Agents service, then try again.',
-				itemIndex,
-			},
-		);
+		throw unexpectedAnswer(context, 'the Run', 'The response lacked run_id or status.', {
+			itemIndex,
+			afterCreate: options.created
+				? 'The Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent\'s Runs (Run → Get Many) before running the item again.'
+				: undefined,
+		});
 	}
 	return run;
 }

@@ -5,7 +5,7 @@ import { agentIdParameter } from '../../shared/ids';
 import { encodeMultipartStream, type MultipartField } from '../../shared/multipart';
 import { asRun, waitForRunToFinish } from '../../shared/runs';
 import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
-import { parseServiceTimestamp } from '../../shared/timestamps';
+import { userDateToIso } from '../dates';
 import { serviceRequest } from '../../shared/transport';
 import { filesForUpload, selectBinaryFields } from './upload';
 
@@ -81,22 +81,16 @@ const properties: INodeProperties[] = [
 export const description = updateDisplayOptions({ show }, properties);
 
 function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: number): MultipartField | undefined {
-	if (raw === undefined || raw === null || raw === '') return undefined;
-	const parsed = parseServiceTimestamp(raw, context.getTimezone());
-	if (!parsed) {
-		throw new NodeOperationError(context.getNode(), `Due Date "${String(raw)}" is not a date`, {
-			description: 'Use an ISO 8601 date and time such as 2026-12-31T17:00:00Z, or pick one in the date field.',
-			itemIndex,
-		});
-	}
-	if (parsed.toMillis() <= Date.now()) {
-		throw new NodeOperationError(context.getNode(), `Due Date ${parsed.toUTC().toISO()} is in the past`, {
+	const dueDate = userDateToIso(context, raw, 'Due Date', itemIndex);
+	if (dueDate === undefined) return undefined;
+	if (Date.parse(dueDate) <= Date.now()) {
+		throw new NodeOperationError(context.getNode(), `Due Date ${dueDate} is in the past`, {
 			description: 'Set a due date in the future, or leave it empty.',
 			itemIndex,
 		});
 	}
 	// gaps.md #9: ISO 8601 with an offset.
-	return { fieldName: 'due_date', value: parsed.toUTC().toISO() as string };
+	return { fieldName: 'due_date', value: dueDate };
 }
 
 export async function execute(
