@@ -1,11 +1,17 @@
 /**
  * Child process of figures 1 and 2: runs ONE upload through n8n's engine (harness,
  * filesystem binary mode) so that its RSS is the engine's alone. The parent starts it with
- * `fork(…, { execArgv: ['--import', 'tsx', '--expose-gc'] })` and samples its RSS.
+ * `fork(…, { execArgv: ['--import', 'tsx'] })` and samples its RSS from /proc.
+ *
+ * No forced GC before the measured upload: `global.gc()` there resets V8's heap-growth
+ * limit to its minimum, and the upload's read buffers (external memory) then trigger a
+ * full mark-compact every ~130 ms (--trace-gc: mutator utilisation ~0.5). That halved the
+ * measured throughput (≈200 vs ≈470 MB/s) without changing the RSS before the upload
+ * (≈198 MiB either way); n8n itself never forces a GC.
  *
  * in (argv[2], JSON): { mode: 'ours' | 'baseline', url, apiKey, files: string[] }
  * out (IPC): {type:'before', rss} → parent answers {type:'go'} once it samples →
- *            {type:'after', rss, ms} → {type:'done', ok, error?, runId?, selfPeak}
+ *            {type:'after', rss, ms} → {type:'done', ok, error?, runId?, ms}
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
 import { executeNode, loadExtractionAgentsNode, shutdownHarness } from '../test/harness';
@@ -36,9 +42,6 @@ function waitFor(type: string): Promise<void> {
 function instrumented(node: INodeType, onTime: (ms: number) => void): INodeType {
 	const wrapped = Object.create(node) as INodeType;
 	wrapped.execute = async function (this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const gc = (globalThis as { gc?: () => void }).gc;
-		gc?.();
-		gc?.();
 		await send({ type: 'before', rss: process.memoryUsage().rss });
 		await waitFor('go');
 		const started = performance.now();
@@ -55,8 +58,6 @@ function instrumented(node: INodeType, onTime: (ms: number) => void): INodeType 
 
 async function main(): Promise<void> {
 	const args = JSON.parse(process.argv[2]) as UploadChildArgs;
-	let selfPeak = 0;
-	const timer = setInterval(() => (selfPeak = Math.max(selfPeak, process.memoryUsage().rss)), 50);
 	let ms = 0;
 	const base = args.mode === 'ours' ? (loadExtractionAgentsNode() as INodeType) : new BaselineUpload();
 	const parameters =
@@ -85,14 +86,13 @@ async function main(): Promise<void> {
 		binaryMode: 'filesystem',
 		timeoutMs: 30 * 60_000,
 	});
-	clearInterval(timer);
 	const json = result.items[0]?.json as { run_id?: number } | undefined;
-	await send({ type: 'done', ok: !result.error, error: result.error?.message, runId: json?.run_id, ms, selfPeak });
+	await send({ type: 'done', ok: !result.error, error: result.error?.message, runId: json?.run_id, ms });
 	await shutdownHarness();
 	process.exit(0);
 }
 
 main().catch(async (error: Error) => {
-	await send({ type: 'done', ok: false, error: error.stack ?? error.message, ms: 0, selfPeak: 0 });
+	await send({ type: 'done', ok: false, error: error.stack ?? error.message, ms: 0 });
 	process.exit(1);
 });

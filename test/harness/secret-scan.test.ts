@@ -1,5 +1,5 @@
 import { NodeApiError } from 'n8n-workflow';
-import { captureConsole, rememberSecret, scanForSecrets, secretViolations } from './secret-scan';
+import { captureConsole, rememberSecret, scanForSecrets, secretViolations, setSecretScanning } from './secret-scan';
 
 // This file deliberately leaks: it does not call useHarness(), whose afterAll would fail it.
 describe('the suite-wide secret scan', () => {
@@ -13,6 +13,19 @@ describe('the suite-wide secret scan', () => {
 		const error = new NodeApiError({ name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {}, id: '1' }, { message: 'x' }, { description: `sent ${key}` });
 		scanForSecrets('error', error);
 		expect(secretViolations()).toEqual(['item: contains the API key ea_lea…', 'error: contains the API key ea_lea…']);
+	});
+
+	it('records nothing while the benchmark has scanning off, and scans again once it is back on', () => {
+		const before = secretViolations().length;
+		setSecretScanning(false);
+		try {
+			scanForSecrets('bench', [{ json: { header: `Bearer ${key}` } }]);
+			expect(secretViolations()).toHaveLength(before);
+		} finally {
+			setSecretScanning(true);
+		}
+		scanForSecrets('after', [{ json: { header: `Bearer ${key}` } }]);
+		expect(secretViolations()).toContain('after: contains the API key ea_lea…');
 	});
 
 	it('flags a key in console output', () => {
