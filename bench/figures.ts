@@ -33,10 +33,10 @@ export interface BenchSizes {
 	uploadReps: number;
 }
 
-export const FULL: BenchSizes = { label: 'full', fileCount: 8, fileMiB: 128, usageRecords: 100_000, historicalRuns: 20_000, newRuns: 5, reps: 5, uploadReps: 3 };
+export const FULL: BenchSizes = { label: 'full', fileCount: 8, fileMiB: 128, usageRecords: 100_000, historicalRuns: 20_000, newRuns: 5, reps: 7, uploadReps: 3 };
 export const SMOKE: BenchSizes = { label: 'smoke', fileCount: 2, fileMiB: 1, usageRecords: 2_000, historicalRuns: 500, newRuns: 5, reps: 1, uploadReps: 1 };
 
-/** `--smoke`, then overrides: `--files=8 --file-mib=128 --usage=100000 --runs=20000 --reps=5 --upload-reps=3` or BENCH_FILES, BENCH_FILE_MIB, BENCH_USAGE, BENCH_RUNS, BENCH_REPS, BENCH_UPLOAD_REPS. */
+/** `--smoke`, then overrides: `--files=8 --file-mib=128 --usage=100000 --runs=20000 --reps=7 --upload-reps=3` or BENCH_FILES, BENCH_FILE_MIB, BENCH_USAGE, BENCH_RUNS, BENCH_REPS, BENCH_UPLOAD_REPS. */
 export function sizesFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchSizes {
 	const arg = (name: string) => argv.find((a) => a.startsWith(`--${name}=`))?.split('=')[1];
 	const smoke = argv.includes('--smoke') || env.BENCH_SMOKE === '1';

@@ -91,6 +91,8 @@ export function renderResults(results: BenchResults): string {
 		'',
 		renderTable(results.rows),
 		'',
+		'Figure 2 measured in a real n8n 2.41.1 on Node 24, beside curl and n8n\'s own HTTP Request node: `npm run bench:n8n` (bench/RESULTS-n8n.md).',
+		'',
 		'## Raw numbers',
 		'',
 		...upload.oursRuns.map(

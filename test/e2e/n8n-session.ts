@@ -110,6 +110,8 @@ export interface SessionOptions {
 	examples?: boolean;
 	/** Ids of imported workflows to publish (through the REST API, once n8n is up); all of `workflows` by default. */
 	publish?: string[];
+	/** More environment for n8n (e.g. N8N_DEFAULT_BINARY_DATA_MODE). */
+	env?: Record<string, string>;
 	quiet?: boolean;
 }
 
@@ -201,6 +203,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 	const env: Record<string, string> = {
 		// The Read/Write Files node may touch only this folder.
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
+		...options.env,
 	};
 	const hostOptions: HostOptions = { userFolder, port, env, quiet: options.quiet };
 	const workflows = options.workflows ?? [

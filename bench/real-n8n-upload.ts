@@ -1,0 +1,280 @@
+/**
+ * `npm run bench:n8n`: figure 2 (upload throughput) cross-checked in a REAL n8n (2.41.1 on
+ * Node 24, binary data in filesystem mode), where `npm run bench` measures in n8n-core's
+ * engine on the repository's Node. Not part of `npm test` (it starts n8n and moves GiBs).
+ *
+ * The workflow: Webhook → Read/Write Files from Disk (the 8 × 128 MiB bench files) →
+ * Aggregate (all binaries into one item) → Extraction Agents "Create Run" (all binary
+ * fields, no waiting). The Create Run node's own execution time, as n8n records it in
+ * the execution data, gives its MB/s; `curl -F` sends the same files to the same emulator
+ * endpoint right after each execution, and n8n's own HTTP Request node (which streams
+ * from the binary store too) sends them in a second workflow. Each upload is checked
+ * byte-complete in the emulator's request log.
+ *
+ *   npx tsx bench/real-n8n-upload.ts [--reps=3] [--files=8 --file-mib=128] [--no-write]
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+import { startEmulator } from '../test/emulator';
+import { callWebhook, startSession, type Session } from '../test/e2e/n8n-session';
+import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, type WorkflowJson } from '../test/e2e/workflows';
+import { prepareFiles, renderTable, sizesFrom, uploadWithCurl, type Row } from './figures';
+
+const WORKFLOW_ID = 'eaBenchUpload001'; // n8n's ids are 16 characters
+const WEBHOOK_PATH = 'bench-upload';
+const CREATE_RUN = 'Create Run';
+
+function uploadWorkflow(inputDir: string): WorkflowJson {
+	const at = (x: number): [number, number] => [x, 0];
+	const link = (from: string, to: string) => ({ [from]: { main: [[{ node: to, type: 'main' as const, index: 0 }]] } });
+	return {
+		id: WORKFLOW_ID,
+		name: 'Bench: upload 1 GiB in one Run',
+		active: false,
+		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
+		pinData: {},
+		nodes: [
+			{
+				id: 'bench-webhook',
+				name: 'Webhook',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: at(0),
+				webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000001',
+				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+			},
+			{
+				id: 'bench-read',
+				name: 'Read files',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: at(220),
+				parameters: { operation: 'read', fileSelector: `${inputDir.replace(/\\/g, '/')}/*.pdf`, options: {} },
+			},
+			{
+				id: 'bench-aggregate',
+				name: 'One item',
+				type: 'n8n-nodes-base.aggregate',
+				typeVersion: 1,
+				position: at(440),
+				parameters: { aggregate: 'aggregateAllItemData', destinationFieldName: 'files', include: 'allFields', options: { includeBinaries: true } },
+			},
+			{
+				id: 'bench-create-run',
+				name: CREATE_RUN,
+				type: ACTION_TYPE,
+				typeVersion: 1,
+				position: at(660),
+				credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+				parameters: {
+					resource: 'run',
+					operation: 'create',
+					agent: { __rl: true, mode: 'id', value: '1' },
+					binarySource: 'all',
+					waitForCompletion: false,
+				},
+			},
+		],
+		connections: { ...link('Webhook', 'Read files'), ...link('Read files', 'One item'), ...link('One item', CREATE_RUN) },
+	};
+}
+
+const HTTP_WORKFLOW_ID = 'eaBenchUploadHtp';
+const HTTP_WEBHOOK_PATH = 'bench-upload-http-request';
+const HTTP_REQUEST = 'HTTP Request';
+
+/**
+ * The same files through n8n's own HTTP Request node (multipart, "n8n Binary File" fields),
+ * which also streams from the binary store (getBinaryStream + form-data): what n8n itself
+ * achieves on the same machine, to the same endpoint.
+ */
+function httpRequestWorkflow(inputDir: string, apiUrl: string, apiKey: string, fileCount: number): WorkflowJson {
+	const base = uploadWorkflow(inputDir);
+	const fields = Array.from({ length: fileCount }, (_, i) => ({
+		parameterType: 'formBinaryData',
+		name: 'files',
+		inputDataFieldName: i === 0 ? 'data' : `data_${i}`,
+	}));
+	const nodes = base.nodes.filter((n) => n.name !== CREATE_RUN).map((n) =>
+		n.name === 'Webhook'
+			? { ...n, id: 'bench-webhook-http', webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000002', parameters: { ...n.parameters, path: HTTP_WEBHOOK_PATH } }
+			: { ...n, id: `${n.id}-http` },
+	);
+	nodes.push({
+		id: 'bench-http-request',
+		name: HTTP_REQUEST,
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [660, 0],
+		parameters: {
+			method: 'POST',
+			url: `${apiUrl}/agents/1/runs`,
+			sendHeaders: true,
+			headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${apiKey}` }] },
+			sendBody: true,
+			contentType: 'multipart-form-data',
+			bodyParameters: { parameters: fields },
+			options: {},
+		},
+	});
+	const connections = { ...base.connections };
+	delete connections['One item'];
+	connections['One item'] = { main: [[{ node: HTTP_REQUEST, type: 'main', index: 0 }]] };
+	return { ...base, id: HTTP_WORKFLOW_ID, name: 'Bench: upload 1 GiB with the HTTP Request node', nodes, connections };
+}
+
+interface Rep {
+	nodeMs: number;
+	webhookMs: number;
+	bytesReceived: number;
+	runId?: number;
+	curlMs: number;
+	curlBytes: number;
+	httpMs: number;
+	httpBytes: number;
+}
+
+async function main(): Promise<void> {
+	const argv = process.argv.slice(2);
+	const sizes = sizesFrom(argv);
+	const reps = Number(argv.find((a) => a.startsWith('--reps='))?.slice(7) ?? 3);
+	const files = prepareFiles(sizes);
+	const bytes = files.reduce((sum, f) => sum + fs.statSync(f).size, 0);
+	const emu = await startEmulator({ logErrors: false, seed: 42 });
+	let session: Session | undefined;
+	const rows: Rep[] = [];
+	try {
+		console.error(`starting n8n (binary data: filesystem) with the packed package…`);
+		// startSession puts the Read/Write Files folder at <userFolder>/files/invoices.
+		const userFolder = fs.mkdtempSync(path.join(os.tmpdir(), 'ea-bench-n8n-'));
+		session = await startSession({
+			serviceUrl: emu.url,
+			apiKey: emu.keys.alice,
+			userFolder,
+			workflows: [
+				uploadWorkflow(path.join(userFolder, 'files', 'invoices')),
+				httpRequestWorkflow(path.join(userFolder, 'files', 'invoices'), emu.apiUrl, emu.keys.alice, files.length),
+			],
+			examples: false,
+			// BENCH_N8N_NODE_OPTIONS (e.g. --trace-gc) goes to n8n's NODE_OPTIONS; its log is kept then.
+			env: {
+				N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
+				...(process.env.BENCH_N8N_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_N8N_NODE_OPTIONS } : {}),
+			},
+			quiet: true,
+		});
+		for (const [i, file] of files.entries()) {
+			// Hard links: the bytes curl sends are the very same file (and page cache) n8n reads.
+			const target = path.join(session.inputDir, `bench-${i}.pdf`);
+			fs.rmSync(target, { force: true });
+			fs.linkSync(file, target);
+		}
+		// n8n registers a published workflow's webhook a moment after activation answers.
+		for (const webhookPath of [WEBHOOK_PATH, HTTP_WEBHOOK_PATH]) {
+			for (let waited = 0; ; waited += 500) {
+				// A GET to a POST-only webhook answers 404 too, but names the method it expects once registered.
+				const probe = await fetch(`${session.server.url}/webhook/${webhookPath}`);
+				const text = await probe.text();
+				if (probe.status !== 404 || /POST request/i.test(text)) break;
+				if (waited > 30_000) throw new Error(`webhook ${webhookPath} still not registered after 30 s: ${text.slice(0, 200)}`);
+				await new Promise((resolve) => setTimeout(resolve, 500));
+			}
+		}
+		/** Calls a webhook, then reads how long `nodeName` ran in that execution and what the emulator received. */
+		const executeAndTime = async (workflowId: string, webhookPath: string, nodeName: string, count: number) => {
+			const seq = emu.lastSeq;
+			const t0 = performance.now();
+			const res = await callWebhook(session!.server.url, webhookPath);
+			const webhookMs = performance.now() - t0;
+			if (res.status !== 200) {
+				const log = session!.server.logs().split('\n').slice(-40).join('\n');
+				throw new Error(`webhook ${webhookPath} answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 500)}\nn8n log:\n${log}`);
+			}
+			const [latest] = await session!.waitForExecutions(workflowId, count, 60_000);
+			const details = await session!.execution(latest.id);
+			const run = details.runData[nodeName]?.[0] as { executionTime?: number; error?: { message?: string } } | undefined;
+			if (!run || run.error || typeof run.executionTime !== 'number') {
+				throw new Error(`${nodeName} did not succeed: ${run?.error?.message ?? 'no run data'}`);
+			}
+			const upload = emu.requestsSince(seq).filter((e) => e.operation === 'runs.create').at(-1)?.upload;
+			const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
+			return { nodeMs: run.executionTime, webhookMs, bytesReceived };
+		};
+		const settle = () => new Promise((resolve) => setTimeout(resolve, 2000));
+		for (let rep = 0; rep < reps; rep++) {
+			// n8n stores the execution after the webhook has answered: let it finish before each upload.
+			await settle();
+			const ours = await executeAndTime(WORKFLOW_ID, WEBHOOK_PATH, CREATE_RUN, rep + 1);
+			await settle();
+			const http = await executeAndTime(HTTP_WORKFLOW_ID, HTTP_WEBHOOK_PATH, HTTP_REQUEST, rep + 1);
+			await settle();
+			const curl = await uploadWithCurl(emu, files);
+			rows.push({ ...ours, curlMs: curl.ms, curlBytes: curl.bytesReceived, httpMs: http.nodeMs, httpBytes: http.bytesReceived });
+			console.error(`  upload ${rep + 1}: Create Run ${ours.nodeMs} ms, HTTP Request node ${http.nodeMs} ms, curl ${curl.ms.toFixed(0)} ms`);
+		}
+	} finally {
+		if (session && process.env.BENCH_N8N_NODE_OPTIONS) {
+			const kept = path.join(os.tmpdir(), 'ea-bench-n8n.log');
+			fs.writeFileSync(kept, session.server.logs());
+			console.error(`n8n log: ${kept}`);
+		}
+		await session?.stop();
+		if (session) fs.rmSync(session.userFolder, { recursive: true, force: true });
+		await emu.stop();
+	}
+	const mbps = (ms: number) => bytes / 1e6 / (ms / 1000);
+	const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+	const oursMs = median(rows.map((r) => r.nodeMs));
+	const curlMs = median(rows.map((r) => r.curlMs));
+	const httpMs = median(rows.map((r) => r.httpMs));
+	const complete = rows.every((r) => r.bytesReceived === bytes && r.curlBytes === bytes && r.httpBytes === bytes);
+	const what = `${sizes.fileCount} × ${sizes.fileMiB} MiB, median of ${rows.length}`;
+	const table: Row[] = [
+		{
+			figure: `2'. Upload throughput in real n8n ${session?.n8n.version} (${what})`,
+			ours: `${mbps(oursMs).toFixed(1)} MB/s`,
+			baseline: `${mbps(curlMs).toFixed(1)} MB/s (curl -F)`,
+			ratio: `${(curlMs / oursMs).toFixed(2)}×`,
+			goal: '≥ 0.8× curl',
+			met: complete && mbps(oursMs) >= 0.8 * mbps(curlMs),
+		},
+		{
+			figure: `2'. The same, beside n8n's own HTTP Request node (multipart, binary fields)`,
+			ours: `${mbps(oursMs).toFixed(1)} MB/s`,
+			baseline: `${mbps(httpMs).toFixed(1)} MB/s (HTTP Request node)`,
+			ratio: `${(httpMs / oursMs).toFixed(2)}×`,
+			goal: '—',
+			met: null,
+		},
+	];
+	const md = [
+		'# Upload throughput in a real n8n',
+		'',
+		'Written by `npm run bench:n8n` (bench/real-n8n-upload.ts).',
+		'',
+		`- Date: ${new Date().toISOString()}`,
+		`- n8n ${session?.n8n.version} on its Node (${session?.n8n.nodeBin}), binary data mode filesystem; ${bytes} bytes in one Run`,
+		'',
+		renderTable(table),
+		'',
+		'## Each upload',
+		'',
+		...rows.map(
+			(r, i) =>
+				`- ${i + 1}: Create Run node ${r.nodeMs} ms (${mbps(r.nodeMs).toFixed(1)} MB/s), whole webhook execution ${r.webhookMs.toFixed(0)} ms, emulator received ${r.bytesReceived} bytes; HTTP Request node ${r.httpMs} ms (${mbps(r.httpMs).toFixed(1)} MB/s), received ${r.httpBytes} bytes; curl ${r.curlMs.toFixed(0)} ms (${mbps(r.curlMs).toFixed(1)} MB/s), received ${r.curlBytes} bytes`,
+		),
+		'',
+	].join('\n');
+	console.log(md);
+	if (!argv.includes('--no-write')) fs.writeFileSync(path.join(__dirname, 'RESULTS-n8n.md'), md);
+}
+
+main().then(
+	() => process.exit(0),
+	(error: unknown) => {
+		console.error(error);
+		process.exit(1);
+	},
+);
