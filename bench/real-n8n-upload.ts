@@ -171,17 +171,6 @@ async function main(): Promise<void> {
 			fs.rmSync(target, { force: true });
 			fs.linkSync(file, target);
 		}
-		// n8n registers a published workflow's webhook a moment after activation answers.
-		for (const webhookPath of [WEBHOOK_PATH, HTTP_WEBHOOK_PATH]) {
-			for (let waited = 0; ; waited += 500) {
-				// A GET to a POST-only webhook answers 404 too, but names the method it expects once registered.
-				const probe = await fetch(`${session.server.url}/webhook/${webhookPath}`);
-				const text = await probe.text();
-				if (probe.status !== 404 || /POST request/i.test(text)) break;
-				if (waited > 30_000) throw new Error(`webhook ${webhookPath} still not registered after 30 s: ${text.slice(0, 200)}`);
-				await new Promise((resolve) => setTimeout(resolve, 500));
-			}
-		}
 		/** Calls a webhook, then reads how long `nodeName` ran in that execution and what the emulator received. */
 		const executeAndTime = async (workflowId: string, webhookPath: string, nodeName: string, count: number) => {
 			const seq = emu.lastSeq;

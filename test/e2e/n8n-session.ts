@@ -221,8 +221,16 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 	let api: RestClient;
 	try {
 		api = await timed('owner', () => host.setupOwner(server.url, OWNER));
+		const published = options.publish ?? workflows.map((w) => w.id);
 		await timed('publish', async () => {
-			for (const id of options.publish ?? workflows.map((w) => w.id)) await host.publishWorkflowRest(api, n8n.version, id);
+			for (const id of published) await host.publishWorkflowRest(api, n8n.version, id);
+		});
+		await timed('webhooks', async () => {
+			const paths = workflows
+				.filter((w) => published.includes(w.id))
+				.flatMap((w) => w.nodes.filter((n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'POST'))
+				.map((n) => String(n.parameters.path)); // a GET probe would run a GET webhook
+			for (const webhookPath of paths) await waitForWebhook(server.url, webhookPath);
 		});
 	} catch (err) {
 		await server.stop();
@@ -275,6 +283,22 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 			if (!keepFolder && !options.userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
 		},
 	};
+}
+
+/**
+ * n8n registers a published workflow's webhooks a moment AFTER activation has answered (a
+ * call right away got 404 "not registered"). A GET to a POST-only webhook answers 404 as well,
+ * but once registered its message names the method it expects ("…POST request?").
+ */
+export async function waitForWebhook(baseUrl: string, webhookPath: string, timeoutMs = 30_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const res = await fetch(`${baseUrl}/webhook/${webhookPath}`);
+		const text = await res.text();
+		if (res.status !== 404 || /POST request|Did you mean/i.test(text)) return;
+		if (Date.now() > deadline) throw new Error(`webhook "${webhookPath}" still not registered after ${timeoutMs / 1000} s: ${text.slice(0, 200)}`);
+		await sleep(250);
+	}
 }
 
 /** Calls a production webhook (POST) of a published workflow; the body comes back as a Buffer. */
