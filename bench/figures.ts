@@ -74,7 +74,7 @@ export interface Row {
 	met: boolean | null;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const fmt = (x: number, digits = 1) => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
 const ratioOf = (a: number, b: number) => (b > 0 ? `${fmt(a / b, 2)}×` : '—');
 const auth = (emu: Emulator) => ({ authorization: `Bearer ${emu.keys.alice}` });

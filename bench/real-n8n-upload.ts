@@ -19,8 +19,8 @@ import * as path from 'node:path';
 
 import { startEmulator } from '../test/emulator';
 import { callWebhook, startSession, type Session } from '../test/e2e/n8n-session';
-import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, type WorkflowJson } from '../test/e2e/workflows';
-import { prepareFiles, renderTable, sizesFrom, uploadWithCurl, type Row } from './figures';
+import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, webhook, type WorkflowJson } from '../test/e2e/workflows';
+import { median, prepareFiles, renderTable, sizesFrom, uploadWithCurl, type Row } from './figures';
 
 const WORKFLOW_ID = 'eaBenchUpload001'; // n8n's ids are 16 characters
 const WEBHOOK_PATH = 'bench-upload';
@@ -36,15 +36,7 @@ function uploadWorkflow(inputDir: string): WorkflowJson {
 		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
 		pinData: {},
 		nodes: [
-			{
-				id: 'bench-webhook',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: at(0),
-				webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000001',
-				parameters: { httpMethod: 'POST', path: WEBHOOK_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-			},
+			webhook('Webhook', WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000001', 'allEntries'),
 			{
 				id: 'bench-read',
 				name: 'Read files',
@@ -98,9 +90,7 @@ function httpRequestWorkflow(inputDir: string, apiUrl: string, apiKey: string, f
 		inputDataFieldName: i === 0 ? 'data' : `data_${i}`,
 	}));
 	const nodes = base.nodes.filter((n) => n.name !== CREATE_RUN).map((n) =>
-		n.name === 'Webhook'
-			? { ...n, id: 'bench-webhook-http', webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000002', parameters: { ...n.parameters, path: HTTP_WEBHOOK_PATH } }
-			: { ...n, id: `${n.id}-http` },
+		n.name === 'Webhook' ? webhook('Webhook', HTTP_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000002', 'allEntries') : { ...n, id: `${n.id}-http` },
 	);
 	nodes.push({
 		id: 'bench-http-request',
@@ -214,7 +204,6 @@ async function main(): Promise<void> {
 		await emu.stop();
 	}
 	const mbps = (ms: number) => bytes / 1e6 / (ms / 1000);
-	const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 	const oursMs = median(rows.map((r) => r.nodeMs));
 	const curlMs = median(rows.map((r) => r.curlMs));
 	const httpMs = median(rows.map((r) => r.httpMs));

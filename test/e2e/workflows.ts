@@ -80,7 +80,7 @@ function workflow(id: string, name: string, nodes: NodeJson[], connections: Work
 	};
 }
 
-function webhook(name: string, path: string, webhookId: string, responseData: 'allEntries' | 'firstEntryBinary', binaryField?: string): NodeJson {
+export function webhook(name: string, path: string, webhookId: string, responseData: 'allEntries' | 'firstEntryBinary', binaryField?: string): NodeJson {
 	return {
 		id: `${webhookId}-node`,
 		name,
