@@ -19,85 +19,75 @@ import * as path from 'node:path';
 
 import { startEmulator } from '../test/emulator';
 import { callWebhook, startSession, type Session } from '../test/e2e/n8n-session';
-import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, webhook, type WorkflowJson } from '../test/e2e/workflows';
+import { ACTION_TYPE, chain, CREDENTIAL_ID, CREDENTIAL_NAME, webhook, workflow, type NodeJson, type WorkflowJson } from '../test/e2e/workflows';
 import { median, prepareFiles, renderTable, sizesFrom, uploadWithCurl, type Row } from './figures';
 
 const WORKFLOW_ID = 'eaBenchUpload001'; // n8n's ids are 16 characters
 const WEBHOOK_PATH = 'bench-upload';
 const CREATE_RUN = 'Create Run';
 
-function uploadWorkflow(inputDir: string): WorkflowJson {
-	const at = (x: number): [number, number] => [x, 0];
-	const link = (from: string, to: string) => ({ [from]: { main: [[{ node: to, type: 'main' as const, index: 0 }]] } });
-	return {
-		id: WORKFLOW_ID,
-		name: 'Bench: upload 1 GiB in one Run',
-		active: false,
-		settings: { executionOrder: 'v1', saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
-		pinData: {},
-		nodes: [
-			webhook('Webhook', WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000001', 'allEntries'),
-			{
-				id: 'bench-read',
-				name: 'Read files',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: at(220),
-				parameters: { operation: 'read', fileSelector: `${inputDir.replace(/\\/g, '/')}/*.pdf`, options: {} },
-			},
-			{
-				id: 'bench-aggregate',
-				name: 'One item',
-				type: 'n8n-nodes-base.aggregate',
-				typeVersion: 1,
-				position: at(440),
-				parameters: { aggregate: 'aggregateAllItemData', destinationFieldName: 'files', include: 'allFields', options: { includeBinaries: true } },
-			},
-			{
-				id: 'bench-create-run',
-				name: CREATE_RUN,
-				type: ACTION_TYPE,
-				typeVersion: 1,
-				position: at(660),
-				credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
-				parameters: {
-					resource: 'run',
-					operation: 'create',
-					agent: { __rl: true, mode: 'id', value: '1' },
-					binarySource: 'all',
-					waitForCompletion: false,
-				},
-			},
-		],
-		connections: { ...link('Webhook', 'Read files'), ...link('Read files', 'One item'), ...link('One item', CREATE_RUN) },
-	};
-}
-
 const HTTP_WORKFLOW_ID = 'eaBenchUploadHtp';
 const HTTP_WEBHOOK_PATH = 'bench-upload-http-request';
 const HTTP_REQUEST = 'HTTP Request';
 
+/** Webhook → Read/Write Files (every *.pdf in inputDir) → Aggregate (one item, all binaries) → `sender`. */
+function uploadWorkflow(id: string, name: string, webhookPath: string, webhookId: string, inputDir: string, sender: NodeJson): WorkflowJson {
+	return workflow(
+		id,
+		name,
+		[
+			webhook('Webhook', webhookPath, webhookId, 'allEntries'),
+			{
+				id: `${id}-read`,
+				name: 'Read files',
+				type: 'n8n-nodes-base.readWriteFile',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: { operation: 'read', fileSelector: `${inputDir.replace(/\\/g, '/')}/*.pdf`, options: {} },
+			},
+			{
+				id: `${id}-aggregate`,
+				name: 'One item',
+				type: 'n8n-nodes-base.aggregate',
+				typeVersion: 1,
+				position: [440, 0],
+				parameters: { aggregate: 'aggregateAllItemData', destinationFieldName: 'files', include: 'allFields', options: { includeBinaries: true } },
+			},
+			{ ...sender, position: [660, 0] },
+		],
+		chain('Webhook', 'Read files', 'One item', sender.name),
+	);
+}
+
+function createRunWorkflow(inputDir: string): WorkflowJson {
+	return uploadWorkflow(WORKFLOW_ID, 'Bench: upload 1 GiB in one Run', WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000001', inputDir, {
+		id: 'bench-create-run',
+		name: CREATE_RUN,
+		type: ACTION_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+		parameters: { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: '1' }, binarySource: 'all', waitForCompletion: false },
+	});
+}
+
 /**
  * The same files through n8n's own HTTP Request node (multipart, "n8n Binary File" fields),
  * which also streams from the binary store (getBinaryStream + form-data): what n8n itself
- * achieves on the same machine, to the same endpoint.
+ * achieves on the same machine, to the same endpoint. Aggregate names the binaries data, data_1, …
  */
 function httpRequestWorkflow(inputDir: string, apiUrl: string, apiKey: string, fileCount: number): WorkflowJson {
-	const base = uploadWorkflow(inputDir);
 	const fields = Array.from({ length: fileCount }, (_, i) => ({
 		parameterType: 'formBinaryData',
 		name: 'files',
 		inputDataFieldName: i === 0 ? 'data' : `data_${i}`,
 	}));
-	const nodes = base.nodes.filter((n) => n.name !== CREATE_RUN).map((n) =>
-		n.name === 'Webhook' ? webhook('Webhook', HTTP_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000002', 'allEntries') : { ...n, id: `${n.id}-http` },
-	);
-	nodes.push({
+	return uploadWorkflow(HTTP_WORKFLOW_ID, 'Bench: upload 1 GiB with the HTTP Request node', HTTP_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000002', inputDir, {
 		id: 'bench-http-request',
 		name: HTTP_REQUEST,
 		type: 'n8n-nodes-base.httpRequest',
 		typeVersion: 4.2,
-		position: [660, 0],
+		position: [0, 0],
 		parameters: {
 			method: 'POST',
 			url: `${apiUrl}/agents/1/runs`,
@@ -109,10 +99,6 @@ function httpRequestWorkflow(inputDir: string, apiUrl: string, apiKey: string, f
 			options: {},
 		},
 	});
-	const connections = { ...base.connections };
-	delete connections['One item'];
-	connections['One item'] = { main: [[{ node: HTTP_REQUEST, type: 'main', index: 0 }]] };
-	return { ...base, id: HTTP_WORKFLOW_ID, name: 'Bench: upload 1 GiB with the HTTP Request node', nodes, connections };
 }
 
 interface Rep {
@@ -144,7 +130,7 @@ async function main(): Promise<void> {
 			apiKey: emu.keys.alice,
 			userFolder,
 			workflows: [
-				uploadWorkflow(path.join(userFolder, 'files', 'invoices')),
+				createRunWorkflow(path.join(userFolder, 'files', 'invoices')),
 				httpRequestWorkflow(path.join(userFolder, 'files', 'invoices'), emu.apiUrl, emu.keys.alice, files.length),
 			],
 			examples: false,

@@ -31,7 +31,7 @@ export const INVOICE_LINES_TEMPLATE_ID = 12;
 /** The trigger watches another Agent, so the Runs the other workflows create do not reach it. */
 export const TRIGGER_AGENT_ID = 2;
 
-interface NodeJson {
+export interface NodeJson {
 	id: string;
 	name: string;
 	type: string;
@@ -60,7 +60,7 @@ export function credentialJson(baseUrl: string, apiKey: string, name = CREDENTIA
 const credentials = { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
 const agent = (id: number) => ({ __rl: true, mode: 'id', value: String(id) });
 
-function chain(...names: string[]): WorkflowJson['connections'] {
+export function chain(...names: string[]): WorkflowJson['connections'] {
 	const connections: WorkflowJson['connections'] = {};
 	for (let i = 0; i < names.length - 1; i++) {
 		connections[names[i]] = { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] };
@@ -68,7 +68,7 @@ function chain(...names: string[]): WorkflowJson['connections'] {
 	return connections;
 }
 
-function workflow(id: string, name: string, nodes: NodeJson[], connections: WorkflowJson['connections']): WorkflowJson {
+export function workflow(id: string, name: string, nodes: NodeJson[], connections: WorkflowJson['connections']): WorkflowJson {
 	return {
 		id,
 		name,
@@ -229,7 +229,12 @@ export function pollTimesEvery(everySeconds: number | 'minute') {
 /** (e): Extraction Agents Trigger (Runs of one Agent that finish) → No Operation. Published. */
 export function triggerWorkflow(
 	pollTimes: ReturnType<typeof pollTimesEvery>,
-	{ id = WORKFLOW_IDS.trigger as string, name = 'E2E: Trigger on finished Runs', agentId = TRIGGER_AGENT_ID as number } = {},
+	{
+		id = WORKFLOW_IDS.trigger as string,
+		name = 'E2E: Trigger on finished Runs',
+		agentId = TRIGGER_AGENT_ID as number,
+		includeFullRun = true,
+	} = {},
 ): WorkflowJson {
 	return workflow(
 		id,
@@ -248,7 +253,7 @@ export function triggerWorkflow(
 					agent: agent(agentId),
 					statuses: ['success', 'failed'],
 					simplify: true,
-					includeFullRun: true,
+					includeFullRun,
 				},
 			},
 			{ id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },

@@ -8,24 +8,14 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
+import { host } from '../e2e/n8n-session';
 
 export const log = (message: string) => process.stderr.write(`[queue] ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A free TCP port on 127.0.0.1. */
-export function freePort(): Promise<number> {
-	return new Promise((resolve, reject) => {
-		const server = net.createServer();
-		server.unref();
-		server.on('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as net.AddressInfo;
-			server.close(() => resolve(port));
-		});
-	});
-}
+/** A free TCP port on 127.0.0.1 (the one helper scripts/n8n-host.js has). */
+export const freePort = (): Promise<number> => host.freePort();
 
 function which(command: string): string | undefined {
 	const result = spawnSync('sh', ['-c', `command -v ${command}`], { encoding: 'utf8' });
@@ -89,22 +79,6 @@ export async function ensureDebianPackages(): Promise<DebianTools> {
 	return { redisServer, pgBin };
 }
 
-function portOpen(port: number): Promise<boolean> {
-	return new Promise((resolve) => {
-		const socket = net.connect({ host: '127.0.0.1', port });
-		socket.setTimeout(1000);
-		socket.once('connect', () => {
-			socket.destroy();
-			resolve(true);
-		});
-		socket.once('timeout', () => {
-			socket.destroy();
-			resolve(false);
-		});
-		socket.once('error', () => resolve(false));
-	});
-}
-
 export interface Service {
 	port: number;
 	logFile: string;
@@ -128,7 +102,7 @@ export async function startRedis(redisServer: string, dir: string): Promise<Serv
 	let exited = false;
 	const exit = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
 	const deadline = Date.now() + 20_000;
-	while (!(await portOpen(port))) {
+	while (!(await host.portInUse(port))) {
 		if (exited) throw new Error(`redis-server exited at start:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
 		if (Date.now() > deadline) {
 			child.kill('SIGKILL');

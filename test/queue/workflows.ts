@@ -5,33 +5,31 @@
  *    execution; a worker uploads it and waits for the Run; the webhook answers with the results.
  *  - Extraction Agents Trigger on the same Agent → No Operation: polled by the main.
  */
-import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, INVOICES_AGENT_ID, pollTimesEvery, TRIGGER_TYPE, type WorkflowJson } from '../e2e/workflows';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_ID,
+	chain,
+	CREDENTIAL_NAME,
+	INVOICES_AGENT_ID,
+	pollTimesEvery,
+	triggerWorkflow,
+	webhook,
+	workflow,
+	type WorkflowJson,
+} from '../e2e/workflows';
 
 export const QUEUE_WORKFLOW_IDS = { createRun: 'eaQueueCreateRun', trigger: 'eaQueueTrigger01' } as const;
 export const QUEUE_WEBHOOK_PATH = 'queue-create-run';
 export const QUEUE_AGENT_ID = INVOICES_AGENT_ID;
 
 const credentials = { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
-const agent = { __rl: true, mode: 'id', value: String(QUEUE_AGENT_ID) };
-const settings = { executionOrder: 'v1', saveManualExecutions: true, saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' };
 
 export function createRunWebhookWorkflow(): WorkflowJson {
-	return {
-		id: QUEUE_WORKFLOW_IDS.createRun,
-		name: 'Queue: file by webhook → Create Run and wait',
-		active: false,
-		settings,
-		pinData: {},
-		nodes: [
-			{
-				id: 'queue-webhook',
-				name: 'Webhook',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: '7a3f0c1e-9d2b-4e55-8c61-0e2e00009001',
-				parameters: { httpMethod: 'POST', path: QUEUE_WEBHOOK_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
-			},
+	return workflow(
+		QUEUE_WORKFLOW_IDS.createRun,
+		'Queue: file by webhook → Create Run and wait',
+		[
+			webhook('Webhook', QUEUE_WEBHOOK_PATH, '7a3f0c1e-9d2b-4e55-8c61-0e2e00009001', 'allEntries'),
 			{
 				id: 'queue-create-run',
 				name: 'Create Run',
@@ -42,7 +40,7 @@ export function createRunWebhookWorkflow(): WorkflowJson {
 				parameters: {
 					resource: 'run',
 					operation: 'create',
-					agent,
+					agent: { __rl: true, mode: 'id', value: String(QUEUE_AGENT_ID) },
 					binarySource: 'all',
 					waitForCompletion: true,
 					timeoutMinutes: 5,
@@ -52,36 +50,15 @@ export function createRunWebhookWorkflow(): WorkflowJson {
 				},
 			},
 		],
-		connections: { Webhook: { main: [[{ node: 'Create Run', type: 'main', index: 0 }]] } },
-	};
+		chain('Webhook', 'Create Run'),
+	);
 }
 
 export function queueTriggerWorkflow(pollSeconds: number): WorkflowJson {
-	return {
+	return triggerWorkflow(pollTimesEvery(pollSeconds), {
 		id: QUEUE_WORKFLOW_IDS.trigger,
 		name: 'Queue: trigger on finished Runs',
-		active: false,
-		settings,
-		pinData: {},
-		nodes: [
-			{
-				id: 'queue-trigger',
-				name: 'Run finished',
-				type: TRIGGER_TYPE,
-				typeVersion: 1,
-				position: [0, 0],
-				credentials,
-				parameters: {
-					pollTimes: pollTimesEvery(pollSeconds),
-					agentScope: 'one',
-					agent,
-					statuses: ['success', 'failed'],
-					simplify: true,
-					includeFullRun: false,
-				},
-			},
-			{ id: 'queue-noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [240, 0], parameters: {} },
-		],
-		connections: { 'Run finished': { main: [[{ node: 'Received', type: 'main', index: 0 }]] } },
-	};
+		agentId: QUEUE_AGENT_ID,
+		includeFullRun: false,
+	});
 }

@@ -23,6 +23,8 @@ import {
 	uniqueId,
 	useEmulator,
 	useShortBackoff,
+	AGENT_RUNS,
+	RUN_READ,
 	type ErrorWithDescription,
 } from './helpers';
 
@@ -30,8 +32,7 @@ useHarness();
 useShortBackoff();
 const ctx = useEmulator({ runDurationMs: 200 });
 
-const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
-const RUN_CREATE = /\/agents\/\d+\/runs$/;
+const RUN_CREATE = AGENT_RUNS;
 
 afterEach(() => {
 	ctx.emulator.clearFaults();

@@ -82,3 +82,7 @@ export function uniqueId(prefix: string): string {
 	counter++;
 	return `${prefix}-${process.pid}-${Date.now().toString(36)}-${counter}`;
 }
+
+/** Fault-injection paths: one Run (GET/DELETE) and an Agent's Runs (POST creates, GET lists). */
+export const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
+export const AGENT_RUNS = /\/agents\/\d+\/runs$/;

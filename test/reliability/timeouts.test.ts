@@ -22,6 +22,8 @@ import {
 	uniqueId,
 	useEmulator,
 	useShortBackoff,
+	AGENT_RUNS,
+	RUN_READ,
 	type ErrorWithDescription,
 } from './helpers';
 
@@ -29,9 +31,8 @@ useHarness();
 useShortBackoff();
 const ctx = useEmulator({ runDurationMs: 300 });
 
-const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
-const RUN_LIST = /\/agents\/\d+\/runs$/;
-const RUN_CREATE = RUN_LIST;
+const RUN_CREATE = AGENT_RUNS;
+const RUN_LIST = AGENT_RUNS;
 const ONE_SECOND = { requestTimeout: 1 };
 
 afterEach(() => ctx.emulator.clearFaults());
