@@ -1,4 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type { ItemBatch } from './itemBatch';
 
 /** Lookups shared by the items of one execution (e.g. an Agent's templates). */
 export type ExecutionCache = Map<string, Promise<unknown>>;
@@ -11,5 +12,11 @@ export interface Operation {
 		itemIndex: number,
 		item: INodeExecutionData,
 		cache: ExecutionCache,
+		batch: ItemBatch,
 	): Promise<INodeExecutionData[]>;
+	/**
+	 * Set by operations whose items are independent and safe to send side by side
+	 * (Options → Items in Parallel); the others handle one item after another.
+	 */
+	itemsInParallel?: boolean;
 }

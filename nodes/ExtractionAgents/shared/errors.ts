@@ -15,7 +15,13 @@ interface FailureBase {
  * (cut off, or a proxy's HTML page), or a request that never got a response.
  */
 export type RequestFailure =
-	| (FailureBase & { kind: 'http'; status: number; body: unknown })
+	| (FailureBase & {
+			kind: 'http';
+			status: number;
+			body: unknown;
+			/** A 429 whose wait is longer than the nodes wait (or than the caller's own limit). */
+			rateLimitedUntilMs?: number;
+	  })
 	| (FailureBase & { kind: 'malformed'; status: number; body: unknown })
 	| (FailureBase & { kind: 'network'; code: string; timeoutMs?: number });
 
@@ -117,6 +123,13 @@ function mapHttpFailure(
 				description: detail || 'The service gave no details.',
 			};
 		case 429:
+			if (failure.rateLimitedUntilMs !== undefined) {
+				const until = new Date(Math.ceil(failure.rateLimitedUntilMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+				return {
+					message: `The Extraction Agents service is rate limiting this API key until ${until} (429)`,
+					description: `That is longer than this item can wait, so it was not sent again. Run the workflow again after ${until}, or send fewer items at once (Options → Items in Parallel). ${said}`,
+				};
+			}
 			return {
 				message: 'The Extraction Agents service is rate limiting this API key (429)',
 				description: `Retried ${failure.retries} time(s) after the wait the service asked for. Run fewer items at once, or try again in a minute. ${said}`,

@@ -1,7 +1,5 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 import { unexpectedAnswer } from './answers';
-import { sleepUnlessCancelled } from './cancellation';
 import { serviceRequest, type ServiceContext } from './transport';
 
 export interface PromptResult extends IDataObject {
@@ -55,94 +53,19 @@ export function asRun(context: ServiceContext, body: unknown, itemIndex?: number
 	return run;
 }
 
-/**
- * Whether a failed check on a Run being waited for is worth checking again: the
- * service or the network had a moment (5xx, 429 beyond its retries, a timeout, a
- * dropped connection, an answer cut off). A 4xx such as 401 or 404 (the Run was
- * deleted) and a cancelled execution end the wait at once.
- */
-function isPassingFailure(error: unknown): boolean {
-	if (!(error instanceof NodeApiError)) return false;
-	const status = Number(error.httpCode);
-	return !error.httpCode || status === 429 || status >= 500;
-}
-
 export async function fetchRun(
 	context: ServiceContext,
 	agentId: number,
 	runId: number,
 	itemIndex?: number,
+	options: { deadlineMs?: number } = {},
 ): Promise<Run> {
 	const { body } = await serviceRequest(context, {
 		method: 'GET',
 		path: `/agents/${agentId}/runs/${runId}`,
 		subject: { agentId, runId },
 		itemIndex,
+		deadlineMs: options.deadlineMs,
 	});
 	return asRun(context, body, itemIndex);
-}
-
-export const WAIT_BACKOFF = { firstMs: 1000, factor: 1.5, maxMs: 10_000, jitter: 0.2 };
-
-/**
- * Polls the single-Run read until the Run is final. Waits 1 s, growing to 10 s, with
- * jitter so that many items waiting at once do not poll in lockstep; 429s are handled
- * by the transport. Stops at `timeoutMs` with an error that tells the user where to
- * find the Run later, and within half a second when the execution is cancelled.
- */
-export async function waitForRunToFinish(
-	context: IExecuteFunctions,
-	run: Run,
-	options: { timeoutMs: number; itemIndex: number },
-): Promise<Run> {
-	const agentId = Number(run.agent_id);
-	const runId = Number(run.run_id);
-	const deadline = Date.now() + options.timeoutMs;
-	const signal = context.getExecutionCancelSignal?.();
-	let current = run;
-	let delay = WAIT_BACKOFF.firstMs;
-	let lastFailure: Error | undefined;
-	while (!isRunFinished(current)) {
-		const remaining = deadline - Date.now();
-		if (remaining <= 0) {
-			const lastCheck = lastFailure ? ` The last check of the Run failed: ${lastFailure.message}.` : '';
-			throw new NodeOperationError(
-				context.getNode(),
-				`Run ${runId} did not finish within ${formatDuration(options.timeoutMs)}`,
-				{
-					description: `The Run is still ${current.status} and will finish on the service${current.run_url ? ` (${current.run_url})` : ''}. Fetch it later with Run → Get (Agent ${agentId}, Run ${runId}), use the Extraction Agents Trigger, or raise Timeout.${lastCheck}`,
-					itemIndex: options.itemIndex,
-				},
-			);
-		}
-		const jittered = delay * (1 - WAIT_BACKOFF.jitter + Math.random() * 2 * WAIT_BACKOFF.jitter);
-		if (!(await sleepUnlessCancelled(Math.min(jittered, remaining), signal))) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`The execution was cancelled while waiting for Run ${runId}`,
-				{ description: 'The Run goes on in the service; fetch it later with Run → Get.', itemIndex: options.itemIndex },
-			);
-		}
-		delay = Math.min(delay * WAIT_BACKOFF.factor, WAIT_BACKOFF.maxMs);
-		// The Run exists: a check that fails for a passing reason (after the transport's
-		// own retries) is not a reason to give up on it, only to check again later.
-		const check = await fetchRun(context, agentId, runId, options.itemIndex).then(
-			(fetched) => ({ fetched, failure: undefined }),
-			(failure: unknown) => ({ fetched: undefined, failure }),
-		);
-		if (check.fetched) {
-			current = check.fetched;
-			lastFailure = undefined;
-		} else {
-			if (!isPassingFailure(check.failure)) throw check.failure;
-			lastFailure = check.failure as Error;
-		}
-	}
-	return current;
-}
-
-function formatDuration(ms: number): string {
-	const seconds = Math.round(ms / 1000);
-	if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
-	return `${seconds} seconds`;
 }

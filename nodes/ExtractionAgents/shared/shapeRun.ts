@@ -58,10 +58,30 @@ export function simplifyRun(run: Run): IDataObject {
 	return simplified;
 }
 
-/** "One item per Prompt result": rows of prompt, status, value, reasoning, citations. */
+/**
+ * "One item per Prompt result": rows of prompt, status, value, reasoning, citations.
+ * A Run with no Prompt results still gives one row (`prompt: null`), so that no input
+ * item disappears from the output.
+ */
 export function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
 	const data = run.data ?? {};
-	return promptNamesOf(run).map((name) => {
+	const names = promptNamesOf(run);
+	if (names.length === 0) {
+		return [
+			{
+				run_id: run.run_id,
+				agent_id: run.agent_id,
+				user_defined_id: run.user_defined_id ?? null,
+				status: run.status,
+				run_url: run.run_url ?? null,
+				prompt: null,
+				value: null,
+				reasoning: null,
+				citations: [],
+			},
+		];
+	}
+	return names.map((name) => {
 		const result: PromptResult = data[name] ?? {};
 		const metadata = (result.metadata ?? {}) as IDataObject;
 		const row: IDataObject = {

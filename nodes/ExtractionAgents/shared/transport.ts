@@ -13,7 +13,8 @@ import { sleepUnlessCancelled } from './cancellation';
 import { toNodeApiError, type RequestFailure } from './errors';
 import type { MultipartBody } from './multipart';
 import { requestTimeoutMs } from './requestOptions';
-import { isIdempotent, retryDelayMs, type Idempotency } from './retry';
+import { rateLimitGateOf } from './rateLimitGate';
+import { isIdempotent, retryAfterMs, retryDelayMs, RETRY_LIMITS, type Idempotency } from './retry';
 import type { RequestSubject } from './subjects';
 
 export const CREDENTIAL_TYPE = 'extractionAgentsApi';
@@ -37,6 +38,12 @@ export interface ServiceRequest {
 	 * by default) plus 1 s per MB of an upload: see requestOptions.ts.
 	 */
 	timeoutMs?: number;
+	/**
+	 * Epoch ms past which the request is neither retried nor held back by a 429 of its
+	 * execution: the caller's own limit (a Run's Wait timeout). It then fails at once
+	 * with the failure it had, or "rate limited until …".
+	 */
+	deadlineMs?: number;
 	itemIndex?: number;
 }
 
@@ -113,8 +120,26 @@ export async function serviceRequest<T = unknown>(
 		requestTimeoutMs(context, request.itemIndex, isUpload ? (request.body as MultipartBody).size : 0);
 	const idempotent = isIdempotent(request.method, request.idempotency);
 
+	const gate = rateLimitGateOf(context);
+
 	for (let retries = 0; ; retries++) {
 		if (signal?.aborted) throw cancelledError(context, request.itemIndex);
+		// No request waits at the gate longer than the nodes accept from Retry-After.
+		const gateDeadlineMs = Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
+		const gateState = await gate.waitUntilOpen(signal, gateDeadlineMs);
+		if (gateState === 'cancelled') throw cancelledError(context, request.itemIndex);
+		if (gateState === 'deadline') {
+			const rateLimited: RequestFailure = {
+				kind: 'http',
+				status: 429,
+				body: undefined,
+				rateLimitedUntilMs: gate.opensAt,
+				method: request.method,
+				retries,
+				idempotent,
+			};
+			throw toNodeApiError(context.getNode(), rateLimited, request.subject, apiRoot, request.itemIndex);
+		}
 		const options: IHttpRequestOptions = {
 			method: request.method,
 			url: `${apiRoot}${request.path}`,
@@ -166,6 +191,21 @@ export async function serviceRequest<T = unknown>(
 			failure = { kind: 'network', code: networkCodeOf(error), timeoutMs, ...attempt };
 		}
 
+		if (failure.kind === 'http' && failure.status === 429) {
+			const askedMs = retryAfterMs(retryAfterHeader);
+			if (askedMs !== undefined) {
+				// The service named a time: every request of this execution waits for it at the
+				// gate, and one that cannot wait that long fails now, as this one does when the
+				// wait is beyond what the nodes accept (a retry would only be refused again).
+				gate.closeUntil(Date.now() + askedMs);
+				const canWaitUntil = Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
+				if (gate.opensAt > canWaitUntil) {
+					failure.rateLimitedUntilMs = gate.opensAt;
+					throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
+				}
+			}
+		}
+		const rateLimited = failure.kind === 'http' && failure.status === 429;
 		const delay = retryDelayMs({
 			method: request.method,
 			idempotency: request.idempotency,
@@ -175,8 +215,13 @@ export async function serviceRequest<T = unknown>(
 			malformedBody: failure.kind === 'malformed',
 			retryAfterHeader,
 		});
-		if (delay === undefined) {
+		if (delay === undefined || (request.deadlineMs !== undefined && Date.now() + delay > request.deadlineMs)) {
 			throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
+		}
+		if (rateLimited) {
+			// Every request of this execution waits at the gate at the top of the loop.
+			gate.closeUntil(Date.now() + delay);
+			continue;
 		}
 		if (!(await sleepUnlessCancelled(delay, signal))) throw cancelledError(context, request.itemIndex);
 	}

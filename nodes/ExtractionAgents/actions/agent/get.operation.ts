@@ -11,6 +11,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
+export const itemsInParallel = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	return [{ json: await fetchAgent(this, agentId, itemIndex) }];

@@ -3,10 +3,12 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, runOutputField, simplifyField } from '../../shared/descriptions';
 import { agentIdParameter } from '../../shared/ids';
 import { encodeMultipartStream, type MultipartField } from '../../shared/multipart';
-import { asRun, waitForRunToFinish } from '../../shared/runs';
+import { asRun } from '../../shared/runs';
 import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
 import { userDateToIso } from '../dates';
 import { serviceRequest } from '../../shared/transport';
+import type { ItemBatch } from '../itemBatch';
+import type { ExecutionCache } from '../types';
 import { filesForUpload, selectBinaryFields } from './upload';
 
 const show = { resource: ['run'], operation: ['create'] };
@@ -93,10 +95,15 @@ function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: numbe
 	return { fieldName: 'due_date', value: dueDate };
 }
 
+/** Uploads run side by side (Options → Items in Parallel); the Runs are waited for together. */
+export const itemsInParallel = true;
+
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	item: INodeExecutionData,
+	_cache: ExecutionCache,
+	batch: ItemBatch,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const source = this.getNodeParameter('binarySource', itemIndex, 'fields') as 'fields' | 'all';
@@ -130,6 +137,7 @@ export async function execute(
 	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
 	// retried here (retry.ts): a second attempt could create a duplicate Run. The
 	// request's timeout grows with the upload (requestOptions.ts).
+	batch.throwIfStopped();
 	const response = await serviceRequest(this, {
 		method: 'POST',
 		path: `/agents/${agentId}/runs`,
@@ -138,8 +146,9 @@ export async function execute(
 		itemIndex,
 	});
 	let run = asRun(this, response.body, itemIndex, { created: true });
+	batch.runCreated(itemIndex, run);
 	if (wait) {
-		run = await waitForRunToFinish(this, run, { timeoutMs: Number(timeoutMinutes) * 60_000, itemIndex });
+		run = await batch.waitForRun(itemIndex, run, { timeoutMs: Number(timeoutMinutes) * 60_000 });
 	}
 	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
 }

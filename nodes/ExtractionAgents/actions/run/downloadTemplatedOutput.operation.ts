@@ -75,6 +75,9 @@ async function cachedAgent(
 	return (await cache.get(key)) as Agent;
 }
 
+/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
+export const itemsInParallel = true;
+
 export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,

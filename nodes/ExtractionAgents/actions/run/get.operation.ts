@@ -9,6 +9,9 @@ const properties: INodeProperties[] = [agentLocator, runLocator, simplifyField({
 
 export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['get'] } }, properties);
 
+/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
+export const itemsInParallel = true;
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);

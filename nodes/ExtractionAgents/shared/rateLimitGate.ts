@@ -1,0 +1,47 @@
+import { sleepUnlessCancelled } from './cancellation';
+
+/**
+ * One per node execution (or trigger poll): when the service answers 429, every request
+ * of that execution — the one refused and all the others its items have in flight or
+ * about to send — waits out the same Retry-After, instead of each item finding out on
+ * its own and the service getting a new wave of requests it will refuse.
+ */
+export class RateLimitGate {
+	private closedUntilMs = 0;
+
+	/** Keeps every request from being sent before `untilMs` (epoch ms). */
+	closeUntil(untilMs: number): void {
+		this.closedUntilMs = Math.max(this.closedUntilMs, untilMs);
+	}
+
+	/** When the gate opens again (epoch ms); in the past when it is open. */
+	get opensAt(): number {
+		return this.closedUntilMs;
+	}
+
+	/**
+	 * Waits until the gate is open. Resolves 'cancelled' when the signal fires, and
+	 * 'deadline' at once, without waiting, when the gate opens only after `deadlineMs`.
+	 */
+	async waitUntilOpen(signal?: AbortSignal, deadlineMs?: number): Promise<'open' | 'cancelled' | 'deadline'> {
+		// Another 429 may close the gate again while this request waits: loop until open.
+		for (;;) {
+			const waitMs = this.closedUntilMs - Date.now();
+			if (waitMs <= 0) return 'open';
+			if (deadlineMs !== undefined && this.closedUntilMs > deadlineMs) return 'deadline';
+			if (!(await sleepUnlessCancelled(waitMs, signal))) return 'cancelled';
+		}
+	}
+}
+
+const gates = new WeakMap<object, RateLimitGate>();
+
+/** The gate shared by every request made through one n8n context (one node execution). */
+export function rateLimitGateOf(context: object): RateLimitGate {
+	let gate = gates.get(context);
+	if (!gate) {
+		gate = new RateLimitGate();
+		gates.set(context, gate);
+	}
+	return gate;
+}

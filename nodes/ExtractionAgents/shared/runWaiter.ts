@@ -1,0 +1,206 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { sleepUnlessCancelled } from './cancellation';
+import { fetchRun, isRunFinished, type Run } from './runs';
+
+/**
+ * How often a waiting Run is read: every 10 % of its age, at least every second, so a
+ * Run is reported at most max(1 s, 10 % of its duration) after it finishes (plus one
+ * read's round trip). Checks come up to 10 % early at random, never late, so Runs
+ * created together do not stay in lockstep.
+ */
+export const WAIT_SCHEDULE = {
+	minIntervalMs: 1000,
+	shareOfAge: 0.1,
+	earlyJitter: 0.1,
+	/** How often the one loop looks for Runs due a check or past their timeout. */
+	tickMs: 200,
+	/** Status reads in flight at once, whatever the number of Runs waited for. */
+	maxReadsInFlight: 8,
+};
+
+/** The Run's identity, put on every error the wait ends with so a workflow can route it. */
+export function runErrorFields(run: Run): IDataObject {
+	return { run_id: run.run_id, agent_id: run.agent_id, run_url: run.run_url ?? null, status: run.status };
+}
+
+/** Fields for the error item of a failed item (see router.ts), kept on the error's context. */
+export function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(error: E, fields: IDataObject): E {
+	error.context.errorItemFields = fields;
+	return error;
+}
+
+/**
+ * Whether a failed check on a Run being waited for is worth checking again: the
+ * service or the network had a moment (5xx, 429 beyond its retries, a timeout, a
+ * dropped connection, an answer cut off). A 4xx such as 401 or 404 (the Run was
+ * deleted) ends the wait at once.
+ */
+function isPassingFailure(error: unknown): boolean {
+	if (!(error instanceof NodeApiError)) return false;
+	const status = Number(error.httpCode);
+	return !error.httpCode || status === 429 || status >= 500;
+}
+
+function formatDuration(ms: number): string {
+	const seconds = Math.round(ms / 1000);
+	if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
+	return `${seconds} seconds`;
+}
+
+interface WaitingRun {
+	run: Run;
+	itemIndex: number;
+	timeoutMs: number;
+	startedMs: number;
+	deadlineMs: number;
+	nextCheckMs: number;
+	reading: boolean;
+	lastFailure?: Error;
+	resolve(run: Run): void;
+	reject(error: Error): void;
+}
+
+/**
+ * Waits for every Run of one execution in a single loop: each tick reads the Runs due
+ * a check (one read per Run at most, a bounded number at once), and each item's
+ * promise settles when its Run is final, its Timeout passes, the execution is
+ * cancelled or the batch stops. The loop runs only while some Run is waited for.
+ */
+export class RunWaiter {
+	private readonly waiting = new Set<WaitingRun>();
+
+	private looping = false;
+
+	private readsInFlight = 0;
+
+	constructor(
+		private readonly context: IExecuteFunctions,
+		/** The execution's cancel signal. */
+		private readonly cancelSignal: AbortSignal | undefined,
+		/** Fires when the batch stops early (another item failed without Continue On Fail). */
+		private readonly stopSignal: AbortSignal,
+		/** The error an item gets when the batch stopped before its Run finished. */
+		private readonly stoppedError: (run: Run, itemIndex: number) => Error,
+	) {}
+
+	waitFor(run: Run, options: { timeoutMs: number; itemIndex: number }): Promise<Run> {
+		if (isRunFinished(run)) return Promise.resolve(run);
+		return new Promise<Run>((resolve, reject) => {
+			const now = Date.now();
+			const entry: WaitingRun = {
+				run,
+				itemIndex: options.itemIndex,
+				timeoutMs: options.timeoutMs,
+				startedMs: now,
+				deadlineMs: now + options.timeoutMs,
+				nextCheckMs: now,
+				reading: false,
+				resolve,
+				reject,
+			};
+			entry.nextCheckMs = now + this.intervalMs(entry, now);
+			this.waiting.add(entry);
+			if (!this.looping) {
+				this.looping = true;
+				void this.loop();
+			}
+		});
+	}
+
+	private intervalMs(entry: WaitingRun, now: number): number {
+		const interval = Math.max(WAIT_SCHEDULE.minIntervalMs, (now - entry.startedMs) * WAIT_SCHEDULE.shareOfAge);
+		return interval * (1 - Math.random() * WAIT_SCHEDULE.earlyJitter);
+	}
+
+	private async loop(): Promise<void> {
+		const signal = this.cancelSignal ? AbortSignal.any([this.cancelSignal, this.stopSignal]) : this.stopSignal;
+		for (;;) {
+			if (signal.aborted) {
+				for (const entry of [...this.waiting]) this.settle(entry, this.interruptedError(entry));
+			}
+			const now = Date.now();
+			for (const entry of [...this.waiting]) {
+				if (now >= entry.deadlineMs) this.settle(entry, this.timeoutError(entry));
+			}
+			const due = [...this.waiting]
+				.filter((entry) => !entry.reading && entry.nextCheckMs <= now)
+				.sort((a, b) => a.nextCheckMs - b.nextCheckMs);
+			for (const entry of due) {
+				if (this.readsInFlight >= WAIT_SCHEDULE.maxReadsInFlight) break;
+				this.check(entry);
+			}
+			// Decided in the same synchronous step as the last settle, so that a Run
+			// added after this point starts a new loop.
+			if (this.waiting.size === 0) {
+				this.looping = false;
+				return;
+			}
+			await sleepUnlessCancelled(WAIT_SCHEDULE.tickMs, signal);
+		}
+	}
+
+	private check(entry: WaitingRun): void {
+		entry.reading = true;
+		this.readsInFlight++;
+		const agentId = Number(entry.run.agent_id);
+		const runId = Number(entry.run.run_id);
+		fetchRun(this.context, agentId, runId, entry.itemIndex, { deadlineMs: entry.deadlineMs })
+			.then(
+				(run) => {
+					entry.run = run;
+					entry.lastFailure = undefined;
+					if (isRunFinished(run)) this.settle(entry, run);
+				},
+				(failure: unknown) => {
+					// The Run exists: a check that fails for a passing reason (after the
+					// transport's own retries) is a reason to check again later, not to give up.
+					if (isPassingFailure(failure)) entry.lastFailure = failure as Error;
+					else this.settle(entry, this.withRunFields(failure as NodeApiError, entry));
+				},
+			)
+			.finally(() => {
+				entry.reading = false;
+				this.readsInFlight--;
+				const now = Date.now();
+				entry.nextCheckMs = now + this.intervalMs(entry, now);
+			});
+	}
+
+	private settle(entry: WaitingRun, outcome: Run | Error): void {
+		if (!this.waiting.delete(entry)) return;
+		if (outcome instanceof Error) entry.reject(outcome);
+		else entry.resolve(outcome);
+	}
+
+	private withRunFields(error: NodeApiError | NodeOperationError, entry: WaitingRun): Error {
+		if (error instanceof NodeApiError || error instanceof NodeOperationError) {
+			return attachErrorItemFields(error, runErrorFields(entry.run));
+		}
+		return error;
+	}
+
+	private interruptedError(entry: WaitingRun): Error {
+		if (!this.cancelSignal?.aborted) return this.stoppedError(entry.run, entry.itemIndex);
+		const error = new NodeOperationError(
+			this.context.getNode(),
+			`The execution was cancelled while waiting for Run ${entry.run.run_id}`,
+			{ description: 'The Run goes on in the service; fetch it later with Run → Get.', itemIndex: entry.itemIndex },
+		);
+		return attachErrorItemFields(error, runErrorFields(entry.run));
+	}
+
+	private timeoutError(entry: WaitingRun): Error {
+		const { run } = entry;
+		const lastCheck = entry.lastFailure ? ` The last check of the Run failed: ${entry.lastFailure.message}.` : '';
+		const error = new NodeOperationError(
+			this.context.getNode(),
+			`Run ${run.run_id} did not finish within ${formatDuration(entry.timeoutMs)}`,
+			{
+				description: `The Run is still ${run.status} and will finish on the service${run.run_url ? ` (${run.run_url})` : ''}. Fetch it later with Run → Get (Agent ${run.agent_id}, Run ${run.run_id}), use the Extraction Agents Trigger, or raise Timeout.${lastCheck}`,
+				itemIndex: entry.itemIndex,
+			},
+		);
+		return attachErrorItemFields(error, runErrorFields(run));
+	}
+}

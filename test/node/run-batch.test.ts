@@ -1,0 +1,325 @@
+import { executeNode, useHarness, type HarnessInputItem } from '../harness';
+import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
+import { agentById, runById, useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 1500 });
+const INVOICES = DEMO_AGENT_IDS.invoices;
+const RUN_CREATE = /\/agents\/\d+\/runs$/;
+const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
+
+const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
+
+function documents(count: number, options: { withoutFileAt?: number; size?: number } = {}): HarnessInputItem[] {
+	return Array.from({ length: count }, (_, index) =>
+		index === options.withoutFileAt
+			? { json: { n: index } }
+			: {
+					json: { n: index },
+					binary: {
+						data: {
+							data: options.size ? Buffer.alloc(options.size, index % 251) : pdf(`invoice ${index}`),
+							fileName: `doc-${index}.pdf`,
+							mimeType: 'application/pdf',
+						},
+					},
+				},
+	);
+}
+
+function createRunParameters(overrides: Record<string, unknown> = {}) {
+	return { resource: 'run', operation: 'create', agent: agentById(INVOICES), ...overrides };
+}
+
+function sent(seq: number, method: string, path: RegExp): RequestLogEntry[] {
+	return ctx.emulator.requestsSince(seq).filter((entry) => entry.method === method && path.test(entry.path));
+}
+
+/** The most requests of `entries` that were being handled by the emulator at one moment. */
+function mostAtOnce(entries: RequestLogEntry[]): number {
+	const edges = entries.flatMap((entry) => [
+		{ at: entry.startedAt, delta: 1 },
+		{ at: entry.startedAt + entry.durationMs, delta: -1 },
+	]);
+	edges.sort((a, b) => a.at - b.at || a.delta - b.delta);
+	let current = 0;
+	let most = 0;
+	for (const edge of edges) {
+		current += edge.delta;
+		most = Math.max(most, current);
+	}
+	return most;
+}
+
+describe('Run → Create over many items', () => {
+	it('creates one Run per item with up to Items in Parallel uploads at once, and returns the results in input order, each paired with its item', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters(),
+			inputItems: documents(50, { size: 200_000 }),
+			timeoutMs: 120_000,
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: 50 }, (_, item) => ({ item })));
+		expect(result.items.map((item) => item.json.files)).toEqual(Array.from({ length: 50 }, (_, n) => [`doc-${n}.pdf`]));
+		expect(result.items.every((item) => item.json.status === 'success')).toBe(true);
+
+		const posts = sent(seq, 'POST', RUN_CREATE);
+		expect(posts).toHaveLength(50);
+		expect(new Set(result.items.map((item) => item.json.run_id)).size).toBe(50);
+		const atOnce = mostAtOnce(posts);
+		expect(atOnce).toBeGreaterThan(1);
+		expect(atOnce).toBeLessThanOrEqual(5);
+	});
+
+	it('waits for all Runs in one loop: one status read per still-running Run at a time, each Run read again at most every second', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters(),
+			inputItems: documents(20),
+		});
+		expect(result.error).toBeUndefined();
+		const reads = sent(seq, 'GET', RUN_READ);
+		const byRun = new Map<string, RequestLogEntry[]>();
+		for (const read of reads) byRun.set(read.path, [...(byRun.get(read.path) ?? []), read]);
+		expect(byRun.size).toBe(20);
+		for (const runReads of byRun.values()) {
+			expect(mostAtOnce(runReads)).toBeLessThanOrEqual(1);
+			for (let i = 1; i < runReads.length; i++) {
+				// The schedule checks up to 10 % early (jitter), never twice within 0.9 s.
+				expect(runReads[i].startedAt - runReads[i - 1].startedAt).toBeGreaterThanOrEqual(850);
+			}
+			// A 1.5 s Run is seen finished by its second or third read.
+			expect(runReads.length).toBeLessThanOrEqual(3);
+		}
+	});
+
+	it('behaves as before with Items in Parallel 1: one upload after another', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ options: { itemsInParallel: 1 }, waitForCompletion: false }),
+			inputItems: documents(6, { size: 200_000 }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => item.json.files)).toEqual(Array.from({ length: 6 }, (_, n) => [`doc-${n}.pdf`]));
+		expect(mostAtOnce(sent(seq, 'POST', RUN_CREATE))).toBe(1);
+	});
+
+	it('refuses Items in Parallel outside 1 to 20 before sending anything', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ options: { itemsInParallel: 0 } }),
+			inputItems: documents(2),
+		});
+		expect(result.error?.message).toBe('Items in Parallel "0" is not a whole number from 1 to 20');
+		expect(ctx.emulator.requestsSince(seq)).toEqual([]);
+	});
+
+	describe('one bad item among many', () => {
+		it('with Continue On Fail: an error item for exactly the bad item, in its place; every other item gets its Run', async () => {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters(),
+				inputItems: documents(10, { withoutFileAt: 3 }),
+				continueOnFail: true,
+			});
+			expect(result.items).toHaveLength(10);
+			expect(result.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: 10 }, (_, item) => ({ item })));
+			expect(result.items[3].json.error).toBe('Item 4 has no files (binary data)');
+			const others = result.items.filter((_, index) => index !== 3);
+			expect(others.map((item) => item.json.status)).toEqual(Array(9).fill('success'));
+			expect(others.map((item) => item.json.files)).toEqual([0, 1, 2, 4, 5, 6, 7, 8, 9].map((n) => [`doc-${n}.pdf`]));
+		});
+
+		it('without Continue On Fail: fails on the bad item, creates nothing more, and names every Run the other items already created', async () => {
+			const before = new Set(ctx.emulator.state.runs.keys());
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters(),
+				inputItems: documents(10, { withoutFileAt: 3 }),
+			});
+			const error = result.error as Error & { description?: string };
+			expect(error.message).toBe('Item 4 has no files (binary data)');
+			const created = [...ctx.emulator.state.runs.keys()].filter((runId) => !before.has(runId));
+			// Items 1 to 3 and 5 were under way when item 4 failed; items 6 to 10 never started.
+			expect(created.length).toBeLessThanOrEqual(4);
+			for (const runId of created) expect(error.description).toContain(`Run ${runId} (${ctx.emulator.webUrl}`);
+			if (created.length > 0) expect(error.description).toContain(`Other items had already created ${created.length} Run(s)`);
+			expect(error.description).toContain('other item(s) were stopped or not started after this failure');
+		});
+
+		it('without Continue On Fail: the lowest-index failing item is the one reported', async () => {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters({ options: { itemsInParallel: 5 } }),
+				inputItems: documents(5, { withoutFileAt: 4 }).map((item, index) => (index === 1 ? { json: {} } : item)),
+			});
+			expect(result.error?.message).toBe('Item 2 has no files (binary data)');
+		});
+	});
+
+	it('a 429 holds back every request of the execution for the same Retry-After: nothing new is sent in that window, and each item still gets exactly one Run', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const before = ctx.emulator.state.runs.size;
+		ctx.emulator.injectFaults([{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '2' }]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: documents(10, { size: 100_000 }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(ctx.emulator.state.runs.size).toBe(before + 10);
+		const requests = ctx.emulator.requestsSince(seq);
+		const refused = requests.find((entry) => entry.status === 429);
+		expect(refused).toBeDefined();
+		const windowStart = refused!.startedAt + refused!.durationMs;
+		const sentInWindow = requests.filter((entry) => entry.startedAt > windowStart && entry.startedAt < windowStart + 1900);
+		// At most the requests that were already on their way when the 429 came back.
+		expect(sentInWindow.length).toBeLessThanOrEqual(5);
+		const retried = sent(seq, 'POST', RUN_CREATE).filter((entry) => entry.startedAt >= windowStart + 1900);
+		expect(retried.length).toBeGreaterThanOrEqual(1);
+	});
+
+	it('a Retry-After longer than the node waits fails the item at once with "rate limited until", without sending it again', async () => {
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '600' }]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: documents(1),
+		});
+		const error = result.error as Error & { description?: string };
+		expect(error.message).toMatch(/^The Extraction Agents service is rate limiting this API key until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(429\)$/);
+		const until = Date.parse(error.message.match(/until (\S+)/)![1]);
+		expect(until - Date.now()).toBeGreaterThan(500_000);
+		expect(error.description).toContain('Items in Parallel');
+		expect(sent(seq, 'POST', RUN_CREATE).map((entry) => entry.status)).toEqual([429]);
+	});
+
+	it('enforces the Wait timeout while the service rate limits the status reads', async () => {
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.knobs.runOutcome = 'never';
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: '429', retryAfter: '30' }]);
+		try {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters({ timeoutMinutes: 0.05 }),
+				inputItems: documents(1),
+			});
+			const error = result.error as Error & { description?: string };
+			expect(error.message).toMatch(/^Run \d+ did not finish within 3 seconds$/);
+			expect(error.description).toContain('The last check of the Run failed: The Extraction Agents service is rate limiting this API key until');
+			// The one read refused with Retry-After 30 s was not sent again within the 3 s.
+			expect(sent(seq, 'GET', RUN_READ).map((entry) => entry.status)).toEqual([429]);
+		} finally {
+			ctx.emulator.knobs.runOutcome = 'success';
+		}
+	});
+
+	it('with Continue On Fail, a Wait timeout gives an error item carrying the Run as fields: run_id, agent_id, run_url, status', async () => {
+		ctx.emulator.knobs.runOutcome = 'never';
+		try {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters({ timeoutMinutes: 0.05 }),
+				inputItems: documents(2),
+				continueOnFail: true,
+			});
+			expect(result.items).toHaveLength(2);
+			for (const [index, item] of result.items.entries()) {
+				expect(item.pairedItem).toEqual({ item: index });
+				expect(item.json.error).toBe(`Run ${item.json.run_id} did not finish within 3 seconds`);
+				expect(item.json).toMatchObject({ agent_id: INVOICES, status: 'running' });
+				expect(item.json.run_url).toBe(`${ctx.emulator.webUrl}/agents/${INVOICES}/runs/${item.json.run_id}`);
+				expect(ctx.emulator.getRun(INVOICES, Number(item.json.run_id))).toBeDefined();
+			}
+		} finally {
+			ctx.emulator.knobs.runOutcome = 'success';
+		}
+	});
+
+	it('stops every upload and every wait of the batch when the execution is cancelled, and sends nothing after', async () => {
+		ctx.emulator.knobs.runOutcome = 'never';
+		ctx.emulator.knobs.uploadBytesPerSecond = 400_000;
+		const seq = ctx.emulator.lastSeq;
+		const cancelAfterMs = 1500;
+		try {
+			const started = Date.now();
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: createRunParameters(),
+				// Small files are created and then waited for; large ones are still uploading at the cancel.
+				inputItems: [...documents(3), ...documents(4, { size: 2_000_000 })],
+				cancelAfterMs,
+			});
+			expect(['canceled', 'error']).toContain(result.status);
+			const cancelledAt = started + cancelAfterMs;
+			// Sliced sleeps and n8n's abort of requests in flight end everything within a second;
+			// the margin absorbs a loaded CI machine.
+			expect(result.durationMs).toBeLessThan(cancelAfterMs + 1500);
+			const sentAfter = ctx.emulator.requestsSince(seq).filter((entry) => entry.startedAt > cancelledAt + 1000);
+			expect(sentAfter).toEqual([]);
+			const unfinishedUploads = sent(seq, 'POST', RUN_CREATE).filter((entry) => entry.status === 0 || entry.status >= 400);
+			expect(unfinishedUploads.length).toBeGreaterThanOrEqual(1);
+		} finally {
+			ctx.emulator.knobs.runOutcome = 'success';
+			ctx.emulator.knobs.uploadBytesPerSecond = null;
+		}
+	});
+});
+
+describe('One item per Prompt result never drops an item', () => {
+	it('a Run without Prompt results still gives one row with the Run’s fields and prompt null', async () => {
+		const runId = Number((ctx.emulator.createRun(INVOICES, [{ name: 'empty.pdf' }]) as { run_id: number }).run_id);
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'missing-fields', dropFields: ['data', 'order'] }]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'run', operation: 'get', agent: agentById(INVOICES), run: runById(runId), output: 'promptResult' },
+			inputItems: [{ json: {} }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0].pairedItem).toEqual({ item: 0 });
+		expect(result.items[0].json).toMatchObject({ run_id: runId, agent_id: INVOICES, prompt: null, value: null });
+	});
+});
+
+describe('Other per-item operations run several items at once', () => {
+	it('Run → Get of many Runs reads up to Items in Parallel at once and keeps input order', async () => {
+		const ids = Array.from({ length: 12 }, (_, n) => Number((ctx.emulator.createRun(INVOICES, [{ name: `get-${n}.pdf` }]) as { run_id: number }).run_id));
+		ctx.emulator.knobs.latencyMs = 150;
+		const seq = ctx.emulator.lastSeq;
+		try {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: { resource: 'run', operation: 'get', agent: agentById(INVOICES), run: '={{ { "__rl": true, "mode": "id", "value": String($json.id) } }}' },
+				inputItems: ids.map((id) => ({ json: { id } })),
+			});
+			expect(result.error).toBeUndefined();
+			expect(result.items.map((item) => item.json.run_id)).toEqual(ids);
+			const atOnce = mostAtOnce(sent(seq, 'GET', RUN_READ));
+			expect(atOnce).toBeGreaterThan(1);
+			expect(atOnce).toBeLessThanOrEqual(5);
+		} finally {
+			ctx.emulator.knobs.latencyMs = 0;
+		}
+	});
+});
