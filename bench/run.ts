@@ -15,7 +15,9 @@ import * as path from 'node:path';
 
 import { startEmulator } from '../test/emulator';
 import { setSecretScanning, shutdownHarness } from '../test/harness';
+import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/shared/requestOptions';
 import {
+	benchBatch,
 	benchPackage,
 	benchTrigger,
 	benchUpload,
@@ -23,6 +25,7 @@ import {
 	renderTable,
 	REPO_ROOT,
 	sizesFrom,
+	type BatchFigures,
 	type BenchSizes,
 	type PackageFigures,
 	type Row,
@@ -38,6 +41,7 @@ export interface BenchResults {
 	usage: UsageFigures;
 	trigger: TriggerFigures;
 	pkg: PackageFigures;
+	batch: BatchFigures;
 }
 
 export async function runBench(sizes: BenchSizes, log: (line: string) => void = () => undefined): Promise<BenchResults> {
@@ -61,7 +65,9 @@ export async function runBench(sizes: BenchSizes, log: (line: string) => void = 
 		const trigger = await timed('trigger', () => benchTrigger(emu, sizes));
 		log('package…');
 		const pkg = await timed('package', () => benchPackage(sizes));
-		return { sizes, rows: [...upload.rows, ...usage.rows, ...trigger.rows, ...pkg.rows], upload, usage, trigger, pkg };
+		log(`batch: ${sizes.batchItems} items, Runs of ${sizes.batchRunMs / 1000} s…`);
+		const batch = await timed('batch', () => benchBatch(emu, sizes, DEFAULT_ITEMS_IN_PARALLEL));
+		return { sizes, rows: [...upload.rows, ...usage.rows, ...trigger.rows, ...pkg.rows, ...batch.rows], upload, usage, trigger, pkg, batch };
 	} finally {
 		await Promise.all([emu.stop(), usageEmu.stop()]);
 	}
@@ -76,7 +82,7 @@ function versionOf(pkgName: string): string {
 }
 
 export function renderResults(results: BenchResults): string {
-	const { sizes, upload, usage, trigger, pkg } = results;
+	const { sizes, upload, usage, trigger, pkg, batch } = results;
 	const MiB = 1024 * 1024;
 	const cpus = os.cpus();
 	return [
@@ -87,7 +93,7 @@ export function renderResults(results: BenchResults): string {
 		`- Date: ${new Date().toISOString()}`,
 		`- Node ${process.version}, n8n-core ${versionOf('n8n-core')}, n8n-workflow ${versionOf('n8n-workflow')}`,
 		`- Machine: ${cpus.length} cores (${cpus[0]?.model ?? 'unknown'}), ${Math.round(os.totalmem() / 1024 ** 3)} GiB RAM, ${os.platform()} ${os.release()}`,
-		`- Sizes: ${sizes.label} (${sizes.fileCount} × ${sizes.fileMiB} MiB files, ${sizes.usageRecords} usage records, ${sizes.historicalRuns} historical Runs + ${sizes.newRuns} new, ${sizes.reps} reps of figures 3–5, ${sizes.uploadReps} uploads each of ours and curl)`,
+		`- Sizes: ${sizes.label} (${sizes.fileCount} × ${sizes.fileMiB} MiB files, ${sizes.usageRecords} usage records, ${sizes.historicalRuns} historical Runs + ${sizes.newRuns} new, ${sizes.reps} reps of figures 3–5, ${sizes.uploadReps} uploads each of ours and curl, ${sizes.batchItems} items of ${sizes.batchRunMs / 1000} s Runs in figure 6)`,
 		'',
 		renderTable(results.rows),
 		'',
@@ -105,6 +111,10 @@ export function renderResults(results: BenchResults): string {
 		),
 		`- Usage: ours ${usage.oursItems} items in ${usage.oursRequests} requests, ${usage.oursMs.toFixed(0)} ms; loop ${usage.loopRecords} records in ${usage.loopRequests} requests, ${usage.loopMs.toFixed(0)} ms`,
 		`- Trigger: ${trigger.totalRuns} Runs on the Agent; activation poll ${trigger.activationRequests} requests; poll ${trigger.pollRequests} requests → ${trigger.pollItems} items in ${trigger.pollMs.toFixed(1)} ms; full scan ${trigger.scanRequests} requests → ${trigger.scanFound} found in ${trigger.scanMs.toFixed(1)} ms`,
+		...batch.runs.map(
+			(r) =>
+				`- Create + Wait, ${r.link}, ${r.items} item(s), Items in Parallel ${r.itemsInParallel}: ${r.ms.toFixed(0)} ms, ${r.statusReads} status reads, RSS growth ${(r.rssGrowth / MiB).toFixed(1)} MiB${r.ok ? '' : ', NOT every item succeeded'}`,
+		),
 		`- Package: ${pkg.packedBytes} bytes packed, ${pkg.unpackedBytes} unpacked, ${pkg.files} files, ${pkg.runtimeDependencies} runtime dependencies, classes ${pkg.loadedClasses.join(', ')} loaded in ${pkg.loadMs.toFixed(1)} ms`,
 		'',
 	].join('\n');

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 test('prints one row per figure with a goal verdict', () => {
-	expect(results.rows.map((r) => r.figure.split(' ')[0])).toEqual(['1.', '2.', '3.', '3.', '4.', '4.', '5.', '5.', '5.']);
+	expect(results.rows.map((r) => r.figure.split(' ')[0])).toEqual(['1.', '2.', '3.', '3.', '4.', '4.', '5.', '5.', '5.', '6.', '6.', '6.', '6.', '6.']);
 	const md = renderResults(results);
 	expect(md).toContain('| Figure | Ours | Baseline | Ratio | Goal | Met? |');
 	expect(md).toMatch(/Node v\d+/);
@@ -73,4 +73,22 @@ test('package: packs, has no runtime dependencies, loads both nodes and the cred
 	expect(pkg.runtimeDependencies).toBe(0);
 	expect(pkg.loadedClasses).toEqual(expect.arrayContaining(['ExtractionAgents', 'ExtractionAgentsTrigger', 'ExtractionAgentsApi']));
 	expect(Number.isFinite(pkg.loadMs)).toBe(true);
+});
+
+test('many items: every item of each batch gets its finished Run, at the default Items in Parallel and at 1, with status reads counted', () => {
+	const { batch } = results;
+	expect(batch.runs.map((run) => [run.link, run.items, run.itemsInParallel])).toEqual([
+		['loopback', 1, 10],
+		['loopback', SMOKE.batchItems, 10],
+		['loopback', SMOKE.batchItems, 1],
+		['slow', 1, 10],
+		['slow', SMOKE.batchItems, 10],
+		['slow', SMOKE.batchItems, 1],
+	]);
+	for (const run of batch.runs) {
+		expect(run.ok).toBe(true);
+		// At least one read per Run: each is seen finished by a read, never by the create answer.
+		expect(run.statusReads).toBeGreaterThanOrEqual(run.items);
+		expect(Number.isFinite(run.ms) && Number.isFinite(run.rssGrowth)).toBe(true);
+	}
 });

@@ -1,5 +1,6 @@
 import { executeNode, useHarness, type HarnessInputItem } from '../harness';
 import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
+import { DEFAULT_ITEMS_IN_PARALLEL } from '../../nodes/ExtractionAgents/shared/requestOptions';
 import { agentById, runById, useEmulator } from './fixtures';
 
 useHarness();
@@ -71,7 +72,7 @@ describe('Run → Create over many items', () => {
 		expect(new Set(result.items.map((item) => item.json.run_id)).size).toBe(50);
 		const atOnce = mostAtOnce(posts);
 		expect(atOnce).toBeGreaterThan(1);
-		expect(atOnce).toBeLessThanOrEqual(5);
+		expect(atOnce).toBeLessThanOrEqual(DEFAULT_ITEMS_IN_PARALLEL);
 	});
 
 	it('waits for all Runs in one loop: one status read per still-running Run at a time, each Run read again at most every second', async () => {
@@ -145,7 +146,7 @@ describe('Run → Create over many items', () => {
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
-				parameters: createRunParameters(),
+				parameters: createRunParameters({ options: { itemsInParallel: 5 } }),
 				inputItems: documents(10, { withoutFileAt: 3 }),
 			});
 			const error = result.error as Error & { description?: string };
@@ -176,7 +177,7 @@ describe('Run → Create over many items', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ waitForCompletion: false }),
+			parameters: createRunParameters({ waitForCompletion: false, options: { itemsInParallel: 5 } }),
 			inputItems: documents(10, { size: 100_000 }),
 		});
 		expect(result.error).toBeUndefined();
@@ -317,7 +318,7 @@ describe('Other per-item operations run several items at once', () => {
 			expect(result.items.map((item) => item.json.run_id)).toEqual(ids);
 			const atOnce = mostAtOnce(sent(seq, 'GET', RUN_READ));
 			expect(atOnce).toBeGreaterThan(1);
-			expect(atOnce).toBeLessThanOrEqual(5);
+			expect(atOnce).toBeLessThanOrEqual(DEFAULT_ITEMS_IN_PARALLEL);
 		} finally {
 			ctx.emulator.knobs.latencyMs = 0;
 		}
