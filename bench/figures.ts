@@ -122,7 +122,7 @@ export interface UploadChildResult {
 	bytesReceived: number;
 }
 
-function procRss(pid: number): number | undefined {
+export function procRss(pid: number): number | undefined {
 	try {
 		const m = /VmRSS:\s+(\d+)\s+kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
 		return m ? Number(m[1]) * 1024 : undefined;

@@ -47,6 +47,8 @@ export interface RestClient {
 export interface N8nServer {
 	url: string;
 	port: number;
+	/** The n8n process (its pid: to sample memory). */
+	process: { pid?: number };
 	logFile: string;
 	logs(): string;
 	stop(): Promise<void>;
