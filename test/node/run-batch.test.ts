@@ -143,20 +143,25 @@ describe('Run → Create over many items', () => {
 
 		it('without Continue On Fail: fails on the bad item, creates nothing more, and names every Run the other items already created', async () => {
 			const before = new Set(ctx.emulator.state.runs.keys());
+			const seq = ctx.emulator.lastSeq;
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
 				parameters: createRunParameters({ options: { itemsInParallel: 5 } }),
-				inputItems: documents(10, { withoutFileAt: 3 }),
+				inputItems: documents(12, { withoutFileAt: 9 }),
 			});
 			const error = result.error as Error & { description?: string };
-			expect(error.message).toBe('Item 4 has no files (binary data)');
+			expect(error.message).toBe('Item 10 has no files (binary data)');
 			const created = [...ctx.emulator.state.runs.keys()].filter((runId) => !before.has(runId));
-			// Items 1 to 3 and 5 were under way when item 4 failed; items 6 to 10 never started.
-			expect(created.length).toBeLessThanOrEqual(4);
-			for (const runId of created) expect(error.description).toContain(`Run ${runId} (${ctx.emulator.webUrl}`);
-			if (created.length > 0) expect(error.description).toContain(`Other items had already created ${created.length} Run(s)`);
-			expect(error.description).toContain('other item(s) were stopped or not started after this failure');
+			// Item 10 starts only once five earlier items have uploaded, so at least five Runs exist.
+			expect(created.length).toBeGreaterThanOrEqual(5);
+			expect(error.description).toContain(`Other items had already created ${created.length} Run(s), which go on in the service`);
+			for (const runId of created) expect(error.description).toContain(`Run ${runId} (${ctx.emulator.webUrl}/agents/${INVOICES}/runs/${runId})`);
+			// Items 11 and 12 come after the failure: nothing of theirs is sent.
+			const uploaded = sent(seq, 'POST', RUN_CREATE).flatMap((entry) => entry.upload?.files.map((file) => file.filename) ?? []);
+			expect(uploaded).not.toContain('doc-10.pdf');
+			expect(uploaded).not.toContain('doc-11.pdf');
+			expect(error.description).toContain(`Nothing was sent for ${12 - 1 - created.length} other item(s)`);
 		});
 
 		it('without Continue On Fail: the lowest-index failing item is the one reported', async () => {

@@ -149,6 +149,14 @@ export const BAD_INPUTS: BadInput[] = [
 		node: 'action',
 		parameters: { ...agentGetMany, options: { requestTimeout: 0 } },
 	},
+	{
+		where: 'Run → Create, Get, Delete, Download Templated Output; Agent → Get',
+		input: 'Options → Items in Parallel `0` (by expression)',
+		message: 'Items in Parallel "0" is not a whole number from 1 to 20',
+		requests: [],
+		node: 'action',
+		parameters: createRun({ options: { itemsInParallel: 0 } }),
+	},
 	// ---- Agent
 	{
 		where: 'Agent → Get',

@@ -154,7 +154,8 @@ export class ItemBatch {
 		if (firstFailed < 0) return undefined;
 		const error = (outcomes[firstFailed] as Extract<ItemOutcome, { kind: 'failed' }>).error;
 		const others = this.createdRuns.filter((created) => created.itemIndex !== firstFailed);
-		const notStarted = outcomes.filter((outcome) => outcome?.kind === 'stopped').length;
+		const withRun = new Set(this.createdRuns.map((created) => created.itemIndex));
+		const notSent = outcomes.filter((outcome, itemIndex) => outcome?.kind === 'stopped' && !withRun.has(itemIndex)).length;
 		const notes: string[] = [];
 		if (others.length > 0) {
 			const lines = others
@@ -164,7 +165,7 @@ export class ItemBatch {
 				`Other items had already created ${others.length} Run(s), which go on in the service: ${lines.join('; ')}. Fetch them with Run → Get or the Extraction Agents Trigger rather than uploading those files again.`,
 			);
 		}
-		if (notStarted > 0) notes.push(`${notStarted} other item(s) were stopped or not started after this failure.`);
+		if (notSent > 0) notes.push(`Nothing was sent for ${notSent} other item(s): run them again once this is fixed.`);
 		if (notes.length > 0) error.description = [error.description, ...notes].filter(Boolean).join(' ');
 		return error;
 	}
