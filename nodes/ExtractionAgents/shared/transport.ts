@@ -121,12 +121,13 @@ export async function serviceRequest<T = unknown>(
 	const idempotent = isIdempotent(request.method, request.idempotency);
 
 	const gate = rateLimitGateOf(context);
+	// How long a 429 may hold this request back: what the nodes accept from Retry-After,
+	// and never past the caller's own limit.
+	const latestSendMs = () => Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
 
 	for (let retries = 0; ; retries++) {
 		if (signal?.aborted) throw cancelledError(context, request.itemIndex);
-		// No request waits at the gate longer than the nodes accept from Retry-After.
-		const gateDeadlineMs = Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
-		const gateState = await gate.waitUntilOpen(signal, gateDeadlineMs);
+		const gateState = await gate.waitUntilOpen(signal, latestSendMs());
 		if (gateState === 'cancelled') throw cancelledError(context, request.itemIndex);
 		if (gateState === 'deadline') {
 			const rateLimited: RequestFailure = {
@@ -195,11 +196,10 @@ export async function serviceRequest<T = unknown>(
 			const askedMs = retryAfterMs(retryAfterHeader);
 			if (askedMs !== undefined) {
 				// The service named a time: every request of this execution waits for it at the
-				// gate, and one that cannot wait that long fails now, as this one does when the
-				// wait is beyond what the nodes accept (a retry would only be refused again).
+				// gate, and one that cannot wait that long fails now (a retry before that time
+				// would only be refused again).
 				gate.closeUntil(Date.now() + askedMs);
-				const canWaitUntil = Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
-				if (gate.opensAt > canWaitUntil) {
+				if (gate.opensAt > latestSendMs()) {
 					failure.rateLimitedUntilMs = gate.opensAt;
 					throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
 				}
