@@ -9,7 +9,8 @@
 // It also checks what verification asks of the package itself: no runtime
 // dependencies, n8n-workflow as the only peer dependency, no script that runs on
 // install, `files: ["dist"]`, every file of the `n8n` section, each node's codex JSON
-// and every `file:` icon the compiled nodes and credentials reference in the tarball.
+// and every `file:` icon the compiled nodes and credentials reference in the tarball; and
+// that the tarball ships only what n8n loads (no declarations, source maps or dist/package.json).
 //
 // dist/ is built first when it is missing or older than the sources (`npm test` builds
 // just before, so there it is reused). Exit code 1 on any lint error or failed check.
@@ -49,7 +50,7 @@ function ensureBuilt(pkg) {
 	const listed = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f) => path.join(root, f));
 	const missing = listed.some((file) => !fs.existsSync(file));
 	const sources = newestMtime(['{nodes,credentials}/**/*.{ts,json,svg,png}', 'package.json', 'tsconfig.json'], root);
-	// tsc --incremental rewrites only what changed, so compare with the newest file of dist/.
+	// A build empties dist/ first (scripts/clean-dist.js), so its newest file is the build's time.
 	const built = newestMtime(['dist/**/*'], root);
 	if (missing || sources > built) {
 		process.stdout.write('dist/ is missing or older than the sources: npm run build\n');
@@ -130,6 +131,16 @@ function checkManifest(packed) {
 	}
 }
 
+/** The tarball holds what npm always packs, and in dist/ only compiled .js, codex JSON and icons. */
+function checkOnlyWhatN8nLoads(packed, tarballFiles) {
+	const alwaysPacked = new Set(['package.json', 'README.md', 'LICENSE.md', packed.main]);
+	for (const file of tarballFiles) {
+		if (alwaysPacked.has(file)) continue;
+		if (/^dist\/.+\.js$|^dist\/nodes\/.+\.node\.json$|^dist\/.+\.(svg|png)$/.test(file)) continue;
+		fail(`${file} is in the tarball, but n8n does not load it`);
+	}
+}
+
 /** Every n8n-section file, each node's codex JSON and every `file:` icon reference resolve in the tarball. */
 function checkContents(packed, packageDir, tarballFiles) {
 	const inTarball = (relative) => tarballFiles.has(path.posix.normalize(relative));
@@ -184,6 +195,7 @@ async function main() {
 		const tarball = await analyzePackage(packageDir, ['**/*.js', 'package.json'], 'tarball');
 
 		checkManifest(packed);
+		checkOnlyWhatN8nLoads(packed, tarballFiles);
 		const icons = checkContents(packed, packageDir, tarballFiles);
 
 		for (const problem of problems) process.stdout.write(`✖ ${problem}\n`);

@@ -11,258 +11,42 @@
  *   emulator, with the example's own parameters (the Agent picked as the demo Agent 1
  *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output.
  */
-import { existsSync, readFileSync, readdirSync } from 'fs';
-import { homedir } from 'os';
-import { join, resolve } from 'path';
-import type {
-	IConnections,
-	IDataObject,
-	INode,
-	INodeExecutionData,
-	INodeParameters,
-	INodeProperties,
-	INodeType,
-	INodeTypeDescription,
-	IExecuteFunctions,
-} from 'n8n-workflow';
+import type { IDataObject, INode, INodeExecutionData, INodeType, IExecuteFunctions } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
-import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
+import { startEmulator, type Emulator } from '../emulator';
 import {
 	EXTRACTION_AGENTS_TRIGGER_TYPE,
 	EXTRACTION_AGENTS_TYPE,
 	createPoller,
 	executeNode,
-	loadExtractionAgentsNode,
-	loadExtractionAgentsTriggerNode,
 	runWorkflow,
 	useHarness,
 	type WorkflowJson,
 } from '../harness';
 import { addBinariesToItem } from '../harness/nodes/AggregateBinaries.node';
 import { HARNESS_INPUT_TYPE, createHarnessInput } from '../harness/nodes/HarnessInput.node';
+import {
+	CORE_NODE_VERSIONS,
+	INVOICES,
+	INVOICE_LINES_XLSX,
+	N8N_VERSION,
+	TRIGGER_TYPES,
+	coreDescription,
+	exampleFiles,
+	installedN8nDescriptions,
+	jsonFieldsRead,
+	loadExample,
+	nodeNamed,
+	nodeOfType,
+	nodeTypeStub,
+	ourDescription,
+	parameterProblems,
+	propertiesOf,
+	successors,
+	withDemoAgent,
+} from './helpers';
 
 useHarness();
-
-const EXAMPLES_DIR = resolve(__dirname, '../../examples');
-const INVOICES = DEMO_AGENT_IDS.invoices;
-/** The demo Agent "Invoices" has the Excel template "Invoice lines.xlsx" (id 12). */
-const INVOICE_LINES_XLSX = 12;
-const N8N_VERSION = '2.41.1';
-
-/**
- * The n8n core nodes the examples use, at a typeVersion both tested n8n versions know
- * (2.41.1 and 1.123.81: Gmail Trigger and Schedule Trigger stop at 1.3 in 1.x).
- */
-const CORE_NODE_VERSIONS: Record<string, number> = {
-	'n8n-nodes-base.gmailTrigger': 1.3,
-	'n8n-nodes-base.googleSheets': 4.7,
-	'n8n-nodes-base.emailSend': 2.1,
-	'n8n-nodes-base.googleDrive': 3,
-	'n8n-nodes-base.aggregate': 1,
-	'n8n-nodes-base.summarize': 1.1,
-	'n8n-nodes-base.scheduleTrigger': 1.3,
-	'n8n-nodes-base.manualTrigger': 1,
-	'n8n-nodes-base.stickyNote': 1,
-};
-const TRIGGER_TYPES = new Set([
-	'n8n-nodes-base.gmailTrigger',
-	'n8n-nodes-base.scheduleTrigger',
-	'n8n-nodes-base.manualTrigger',
-	EXTRACTION_AGENTS_TRIGGER_TYPE,
-]);
-
-interface ExampleWorkflow {
-	name: string;
-	nodes: INode[];
-	connections: IConnections;
-	settings: IDataObject;
-	pinData?: IDataObject;
-	active?: boolean;
-}
-
-const exampleFiles = readdirSync(EXAMPLES_DIR)
-	.filter((file) => file.endsWith('.json'))
-	.sort();
-
-function loadExample(file: string): ExampleWorkflow {
-	return JSON.parse(readFileSync(join(EXAMPLES_DIR, file), 'utf8')) as ExampleWorkflow;
-}
-
-function nodeNamed(workflow: ExampleWorkflow, name: string): INode {
-	const node = workflow.nodes.find((candidate) => candidate.name === name);
-	if (!node) throw new Error(`${workflow.name}: no node "${name}"`);
-	return node;
-}
-
-/** The one node of `type` (optionally with that operation). */
-function nodeOfType(workflow: ExampleWorkflow, type: string, operation?: string): INode {
-	const nodes = workflow.nodes.filter(
-		(node) => node.type === type && (operation === undefined || node.parameters.operation === operation),
-	);
-	if (nodes.length !== 1) throw new Error(`${workflow.name}: expected one ${type} ${operation ?? ''} node, found ${nodes.length}`);
-	return nodes[0];
-}
-
-/** The nodes `name` sends its main output to. */
-function successors(workflow: ExampleWorkflow, name: string): string[] {
-	return (workflow.connections[name]?.main ?? []).flatMap((targets) => (targets ?? []).map((target) => target.node));
-}
-
-/** Every `$json.<field>` / `$json["field"]` a node's parameters read. */
-function jsonFieldsRead(parameters: unknown): string[] {
-	const text = JSON.stringify(parameters);
-	const fields = new Set<string>();
-	for (const match of text.matchAll(/\$json\.([A-Za-z_][A-Za-z0-9_]*)/g)) fields.add(match[1]);
-	for (const match of text.matchAll(/\$json\[\\?["']([^"'\\]+)\\?["']\]/g)) fields.add(match[1]);
-	return [...fields];
-}
-
-/** The example node's parameters with the Agent picked (as a user does after importing). */
-function withDemoAgent(parameters: INodeParameters, extra: INodeParameters = {}): INodeParameters {
-	const copy = structuredClone(parameters);
-	if (copy.agent !== undefined) copy.agent = { __rl: true, mode: 'list', value: String(INVOICES), cachedResultName: 'Invoices' };
-	return { ...copy, ...extra };
-}
-
-// ------------------------------------------------------------------------------------------
-// Parameter checks against a node description (ours always; n8n's when it is installed)
-// ------------------------------------------------------------------------------------------
-
-/** n8n adds "Poll Times" to every polling node (NodeHelpers' special parameters). */
-const POLL_TIMES: INodeProperties = {
-	displayName: 'Poll Times',
-	name: 'pollTimes',
-	type: 'fixedCollection',
-	typeOptions: { multipleValues: true },
-	default: { item: [{ mode: 'everyMinute' }] },
-	options: [
-		{
-			name: 'item',
-			displayName: 'Item',
-			values: [
-				{ displayName: 'Mode', name: 'mode', type: 'options', default: 'everyDay', options: [
-					{ name: 'Every Minute', value: 'everyMinute' },
-					{ name: 'Every Hour', value: 'everyHour' },
-					{ name: 'Every Day', value: 'everyDay' },
-					{ name: 'Every Week', value: 'everyWeek' },
-					{ name: 'Every Month', value: 'everyMonth' },
-					{ name: 'Every X', value: 'everyX' },
-					{ name: 'Custom', value: 'custom' },
-				] },
-				{ displayName: 'Hour', name: 'hour', type: 'number', default: 14 },
-				{ displayName: 'Minute', name: 'minute', type: 'number', default: 0 },
-				{ displayName: 'Day of Month', name: 'dayOfMonth', type: 'number', default: 1 },
-				{ displayName: 'Weekday', name: 'weekday', type: 'options', default: '1', options: [] },
-				{ displayName: 'Cron Expression', name: 'cronExpression', type: 'string', default: '' },
-				{ displayName: 'Value', name: 'value', type: 'number', default: 2 },
-				{ displayName: 'Unit', name: 'unit', type: 'options', default: 'hours', options: [] },
-			],
-		},
-	],
-};
-
-const isExpression = (value: unknown) => typeof value === 'string' && value.startsWith('=');
-
-function propertiesOf(description: INodeTypeDescription): INodeProperties[] {
-	return description.polling ? [...description.properties, POLL_TIMES] : description.properties;
-}
-
-/**
- * Problems with a node's parameters: names the description does not declare or does not show
- * for these parameter values, option values it does not offer, collection and fixedCollection
- * entries it does not have, resource-locator modes it does not know.
- */
-function parameterProblems(node: INode, description: INodeTypeDescription): string[] {
-	const properties = propertiesOf(description);
-	const problems: string[] = [];
-	const withDefaults =
-		NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node, description) ?? {};
-	const values: INodeParameters = { ...withDefaults, ...node.parameters };
-
-	const checkValue = (property: INodeProperties, value: unknown, where: string) => {
-		if (isExpression(value)) return;
-		if (property.type === 'options' && !property.typeOptions?.loadOptionsMethod && property.options) {
-			const allowed = (property.options as Array<{ value?: unknown }>).map((option) => option.value);
-			// Options filled at runtime by the node (weekday, unit …) declare none here: skip them.
-			if (allowed.length && !allowed.includes(value as never)) problems.push(`${where}: ${JSON.stringify(value)} is not an option`);
-		}
-		if (property.type === 'multiOptions' && !property.typeOptions?.loadOptionsMethod && Array.isArray(value)) {
-			const allowed = (property.options as Array<{ value?: unknown }>).map((option) => option.value);
-			for (const entry of value) if (!allowed.includes(entry)) problems.push(`${where}: ${JSON.stringify(entry)} is not an option`);
-		}
-		if (property.type === 'resourceLocator' && value && typeof value === 'object') {
-			const mode = (value as { mode?: string }).mode;
-			const modes = (property.modes ?? []).map((m) => m.name);
-			if (modes.length && !modes.includes(String(mode))) problems.push(`${where}: mode ${JSON.stringify(mode)} is not one of ${modes.join(', ')}`);
-			if ((value as { __rl?: boolean }).__rl !== true) problems.push(`${where}: a resource locator value needs "__rl": true`);
-		}
-		if (property.type === 'collection' && value && typeof value === 'object') {
-			const options = (property.options ?? []) as INodeProperties[];
-			for (const [key, entry] of Object.entries(value as IDataObject)) {
-				const candidates = options.filter((option) => option.name === key);
-				if (candidates.length === 0) problems.push(`${where}.${key}: not an option of the collection`);
-				// Several options may share a name (shown for different versions/values): one must accept the value.
-				else if (candidates.length === 1) checkValue(candidates[0], entry, `${where}.${key}`);
-			}
-		}
-		if (property.type === 'fixedCollection' && value && typeof value === 'object') {
-			const groups = (property.options ?? []) as Array<{ name: string; values: INodeProperties[] }>;
-			for (const [groupName, entries] of Object.entries(value as IDataObject)) {
-				const group = groups.find((candidate) => candidate.name === groupName);
-				if (!group) {
-					problems.push(`${where}.${groupName}: not a group of the fixedCollection`);
-					continue;
-				}
-				for (const entry of (Array.isArray(entries) ? entries : [entries]) as IDataObject[]) {
-					for (const [key, inner] of Object.entries(entry)) {
-						const candidates = group.values.filter((option) => option.name === key);
-						if (candidates.length === 0) problems.push(`${where}.${groupName}.${key}: not a field of the group`);
-						else if (candidates.length === 1) checkValue(candidates[0], inner, `${where}.${groupName}.${key}`);
-					}
-				}
-			}
-		}
-	};
-
-	for (const [name, value] of Object.entries(node.parameters)) {
-		const declared = properties.filter((property) => property.name === name);
-		if (declared.length === 0) {
-			problems.push(`${name}: not a parameter of ${description.name}`);
-			continue;
-		}
-		const shown = declared.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
-		if (shown.length === 0) {
-			problems.push(`${name}: not shown for ${JSON.stringify({ resource: values.resource, operation: values.operation })}`);
-			continue;
-		}
-		if (shown.length === 1) checkValue(shown[0], value, name);
-	}
-	return problems;
-}
-
-function ourDescription(type: string): INodeTypeDescription {
-	const nodeType = (type === EXTRACTION_AGENTS_TYPE ? loadExtractionAgentsNode() : loadExtractionAgentsTriggerNode()) as INodeType;
-	return nodeType.description;
-}
-
-/** n8n 2.41.1's node descriptions (n8n-nodes-base/dist/types/nodes.json), when scripts/n8n-host.js installed it. */
-function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
-	const cacheRoot = process.env.N8N_HOST_CACHE || join(homedir(), '.cache', 'n8n-nodes-extraction-agents');
-	const file = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base', 'dist', 'types', 'nodes.json');
-	if (!existsSync(file)) return undefined;
-	return JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[];
-}
-
-function coreDescription(all: INodeTypeDescription[], type: string, version: number): INodeTypeDescription | undefined {
-	const name = type.replace(/^n8n-nodes-base\./, '');
-	return all.find((description) => {
-		if (description.name !== name) return false;
-		const versions = Array.isArray(description.version) ? description.version : [description.version];
-		return versions.includes(version);
-	});
-}
-
-// ------------------------------------------------------------------------------------------
 
 describe('examples/: structure', () => {
 	it('has the four documented examples', () => {
@@ -607,17 +391,3 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		for (const name of jsonFieldsRead(sheets.parameters)) expect(summaryItem).toHaveProperty([name]);
 	});
 });
-
-function nodeTypeStub(displayName: string, name: string, properties: INodeProperties[]): INodeTypeDescription {
-	return {
-		displayName,
-		name,
-		group: ['transform'],
-		version: 1,
-		description: displayName,
-		defaults: { name: displayName },
-		inputs: ['main'],
-		outputs: ['main'],
-		properties,
-	} as unknown as INodeTypeDescription;
-}
