@@ -1,5 +1,6 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+import { API_PREFIX } from './baseUrl';
 import { describeSubject, type RequestSubject } from './subjects';
 
 interface FailureBase {
@@ -17,6 +18,7 @@ interface FailureBase {
 export type RequestFailure =
 	| (FailureBase & { kind: 'http'; status: number; body: unknown })
 	| (FailureBase & { kind: 'malformed'; status: number; body: unknown })
+	| (FailureBase & { kind: 'redirect'; status: number; location?: string })
 	| (FailureBase & { kind: 'network'; code: string; timeoutMs?: number });
 
 const MAX_DETAIL_LINES = 20;
@@ -160,6 +162,29 @@ function mapMalformedFailure(failure: Extract<RequestFailure, { kind: 'malformed
 	};
 }
 
+/**
+ * A 3xx: the nodes never follow redirects (an upload would be buffered and sent twice,
+ * and a Delete or a download answered by a redirect would pass for done). The usual
+ * cause is a Base URL typed as http:// where the service redirects to https://.
+ */
+function mapRedirectFailure(failure: Extract<RequestFailure, { kind: 'redirect' }>): MappedError {
+	if (!failure.location) {
+		return {
+			message: `The service answered with a redirect (${failure.status}) without saying where to`,
+			description:
+				'Nothing was done at this address. Check the Base URL in the Extraction Agents credential: it must be the address the service answers on itself, e.g. https://extraction.example.com.',
+		};
+	}
+	const target = new URL(failure.location);
+	const sameApi = target.pathname.toLowerCase().startsWith(API_PREFIX);
+	return {
+		message: `The service redirected the request to ${failure.location} (${failure.status})`,
+		description: sameApi
+			? `The node does not follow redirects, so nothing was done. The service lives at another address (often https:// where the Base URL says http://): open the Extraction Agents credential and enter ${target.origin} as the Base URL.`
+			: `The node does not follow redirects, so nothing was done. That address is not the service's API (perhaps a login page or a proxy): check the Base URL in the Extraction Agents credential, e.g. https://extraction.example.com.`,
+	};
+}
+
 function mapNetworkFailure(
 	failure: Extract<RequestFailure, { kind: 'network' }>,
 	apiRoot: string,
@@ -205,19 +230,23 @@ export function toNodeApiError(
 			? mapHttpFailure(failure, subject)
 			: failure.kind === 'malformed'
 				? mapMalformedFailure(failure)
-				: mapNetworkFailure(failure, apiRoot);
+				: failure.kind === 'redirect'
+					? mapRedirectFailure(failure)
+					: mapNetworkFailure(failure, apiRoot);
 	const errorResponse: JsonObject = {
 		message: mapped.message,
 		...(failure.kind === 'http'
 			? { httpCode: String(failure.status), detail: serviceDetail(failure.body) }
 			: failure.kind === 'malformed'
 				? { responseStatus: String(failure.status) }
-				: { networkCode: failure.code }),
+				: failure.kind === 'redirect'
+					? { httpCode: String(failure.status), location: failure.location ?? '' }
+					: { networkCode: failure.code }),
 	};
 	return new NodeApiError(node, errorResponse, {
 		message: mapped.message,
 		description: mapped.description,
-		httpCode: failure.kind === 'http' ? String(failure.status) : undefined,
+		httpCode: failure.kind === 'http' || failure.kind === 'redirect' ? String(failure.status) : undefined,
 		itemIndex,
 	});
 }

@@ -147,7 +147,15 @@ export async function serviceRequest<T = unknown>(
 				options,
 			)) as IN8nHttpFullResponse;
 			const body = isUpload ? parseJsonBody(response.body) : response.body;
-			if (response.statusCode < 400) {
+			if (response.statusCode >= 300 && response.statusCode < 400) {
+				// Redirects are not followed (see above), so a 3xx means nothing was done here.
+				failure = {
+					kind: 'redirect',
+					status: response.statusCode,
+					location: redirectTarget((response.headers as Record<string, unknown>).location, options.url),
+					...attempt,
+				};
+			} else if (response.statusCode < 400) {
 				if (request.binaryResponse || isJsonOrEmpty(body)) {
 					return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
 				}
@@ -180,6 +188,16 @@ export async function serviceRequest<T = unknown>(
 		}
 		if (!(await sleepUnlessCancelled(delay, signal))) throw cancelledError(context, request.itemIndex);
 	}
+}
+
+/** Where a redirect points, absolute, without any user name or password in it. */
+function redirectTarget(header: unknown, requestUrl: string): string | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' || value.trim() === '' || !URL.canParse(value.trim(), requestUrl)) return undefined;
+	const target = new URL(value.trim(), requestUrl);
+	target.username = '';
+	target.password = '';
+	return target.href;
 }
 
 /**
