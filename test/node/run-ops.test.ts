@@ -81,6 +81,20 @@ describe('Run → Delete', () => {
 		expect(ctx.emulator.getRun(INVOICES, run.run_id)).toBeUndefined();
 	});
 
+	it('succeeds when the first attempt deleted the Run but its answer was lost (the retry gets 404)', async () => {
+		const run = finishedRun();
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([{ match: { method: 'DELETE' }, kind: '503', timing: 'after' }]);
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('delete', { run: runById(run.run_id) }) });
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toEqual({ deleted: true, run_id: run.run_id, agent_id: INVOICES });
+		const path = `/api/v1/client/agents/${INVOICES}/runs/${run.run_id}`;
+		expect(ctx.emulator.requestsSince(seq).map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
+			`DELETE ${path} 503`,
+			`DELETE ${path} 404`,
+		]);
+	});
+
 	it('a Run that is already gone gives a clear not-found error', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('delete', { run: runById(555555) }) });
 		expect(result.error?.message).toBe(`Run 555555 of Agent ${INVOICES} not found`);

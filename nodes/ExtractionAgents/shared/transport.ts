@@ -30,6 +30,11 @@ export interface ServiceRequest {
 	/** Defaults by method: GET and DELETE are idempotent, everything else creates. */
 	idempotency?: Idempotency;
 	subject?: RequestSubject;
+	/**
+	 * For deletes: a 404 on a retry means an earlier attempt deleted it (its answer was
+	 * lost), so it counts as success. A 404 on the first attempt is still "not found".
+	 */
+	missingOnRetryMeansDone?: boolean;
 	/** Binary downloads (templated output). */
 	binaryResponse?: boolean;
 	/**
@@ -161,6 +166,9 @@ export async function serviceRequest<T = unknown>(
 				}
 				// The HTTP client hands a body that does not parse as JSON over as text.
 				failure = { kind: 'malformed', status: response.statusCode, body, ...attempt };
+			} else if (response.statusCode === 404 && retries > 0 && request.missingOnRetryMeansDone) {
+				// An earlier attempt removed it and its answer was lost on the way back.
+				return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
 			} else {
 				failure = { kind: 'http', status: response.statusCode, body, ...attempt };
 				retryAfterHeader = (response.headers as Record<string, unknown>)['retry-after'];
