@@ -91,6 +91,49 @@ describe('Agent → Update Metadata', () => {
 		expect(result.items[0].json.metadata).toEqual({ team: 'finance' });
 	});
 
+	it('refuses key/value mode without any pair, sending nothing (it would wipe the metadata)', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('updateMetadata', { agent }),
+		});
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toBe('No metadata pair to set');
+		expect(error.description).toContain('add a pair, or choose Clear All Metadata');
+		expect(requestLines(ctx.emulator, seq)).toEqual([]);
+	});
+
+	it('sends nothing from an untouched JSON field: the example is a placeholder, not data', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('updateMetadata', { agent, metadataMode: 'json' }),
+		});
+		expect(result.error?.message).toBe('Metadata (JSON) is empty');
+		expect(requestLines(ctx.emulator, seq)).toEqual([]);
+	});
+
+	it('sends pair values that read as numbers, true/false or null typed, and keeps other text (e.g. 01234) as text', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const pair = (key: string, value: string) => ({ key, value });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('updateMetadata', {
+				agent,
+				metadataMode: 'keyValue',
+				metadataPairs: {
+					pair: [pair('priority', '42'), pair('rate', '-1.5'), pair('active', 'true'), pair('owner', 'null'), pair('zip', '01234'), pair('team', 'finance')],
+				},
+			}),
+		});
+		expect(result.error).toBeUndefined();
+		const sent = ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'PATCH')?.body;
+		expect(sent).toEqual({ metadata: { priority: 42, rate: -1.5, active: true, owner: null, zip: '01234', team: 'finance' } });
+	});
+
 	it('replaces the metadata from JSON with lists of primitives', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',

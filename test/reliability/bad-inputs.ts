@@ -237,6 +237,22 @@ export const BAD_INPUTS: BadInput[] = [
 		},
 	},
 	{
+		where: 'Agent → Update Metadata',
+		input: 'Set Key/Value Pairs (the default) without any pair',
+		message: 'No metadata pair to set',
+		requests: [],
+		node: 'action',
+		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES },
+	},
+	{
+		where: 'Agent → Update Metadata',
+		input: 'Set From JSON with the field left empty',
+		message: 'Metadata (JSON) is empty',
+		requests: [],
+		node: 'action',
+		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json' },
+	},
+	{
 		where: 'Agent → Copy',
 		input: 'New Name of only spaces',
 		message: 'New Name is empty',
