@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, returnAllAndLimit, simplifyField } from '../../shared/descriptions';
 import { agentIdParameter, parseResourceId } from '../../shared/ids';
 import { listAllPages, listLimitParameters } from '../../shared/pagination';
+import { newestRuns, sortNewestFirst } from '../../shared/newestRuns';
 import { flattenRunList, type Run } from '../../shared/runs';
 import { simplifyRun } from '../../shared/shapeRun';
 
@@ -53,13 +54,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			? { run_id: parseResourceId(this.getNode(), filters.runId, 'Run', itemIndex) }
 			: {};
 	// The API cannot filter by status, so with that filter every page is read and the
-	// filter applied here before cutting to the limit.
-	const runs = await listAllPages<Run>(
-		this,
-		{ path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}` },
-		flattenRunList,
-		{ returnAll: returnAll || statuses.length > 0, limit },
-	);
+	// filter applied here before cutting to the limit. Either way the newest Runs come
+	// first, whatever order the service lists them in (gaps.md #7).
+	const listing = { path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}` };
+	const runs =
+		returnAll || statuses.length > 0
+			? sortNewestFirst(await listAllPages<Run>(this, listing, flattenRunList, { returnAll: true, limit }))
+			: await newestRuns(this, { agentId, qs, itemIndex }, limit);
 	return runs
 		.filter((run) => statuses.length === 0 || statuses.includes(String(run.status)))
 		.slice(0, limit)
