@@ -69,7 +69,7 @@ export async function newestRuns(context: ServiceContext, request: RunListReques
 		if (runs.length < count) runs.push(...first.runs);
 		return sortNewestFirst(runs).slice(0, count);
 	}
-	const listing = { path: `/agents/${request.agentId}/runs`, qs: request.qs, subject: { agentId: request.agentId }, itemIndex: request.itemIndex, what: what(request.agentId) };
+	const listing = { path: `/agents/${request.agentId}/runs`, qs: request.qs, subject: { agentId: request.agentId }, itemIndex: request.itemIndex, what: what(request.agentId), idOf: (run: Run) => run.run_id };
 	const runs =
 		order === 'newest-first'
 			? await listAllPages<Run>(context, listing, flattenRunList, { returnAll: false, limit: count })

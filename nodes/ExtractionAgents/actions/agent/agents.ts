@@ -27,7 +27,7 @@ export async function listAgents(
 ): Promise<Agent[]> {
 	return await listAllPages<Agent>(
 		context,
-		{ path: '/agents', itemIndex, what: 'the Agent list' },
+		{ path: '/agents', itemIndex, what: 'the Agent list', idOf: (agent) => agent.id },
 		itemsUnder<Agent>('agents'),
 		limit,
 	);

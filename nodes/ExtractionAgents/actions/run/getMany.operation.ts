@@ -56,7 +56,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The API cannot filter by status, so with that filter every page is read and the
 	// filter applied here before cutting to the limit. Either way the newest Runs come
 	// first, whatever order the service lists them in (gaps.md #7).
-	const listing = { path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}` };
+	const listing = { path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}`, idOf: (run: Run) => run.run_id };
 	const runs =
 		returnAll || statuses.length > 0
 			? sortNewestFirst(await listAllPages<Run>(this, listing, flattenRunList, { returnAll: true, limit }))
