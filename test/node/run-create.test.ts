@@ -61,6 +61,21 @@ describe('Run → Create', () => {
 		expect(Number(upload.headers['content-length'])).toBeGreaterThan(first.length + second.length);
 	});
 
+	it('the service receives a file name with double quotes and umlauts exactly as n8n holds it', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const fileName = 'Rechnung "Q1" ü.pdf';
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: [{ binary: { data: { data: pdf('q1'), fileName, mimeType: 'application/pdf' } } }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.files).toEqual([fileName]);
+		const upload = ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'POST');
+		expect(upload?.upload?.files.map((file) => file.filename)).toEqual([fileName]);
+	});
+
 	it('gives one item per Prompt result with value, reasoning and citations', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -250,7 +265,7 @@ describe('Run → Create', () => {
 		expect(upload.upload?.files.map((file) => file.contentType)).toEqual(['application/pdf', 'application/octet-stream', 'text/plain']);
 	}, 180_000);
 
-	it('keeps an odd file name intact: non-ASCII as UTF-8, quotes percent-encoded (RFC 7578), no header injection', async () => {
+	it('keeps an odd file name intact: quotes and non-ASCII read back as sent, line breaks percent-encoded (no header injection)', async () => {
 		const seq = ctx.emulator.lastSeq;
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -260,7 +275,7 @@ describe('Run → Create', () => {
 		});
 		expect(result.error).toBeUndefined();
 		const [upload] = postRunsSince(seq);
-		expect(upload.upload?.files[0].filename).toBe('Rechnung %22März%22 №7 – 請求書.pdf%0D%0AX-Evil: 1');
+		expect(upload.upload?.files[0].filename).toBe('Rechnung "März" №7 – 請求書.pdf%0D%0AX-Evil: 1');
 	});
 });
 

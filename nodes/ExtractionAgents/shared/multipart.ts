@@ -19,11 +19,14 @@ type Segment = Buffer | MultipartFile;
 const CRLF = '\r\n';
 
 /**
- * RFC 7578 §4.2 / WHATWG: in a part header, `"`, CR and LF of a name are
- * percent-encoded; other characters (non-ASCII too) are sent as UTF-8.
+ * A name inside a part header's quoted string. `\` and `"` are sent as quoted-pairs
+ * (`\\`, `\"`, RFC 9110 §5.6.4), which busboy and python-multipart (FastAPI's parser)
+ * both read back to the original name; browsers' `%22` is decoded by neither
+ * (test/node/multipart.test.ts). Non-ASCII characters go as UTF-8, which both read
+ * too. CR and LF cannot be inside a header, so they are percent-encoded as browsers do.
  */
 export function escapeHeaderValue(value: string): string {
-	return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+	return value.replace(/[\\"]/g, '\\$&').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
 /**
