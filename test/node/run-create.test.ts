@@ -377,3 +377,23 @@ describe('Run → Create: retries', () => {
 		},
 	);
 });
+
+describe('Run → Create: a file that cannot be read whole', () => {
+	const upload = (damageStoredFile: 'delete' | 'truncate') =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: [{ binary: { data: { data: Buffer.alloc(300_000, 7), fileName: 'scan.pdf', mimeType: 'application/pdf', damageStoredFile } } }],
+		});
+
+	it('names the file that changed while uploading instead of reporting a dropped connection', async () => {
+		const result = await upload('truncate');
+		expect(result.error?.message).toBe('File "scan.pdf" changed while uploading: expected 300000 bytes, read 150000');
+	});
+
+	it('says the file is missing from n8n’s binary data, with the store’s reason', async () => {
+		const result = await upload('delete');
+		expect(result.error?.message).toBe('File "scan.pdf" could not be read from n8n’s binary data: File not found');
+	});
+});

@@ -57,23 +57,39 @@ export class MultipartBody {
 		return 'Blob';
 	}
 
+	/**
+	 * Why the last pass stopped when a file could not be read whole. The HTTP client
+	 * reports such a failure as a broken connection, losing its reason; the transport
+	 * reads it from here instead.
+	 */
+	readFailure: Error | undefined;
+
 	/** Each call starts a fresh pass over the files, so a retried request resends them. */
 	async *stream(): AsyncGenerator<Uint8Array> {
+		this.readFailure = undefined;
 		for (const segment of this.segments) {
 			if (Buffer.isBuffer(segment)) {
 				yield segment;
 				continue;
 			}
 			let sent = 0;
-			for await (const chunk of await segment.open()) {
-				sent += chunk.length;
-				yield chunk;
+			try {
+				for await (const chunk of await segment.open()) {
+					sent += chunk.length;
+					yield chunk;
+				}
+			} catch (error) {
+				this.readFailure = new Error(
+					`File "${segment.fileName}" could not be read from n8n’s binary data: ${(error as Error).message}`,
+				);
+				throw this.readFailure;
 			}
 			if (sent !== segment.size) {
 				// A length mismatch would corrupt every later part; stop the upload instead.
-				throw new Error(
+				this.readFailure = new Error(
 					`File "${segment.fileName}" changed while uploading: expected ${segment.size} bytes, read ${sent}`,
 				);
+				throw this.readFailure;
 			}
 		}
 	}

@@ -26,7 +26,10 @@ export interface ServiceRequest {
 	/** Relative to the API root, e.g. `/agents/12/runs`. */
 	path: string;
 	qs?: IDataObject;
-	body?: IDataObject | MultipartBody;
+	/** A JSON body. */
+	body?: IDataObject;
+	/** A streamed multipart/form-data body (Create Run); sent instead of `body`. */
+	upload?: MultipartBody;
 	/** Defaults by method: GET and DELETE are idempotent, everything else creates. */
 	idempotency?: Idempotency;
 	subject?: RequestSubject;
@@ -112,10 +115,9 @@ export async function serviceRequest<T = unknown>(
 ): Promise<ServiceResponse<T>> {
 	const apiRoot = await resolveApiRoot(context, request.itemIndex);
 	const signal = cancelSignalOf(context);
-	const isUpload = request.body !== undefined && 'stream' in (request.body as object);
-	const timeoutMs =
-		request.timeoutMs ??
-		requestTimeoutMs(context, request.itemIndex, isUpload ? (request.body as MultipartBody).size : 0);
+	const upload = request.upload;
+	const isUpload = upload !== undefined;
+	const timeoutMs = request.timeoutMs ?? requestTimeoutMs(context, request.itemIndex, upload?.size ?? 0);
 	const idempotent = isIdempotent(request.method, request.idempotency);
 
 	for (let retries = 0; ; retries++) {
@@ -124,7 +126,7 @@ export async function serviceRequest<T = unknown>(
 			method: request.method,
 			url: `${apiRoot}${request.path}`,
 			qs: request.qs,
-			body: request.body as IHttpRequestOptions['body'],
+			body: (upload ?? request.body) as IHttpRequestOptions['body'],
 			json: !isUpload,
 			timeout: timeoutMs,
 			returnFullResponse: true,
@@ -132,10 +134,10 @@ export async function serviceRequest<T = unknown>(
 			// The service never redirects its API; following redirects would also make
 			// axios keep a copy of every uploaded byte in memory (design.md).
 			disableFollowRedirect: true,
-			headers: isUpload
+			headers: upload
 				? {
-						'Content-Type': (request.body as MultipartBody).type,
-						'Content-Length': String((request.body as MultipartBody).size),
+						'Content-Type': upload.type,
+						'Content-Length': String(upload.size),
 						Accept: 'application/json',
 					}
 				: { Accept: request.binaryResponse ? '*/*' : 'application/json' },
@@ -178,6 +180,14 @@ export async function serviceRequest<T = unknown>(
 			if (error instanceof NodeOperationError && !(error instanceof NodeApiError)) {
 				// Not a failed request (e.g. the node has no credential set): nothing to retry.
 				throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
+			}
+			if (upload?.readFailure) {
+				// The upload stopped because a file could not be read, not because of the network.
+				throw new NodeOperationError(context.getNode(), upload.readFailure.message, {
+					description:
+						'The upload stopped before the file was sent whole, so the service made no Run from it. Check the node that produced the file (was it changed or removed meanwhile?), then run the item again.',
+					itemIndex: request.itemIndex,
+				});
 			}
 			failure = { kind: 'network', code: networkCodeOf(error), timeoutMs, ...attempt };
 		}
