@@ -1,4 +1,4 @@
-import { executeNode, useHarness } from '../harness';
+import { executeNode, loadOptions, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
 import { agentById, requestLines, runById, useEmulator } from './fixtures';
 
@@ -203,5 +203,48 @@ describe('retries on reads', () => {
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind: 'missing-fields' }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
 		expect(result.error?.message).toBe('Unexpected answer from the service for the Run');
+	});
+});
+
+describe('Output templates', () => {
+	it('a template without a file name is listed by its ID and asks for a Format instead of failing', async () => {
+		const agentRecord = ctx.emulator.state.visibleAgent(ctx.emulator.state.userByEmail('alice@acme.example')!, CONTRACTS)!;
+		agentRecord.templates.push({ id: 29, filename: undefined as unknown as string, createdMs: Date.now(), updatedMs: Date.now() });
+		try {
+			const options = await loadOptions({
+				nodeType: 'extractionAgents',
+				method: 'getOutputTemplates',
+				credentials: ctx.credentials,
+				parameters: { resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(CONTRACTS) },
+			});
+			expect(options.find((option) => option.value === 29)?.name).toBe('Template 29');
+			const run = finishedRun(CONTRACTS);
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: { resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(CONTRACTS), run: runById(run.run_id), outputTemplate: 29, format: 'default' },
+			});
+			expect(result.error?.message).toBe('Choose a Format for template "Template 29"');
+		} finally {
+			agentRecord.templates = agentRecord.templates.filter((template) => template.id !== 29);
+		}
+	});
+
+	it('reads an Output Template ID from a template link, not the Agent ID in it', async () => {
+		const run = finishedRun();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: {
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(INVOICES),
+				run: runById(run.run_id),
+				outputTemplate: `https://app.example.com/agents/${INVOICES}/output-templates/12`,
+				format: 'xlsx',
+			},
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].binary?.data.fileName).toMatch(/\.xlsx$/);
 	});
 });
