@@ -50,6 +50,26 @@ describe('Agent → Get', () => {
 	});
 });
 
+describe('answers that are web pages', () => {
+	it('shows a proxy’s HTML error page by its words, without the tags', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` }, kind: '502', times: 4 }]);
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toBe('The Extraction Agents service failed (502)');
+		expect(error.description).toContain('The service said: 502 Bad Gateway');
+		expect(error.description).not.toMatch(/[<>]/);
+	});
+
+	it('shows a maintenance page answered with 200 by its words, without the tags', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` }, kind: 'non-json', times: 4 }]);
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toBe('Unexpected answer from the service: the response is not valid JSON');
+		expect(error.description).toContain('The answer is a web page: Scheduled maintenance: We will be back soon The service is under maintenance.');
+		expect(error.description).not.toMatch(/[<>]/);
+	});
+});
+
 describe('Agent → Get Many', () => {
 	it('returns up to Limit Agents', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 2 }) });

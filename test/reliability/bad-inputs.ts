@@ -105,6 +105,16 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Credential',
+		input: 'Base URL `https://ana:s3cret@extraction.example.com` (a user name and password in it)',
+		message:
+			'The Base URL "https://***@extraction.example.com" in the Extraction Agents credential must not contain a user name or password: enter https://extraction.example.com',
+		requests: [],
+		node: 'action',
+		parameters: agentGetMany,
+		credentials: { baseUrl: 'https://ana:s3cret@extraction.example.com' },
+	},
+	{
+		where: 'Credential',
 		input: 'API Key empty (only spaces)',
 		message: 'The API key in the Extraction Agents credential is empty: paste the key from the web app',
 		requests: [],

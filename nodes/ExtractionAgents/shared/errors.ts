@@ -37,7 +37,7 @@ export function serviceDetail(body: unknown): string {
 		try {
 			parsed = JSON.parse(text);
 		} catch {
-			return text.trim().slice(0, 300);
+			return (textOfWebPage(text) ?? text.trim()).slice(0, 300);
 		}
 	}
 	if (!parsed || typeof parsed !== 'object') return '';
@@ -50,6 +50,27 @@ export function serviceDetail(body: unknown): string {
 	}
 	if (detail && typeof detail === 'object') return JSON.stringify(detail);
 	return '';
+}
+
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/**
+ * The words of an HTML page (a proxy's error page, a maintenance page): its title, then
+ * its text without tags. Undefined when the text is not HTML.
+ */
+export function textOfWebPage(text: string): string | undefined {
+	if (!/^\s*<(!doctype|html|head|body)\b/i.test(text)) return undefined;
+	const words = (html: string) =>
+		html
+			.replace(/<[^>]*>/g, ' ')
+			.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_entity, name: string) => HTML_ENTITIES[name])
+			.replace(/[<>]/g, ' ')
+			.replace(/\s+/g, ' ')
+			.trim();
+	const title = words(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? '');
+	const body = words(text.replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' '));
+	if (!title) return body;
+	return body === '' || body.startsWith(title) ? (body || title) : `${title}: ${body}`;
 }
 
 function validationLine(entry: unknown): string {
@@ -151,14 +172,13 @@ const SECRET_FIELDS = /("(?:api_key|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|aut
 
 /** A 2xx whose body is not JSON: cut off mid-way, or a proxy's or maintenance page. */
 function mapMalformedFailure(failure: Extract<RequestFailure, { kind: 'malformed' }>): MappedError {
-	const text = (Buffer.isBuffer(failure.body) ? failure.body.toString('utf8') : String(failure.body ?? ''))
-		.replace(SECRET_FIELDS, '$1[hidden]$2')
-		.replace(/\s+/g, ' ')
-		.trim();
+	const raw = Buffer.isBuffer(failure.body) ? failure.body.toString('utf8') : String(failure.body ?? '');
+	const page = textOfWebPage(raw);
+	const text = (page ?? raw).replace(SECRET_FIELDS, '$1[hidden]$2').replace(/\s+/g, ' ').trim();
 	const shown = text.length > 120 ? `${text.slice(0, 117)}...` : text;
 	return {
 		message: 'Unexpected answer from the service: the response is not valid JSON',
-		description: `The answer (${failure.status}) was cut off, or is not from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL points at the Extraction Agents service. The answer starts with: ${shown}`,
+		description: `The answer (${failure.status}) was cut off, or is not from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL points at the Extraction Agents service. ${page !== undefined ? 'The answer is a web page' : 'The answer starts with'}: ${shown}`,
 	};
 }
 
