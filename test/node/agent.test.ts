@@ -25,6 +25,26 @@ describe('Agent → Get', () => {
 		expect(result.items[0].pairedItem).toEqual({ item: 0 });
 	});
 
+	it('gives a short Agent by default: Prompt names and template file names instead of their full settings', async () => {
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		expect(result.items[0].json).toEqual({
+			id: DEMO_AGENT_IDS.invoices,
+			name: 'Invoices',
+			objective: 'Extract the key fields of supplier invoices for accounts payable.',
+			n_runs: expect.any(Number),
+			prompts: ['Invoice number', 'Invoice date', 'Vendor', 'Total amount'],
+			output_templates: ['Invoice summary.docx', 'Invoice lines.xlsx'],
+			metadata: expect.any(Object),
+		});
+	});
+
+	it('gives the Agent as the API returns it with Simplify off', async () => {
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices), simplify: false }) });
+		const prompts = result.items[0].json.prompts as Array<{ name: string; options: unknown }>;
+		expect(prompts[0]).toMatchObject({ name: 'Invoice number', options: expect.any(Object) });
+		expect(result.items[0].json).toHaveProperty('agent_guidelines');
+	});
+
 	it('names the Agent when it does not exist, and says what to check', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(9999) }) });
 		const error = result.error as Error & { description?: string; httpCode?: string };
@@ -74,6 +94,13 @@ describe('Agent → Get Many', () => {
 	it('returns up to Limit Agents', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 2 }) });
 		expect(result.items).toHaveLength(2);
+	});
+
+	it('gives short Agents by default and the API’s Agents with Simplify off', async () => {
+		const short = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 1 }) });
+		expect(Object.keys(short.items[0].json)).toEqual(['id', 'name', 'objective', 'n_runs', 'prompts', 'output_templates', 'metadata']);
+		const full = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 1, simplify: false }) });
+		expect(full.items[0].json).toHaveProperty('agent_guidelines');
 	});
 
 	it('returns all Agents the key can see, filtered by name', async () => {
