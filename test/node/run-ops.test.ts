@@ -73,6 +73,22 @@ describe('Run → Get Many', () => {
 	});
 });
 
+describe('Run → Get Many: Output', () => {
+	it('gives one item per Prompt result of each Run, as Get and Create do', async () => {
+		const run = finishedRun();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runOp('getAll', { filters: { runId: String(run.run_id) }, output: 'promptResult' }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => [item.json.run_id, item.json.prompt])).toEqual(
+			['Invoice number', 'Invoice date', 'Vendor', 'Total amount'].map((prompt) => [run.run_id, prompt]),
+		);
+		for (const item of result.items) expect(item.pairedItem).toEqual({ item: 0 });
+	});
+});
+
 describe('Run → Delete', () => {
 	it('deletes the Run and says so', async () => {
 		const run = finishedRun();

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, returnAllAndLimit, simplifyField } from '../../shared/descriptions';
+import { agentLocator, returnAllAndLimit, runOutputField, simplifyField } from '../../shared/descriptions';
 import { agentIdParameter, parseResourceId } from '../../shared/ids';
 import { listAllPages, listLimitParameters } from '../../shared/pagination';
 import { newestRuns, sortNewestFirst } from '../../shared/newestRuns';
 import { flattenRunList, type Run } from '../../shared/runs';
-import { simplifyRun } from '../../shared/shapeRun';
+import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -39,6 +39,7 @@ const properties: INodeProperties[] = [
 		],
 	},
 	simplifyField({}),
+	runOutputField({}),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['getAll'] } }, properties);
@@ -48,6 +49,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { runId?: string; status?: string[] };
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
 	const statuses = filters.status ?? [];
 	const qs =
 		filters.runId !== undefined && String(filters.runId).trim() !== ''
@@ -64,5 +66,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return runs
 		.filter((run) => statuses.length === 0 || statuses.includes(String(run.status)))
 		.slice(0, limit)
-		.map((run) => ({ json: simplify ? simplifyRun(run) : run }));
+		.flatMap((run) => runToItemsJson(run, simplify, output).map((json) => ({ json })));
 }
