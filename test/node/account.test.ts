@@ -1,4 +1,4 @@
-import { executeNode, useHarness } from '../harness';
+import { executeNode, listSearch, useHarness } from '../harness';
 import { requestLines, useEmulator } from './fixtures';
 
 useHarness();
@@ -34,6 +34,28 @@ describe('API Key', () => {
 		expect(result.items).toHaveLength(1);
 		const all = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'getAll', returnAll: true } });
 		expect(all.items.map((item) => item.json.id)).not.toContain('ak_demo_bob');
+	});
+
+	it('picks a key from the list of the caller’s keys, and gets and deletes it by the picked ID', async () => {
+		const created = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'create', name: 'picked key' } });
+		const keyId = String(created.items[0].json.id);
+		const picker = await listSearch({ nodeType: 'extractionAgents', method: 'searchApiKeys', filter: 'PICKED', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get' } });
+		expect(picker.results).toEqual([{ name: `picked key (${keyId})`, value: keyId }]);
+		const fromList = { __rl: true, mode: 'list', value: keyId, cachedResultName: 'picked key' };
+		const got = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get', keyId: fromList } });
+		expect(got.items[0].json).toMatchObject({ id: keyId, name: 'picked key' });
+		const deleted = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'delete', keyId: { __rl: true, mode: 'id', value: keyId } },
+		});
+		expect(deleted.items[0].json).toEqual({ deleted: true, id: keyId });
+	});
+
+	it('still runs a workflow saved with the API Key ID as plain text (before it became a picker)', async () => {
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'delete', keyId: 'ak_saved_long_ago' } });
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toEqual({ deleted: true, id: 'ak_saved_long_ago' });
 	});
 
 	it('another user’s key is not found', async () => {

@@ -1,7 +1,8 @@
-import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { listAgents } from '../actions/agent/agents';
 import { currentAgentId } from '../shared/ids';
 import { newestRuns } from '../shared/newestRuns';
+import { itemsUnder, listAllPages } from '../shared/pagination';
 import type { Run } from '../shared/runs';
 
 const PICKER_PAGE = 200;
@@ -15,6 +16,23 @@ export async function searchAgents(this: ILoadOptionsFunctions, filter?: string)
 			.filter((agent) => !needle || String(agent.name).toLowerCase().includes(needle) || String(agent.id) === needle)
 			.sort((a, b) => String(a.name).localeCompare(String(b.name)))
 			.map((agent) => ({ name: `${agent.name} (${agent.id})`, value: String(agent.id) })),
+	};
+}
+
+/** The API key picker: the caller's keys (only they are visible), filtered by name or ID. */
+export async function searchApiKeys(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const keys = await listAllPages<IDataObject>(
+		this,
+		{ path: '/api-keys', what: 'the API key list', idOf: (key) => key.id },
+		itemsUnder('api_keys'),
+		{ returnAll: true, limit: Infinity },
+	);
+	const needle = (filter ?? '').trim().toLowerCase();
+	return {
+		results: keys
+			.map((key) => ({ name: `${String(key.name ?? 'unnamed')} (${String(key.id)})`, value: String(key.id) }))
+			.filter((option) => !needle || option.name.toLowerCase().includes(needle))
+			.sort((a, b) => a.name.localeCompare(b.name)),
 	};
 }
 
