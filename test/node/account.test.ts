@@ -1,3 +1,4 @@
+import { ExtractionAgents } from '../../nodes/ExtractionAgents/ExtractionAgents.node';
 import { executeNode, listSearch, useHarness } from '../harness';
 import { requestLines, useEmulator } from './fixtures';
 
@@ -99,6 +100,30 @@ describe('Usage → Get Many', () => {
 		expect(result.items.length).toBeGreaterThan(1000);
 		expect(pages.length).toBe(Math.ceil(result.items.length / 1000));
 		for (const item of result.items.slice(0, 5)) expect(item.json).toHaveProperty('credits_used');
+	});
+
+	it.each([
+		['picked from the Agent list', { __rl: true, mode: 'list', value: '2', cachedResultName: 'Contracts' }],
+		['by ID', { __rl: true, mode: 'id', value: '2' }],
+		['as saved before it was a picker (a number)', 2],
+	])('filters by an Agent %s', async (_how, agentId) => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { agentId } },
+		});
+		expect(result.error).toBeUndefined();
+		expect(ctx.emulator.requestsSince(seq).map((entry) => entry.query.agent_id)).toEqual(['2']);
+		for (const item of result.items) expect(item.json.agent_id).toBe(2);
+	});
+
+	it('explains the Workspace ID and User filters', () => {
+		const filters = new ExtractionAgents().description.properties.find(
+			(property) => property.name === 'filters' && property.displayOptions?.show?.resource?.includes('usage'),
+		);
+		const options = (filters?.options ?? []) as Array<{ name: string; description?: string }>;
+		for (const name of ['workspaceId', 'user']) expect(options.find((option) => option.name === name)?.description).toBeTruthy();
 	});
 
 	it('stops at Limit with one request', async () => {

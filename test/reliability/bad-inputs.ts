@@ -532,6 +532,14 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Usage → Get Many',
+		input: 'Agent ID `abc` (by ID)',
+		message: '"abc" is not a valid Agent ID',
+		requests: [],
+		node: 'action',
+		parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { agentId: agent('abc') } },
+	},
+	{
+		where: 'Usage → Get Many',
 		input: 'Workspace ID `-1`',
 		message: 'Workspace ID "-1" is not a valid ID',
 		requests: [],
