@@ -71,8 +71,18 @@ export class ExtractionAgentsApi implements ICredentialType {
 			method: 'GET',
 			qs: { page_number: 0, page_size: 1 },
 			timeout: 60_000,
+			// The nodes never follow redirects, so the test must not either: a redirect
+			// that n8n followed would show green for a Base URL every node request fails on.
+			disableFollowRedirect: true,
 		},
 		rules: [
+			...[301, 302, 303, 307, 308].map((value) => ({
+				type: 'responseCode' as const,
+				properties: {
+					value,
+					message: `The service redirects this Base URL to another address (${value}): enter the address it redirects to as the Base URL, usually the https:// one, e.g. https://extraction.example.com`,
+				},
+			})),
 			{
 				type: 'responseCode',
 				properties: {

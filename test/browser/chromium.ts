@@ -7,9 +7,9 @@
  * possible it throws with a message that says what to do: the browser test fails rather than
  * skipping silently. CHROMIUM_PATH points at another Chromium instead.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
+import { aptUnavailableReason, installWithApt, onPath } from '../harness/apt';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
@@ -41,39 +41,6 @@ function isExecutable(file: string) {
 	}
 }
 
-function onPath(command: string) {
-	return spawnSync('sh', ['-c', `command -v ${command}`], { stdio: 'ignore' }).status === 0;
-}
-
-/** Runs a command, its output streamed to stderr line by line with a prefix. */
-function run(command: string, args: string[], timeoutMs: number): Promise<void> {
-	return new Promise((resolve, reject) => {
-		log(`$ ${command} ${args.join(' ')}`);
-		const child = spawn(command, args, {
-			env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-			stdio: ['ignore', 'pipe', 'pipe'],
-		});
-		let tail = '';
-		const forward = (chunk: Buffer) => {
-			const text = chunk.toString('utf8');
-			tail = (tail + text).slice(-4000);
-			for (const line of text.split('\n')) if (line.trim()) process.stderr.write(`[chromium]   ${line.trimEnd()}\n`);
-		};
-		child.stdout.on('data', forward);
-		child.stderr.on('data', forward);
-		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-		child.on('error', (err) => {
-			clearTimeout(timer);
-			reject(err);
-		});
-		child.on('exit', (code, signal) => {
-			clearTimeout(timer);
-			if (code === 0) resolve();
-			else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${tail}`));
-		});
-	});
-}
-
 const HOW_TO = `install Debian's Chromium yourself (as root: apt-get update && apt-get install -y chromium), or set CHROMIUM_PATH to a Chromium binary, or leave the browser test out with N8N_BROWSER=skip`;
 
 /** The Chromium binary; installs Debian's `chromium` package with apt first when it is missing. */
@@ -91,21 +58,13 @@ export async function ensureChromium(): Promise<string> {
 
 /** `apt-get update && apt-get install -y chromium`, as root or with passwordless sudo, output streamed to stderr. */
 export async function installChromiumWithApt(): Promise<void> {
-	const root = typeof process.getuid === 'function' && process.getuid() === 0;
-	const sudo = !root && onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
-	if (!root && !sudo) {
-		throw new Error(`Chromium is not installed (${CHROMIUM_PATH} is missing) and this user can neither run apt-get as root nor use sudo without a password: ${HOW_TO}`);
-	}
-	const apt = (args: string[], timeoutMs: number) => (root ? run('apt-get', args, timeoutMs) : run('sudo', ['-n', 'apt-get', ...args], timeoutMs));
-	const started = Date.now();
-	log(`installing Debian's chromium package with apt (a few minutes the first time)`);
+	const unavailable = aptUnavailableReason();
+	if (unavailable) throw new Error(`Chromium is not installed (${CHROMIUM_PATH} is missing) and ${unavailable}: ${HOW_TO}`);
 	try {
-		await apt(['update'], 10 * 60_000);
-		await apt(['install', '-y', '-o', 'DPkg::Lock::Timeout=300', 'chromium'], 20 * 60_000);
+		await installWithApt('chromium', 'chromium');
 	} catch (err) {
 		throw new Error(`installing Chromium with apt failed: ${(err as Error).message}\n${HOW_TO}`);
 	}
-	log(`apt finished in ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
 /** Headless Debian Chromium, installed first when missing. */

@@ -56,6 +56,11 @@ export const DEFAULT_KNOBS: EmulatorKnobs = {
 	maxFileSize: 250_000_000,
 	maxFiles: 300,
 	keepUploadBytesUnder: 1024 * 1024,
+	redirect: null,
+	agentsListShape: 'object',
+	ignorePageNumber: false,
+	omitTotalPages: false,
+	repeatAccessLogCursor: false,
 };
 
 export const DEFAULT_OPTIONS: EmulatorOptions = {

@@ -120,6 +120,21 @@ function errorResponse(err: unknown, logErrors: boolean): EmuResponse {
 	return { status: 500, json: { detail: 'Internal Server Error' } };
 }
 
+const isPage = (json: unknown): json is Record<string, unknown> =>
+	typeof json === 'object' && json !== null && !Array.isArray(json) && 'total_pages' in json;
+
+/** What a front that moved the service answers (e.g. nginx sending http:// to https://). */
+function redirectResponse(redirect: { status: number; location: string; html?: boolean }, pathAndQuery: string): EmuResponse {
+	const title = `${redirect.status} ${http.STATUS_CODES[redirect.status] ?? 'Redirect'}`;
+	const location = `${redirect.location}${pathAndQuery}`;
+	if (!redirect.html) return { status: redirect.status, headers: { location } };
+	return {
+		status: redirect.status,
+		headers: { location, 'content-type': 'text/html' },
+		body: `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`,
+	};
+}
+
 const sleep = (ms: number): Promise<void> =>
 	new Promise((resolve) => {
 		setTimeout(resolve, ms).unref();
@@ -281,12 +296,17 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 				apiKey: auth.key,
 				req,
 				params,
-				query: entry.query,
+				// A service that ignores page_number answers page 0 whatever was asked.
+				query: deps.knobs.ignorePageNumber ? { ...entry.query, page_number: '0' } : entry.query,
 				body,
 				log: entry,
 				webUrl: deps.webUrl(),
 			};
 			response = await route.handle(ctx);
+			if (deps.knobs.omitTotalPages && isPage(response.json)) {
+				const { total_pages: _omitted, ...rest } = response.json;
+				response = { ...response, json: rest };
+			}
 		} catch (err) {
 			if (err instanceof ClientGoneError) return null;
 			response = errorResponse(err, deps.logErrors);
@@ -346,6 +366,11 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 
 		if (entry.path !== API_PREFIX && !entry.path.startsWith(`${API_PREFIX}/`)) {
 			send(req, res, entry, nonApi(entry));
+			return;
+		}
+		const redirect = deps.knobs.redirect;
+		if (redirect && (redirect.pathContains === undefined || entry.path.includes(redirect.pathContains))) {
+			send(req, res, entry, redirectResponse(redirect, req.url ?? entry.path));
 			return;
 		}
 		if (deps.knobs.latencyMs > 0) await sleep(deps.knobs.latencyMs);

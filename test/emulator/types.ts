@@ -87,6 +87,21 @@ export interface EmulatorKnobs {
 	maxFiles: number;
 	/** Uploaded files up to this size keep their bytes in the request log, for inspection. */
 	keepUploadBytesUnder: number;
+	/**
+	 * A redirecting front (e.g. http:// → https://): every API request is answered with this
+	 * status and `Location: <location><path>?<query>`, with no body (as a framework's redirect
+	 * answers) or, with `html`, nginx's HTML page; nothing is handled. `pathContains` limits it
+	 * to the requests whose path contains that text. Null = off.
+	 */
+	redirect: { status: number; location: string; html?: boolean; pathContains?: string } | null;
+	/** Shape of a GET /agents page (gap 4 tolerance: a bare array, still paged). */
+	agentsListShape: 'object' | 'bare-array';
+	/** A service that ignores `page_number`: every paged list answers page 0. */
+	ignorePageNumber: boolean;
+	/** Paged lists answer without `total_pages`. */
+	omitTotalPages: boolean;
+	/** The access-log query answers a request's cursor as its next_cursor again (a stuck cursor). */
+	repeatAccessLogCursor: boolean;
 }
 
 export interface EmulatorOptions extends EmulatorKnobs {

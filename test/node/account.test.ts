@@ -1,4 +1,5 @@
-import { executeNode, useHarness } from '../harness';
+import { ExtractionAgents } from '../../nodes/ExtractionAgents/ExtractionAgents.node';
+import { executeNode, listSearch, useHarness } from '../harness';
 import { requestLines, useEmulator } from './fixtures';
 
 useHarness();
@@ -34,6 +35,28 @@ describe('API Key', () => {
 		expect(result.items).toHaveLength(1);
 		const all = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'getAll', returnAll: true } });
 		expect(all.items.map((item) => item.json.id)).not.toContain('ak_demo_bob');
+	});
+
+	it('picks a key from the list of the caller’s keys, and gets and deletes it by the picked ID', async () => {
+		const created = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'create', name: 'picked key' } });
+		const keyId = String(created.items[0].json.id);
+		const picker = await listSearch({ nodeType: 'extractionAgents', method: 'searchApiKeys', filter: 'PICKED', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get' } });
+		expect(picker.results).toEqual([{ name: `picked key (${keyId})`, value: keyId }]);
+		const fromList = { __rl: true, mode: 'list', value: keyId, cachedResultName: 'picked key' };
+		const got = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get', keyId: fromList } });
+		expect(got.items[0].json).toMatchObject({ id: keyId, name: 'picked key' });
+		const deleted = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'delete', keyId: { __rl: true, mode: 'id', value: keyId } },
+		});
+		expect(deleted.items[0].json).toEqual({ deleted: true, id: keyId });
+	});
+
+	it('still runs a workflow saved with the API Key ID as plain text (before it became a picker)', async () => {
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'delete', keyId: 'ak_saved_long_ago' } });
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toEqual({ deleted: true, id: 'ak_saved_long_ago' });
 	});
 
 	it('another user’s key is not found', async () => {
@@ -77,6 +100,30 @@ describe('Usage → Get Many', () => {
 		expect(result.items.length).toBeGreaterThan(1000);
 		expect(pages.length).toBe(Math.ceil(result.items.length / 1000));
 		for (const item of result.items.slice(0, 5)) expect(item.json).toHaveProperty('credits_used');
+	});
+
+	it.each([
+		['picked from the Agent list', { __rl: true, mode: 'list', value: '2', cachedResultName: 'Contracts' }],
+		['by ID', { __rl: true, mode: 'id', value: '2' }],
+		['as saved before it was a picker (a number)', 2],
+	])('filters by an Agent %s', async (_how, agentId) => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { agentId } },
+		});
+		expect(result.error).toBeUndefined();
+		expect(ctx.emulator.requestsSince(seq).map((entry) => entry.query.agent_id)).toEqual(['2']);
+		for (const item of result.items) expect(item.json.agent_id).toBe(2);
+	});
+
+	it('explains the Workspace ID and User filters', () => {
+		const filters = new ExtractionAgents().description.properties.find(
+			(property) => property.name === 'filters' && property.displayOptions?.show?.resource?.includes('usage'),
+		);
+		const options = (filters?.options ?? []) as Array<{ name: string; description?: string }>;
+		for (const name of ['workspaceId', 'user']) expect(options.find((option) => option.name === name)?.description).toBeTruthy();
 	});
 
 	it('stops at Limit with one request', async () => {

@@ -25,6 +25,26 @@ describe('Agent → Get', () => {
 		expect(result.items[0].pairedItem).toEqual({ item: 0 });
 	});
 
+	it('gives a short Agent by default: Prompt names and template file names instead of their full settings', async () => {
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		expect(result.items[0].json).toEqual({
+			id: DEMO_AGENT_IDS.invoices,
+			name: 'Invoices',
+			objective: 'Extract the key fields of supplier invoices for accounts payable.',
+			n_runs: expect.any(Number),
+			prompts: ['Invoice number', 'Invoice date', 'Vendor', 'Total amount'],
+			output_templates: ['Invoice summary.docx', 'Invoice lines.xlsx'],
+			metadata: expect.any(Object),
+		});
+	});
+
+	it('gives the Agent as the API returns it with Simplify off', async () => {
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices), simplify: false }) });
+		const prompts = result.items[0].json.prompts as Array<{ name: string; options: unknown }>;
+		expect(prompts[0]).toMatchObject({ name: 'Invoice number', options: expect.any(Object) });
+		expect(result.items[0].json).toHaveProperty('agent_guidelines');
+	});
+
 	it('names the Agent when it does not exist, and says what to check', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(9999) }) });
 		const error = result.error as Error & { description?: string; httpCode?: string };
@@ -50,10 +70,37 @@ describe('Agent → Get', () => {
 	});
 });
 
+describe('answers that are web pages', () => {
+	it('shows a proxy’s HTML error page by its words, without the tags', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` }, kind: '502', times: 4 }]);
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toBe('The Extraction Agents service failed (502)');
+		expect(error.description).toContain('The service said: 502 Bad Gateway');
+		expect(error.description).not.toMatch(/[<>]/);
+	});
+
+	it('shows a maintenance page answered with 200 by its words, without the tags', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` }, kind: 'non-json', times: 4 }]);
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toBe('Unexpected answer from the service: the response is not valid JSON');
+		expect(error.description).toContain('The answer is a web page: Scheduled maintenance: We will be back soon The service is under maintenance.');
+		expect(error.description).not.toMatch(/[<>]/);
+	});
+});
+
 describe('Agent → Get Many', () => {
 	it('returns up to Limit Agents', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 2 }) });
 		expect(result.items).toHaveLength(2);
+	});
+
+	it('gives short Agents by default and the API’s Agents with Simplify off', async () => {
+		const short = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 1 }) });
+		expect(Object.keys(short.items[0].json)).toEqual(['id', 'name', 'objective', 'n_runs', 'prompts', 'output_templates', 'metadata']);
+		const full = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 1, simplify: false }) });
+		expect(full.items[0].json).toHaveProperty('agent_guidelines');
 	});
 
 	it('returns all Agents the key can see, filtered by name', async () => {
@@ -89,6 +136,49 @@ describe('Agent → Update Metadata', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.metadata).toEqual({ team: 'finance' });
+	});
+
+	it('refuses key/value mode without any pair, sending nothing (it would wipe the metadata)', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('updateMetadata', { agent }),
+		});
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toBe('No metadata pair to set');
+		expect(error.description).toContain('add a pair, or choose Clear All Metadata');
+		expect(requestLines(ctx.emulator, seq)).toEqual([]);
+	});
+
+	it('sends nothing from an untouched JSON field: the example is a placeholder, not data', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('updateMetadata', { agent, metadataMode: 'json' }),
+		});
+		expect(result.error?.message).toBe('Metadata (JSON) is empty');
+		expect(requestLines(ctx.emulator, seq)).toEqual([]);
+	});
+
+	it('sends pair values that read as numbers, true/false or null typed, and keeps other text (e.g. 01234) as text', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const pair = (key: string, value: string) => ({ key, value });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('updateMetadata', {
+				agent,
+				metadataMode: 'keyValue',
+				metadataPairs: {
+					pair: [pair('priority', '42'), pair('rate', '-1.5'), pair('active', 'true'), pair('owner', 'null'), pair('zip', '01234'), pair('team', 'finance')],
+				},
+			}),
+		});
+		expect(result.error).toBeUndefined();
+		const sent = ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'PATCH')?.body;
+		expect(sent).toEqual({ metadata: { priority: 42, rate: -1.5, active: true, owner: null, zip: '01234', team: 'finance' } });
 	});
 
 	it('replaces the metadata from JSON with lists of primitives', async () => {

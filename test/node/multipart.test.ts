@@ -2,6 +2,7 @@ import busboy from 'busboy';
 import FormData from 'form-data';
 import { createHash, randomBytes } from 'crypto';
 import { encodeMultipartStream, type MultipartFile } from '../../nodes/ExtractionAgents/shared/multipart';
+import { ensurePythonMultipart, parseWithPythonMultipart } from './python-multipart';
 
 interface ParsedPart {
 	name: string;
@@ -91,5 +92,34 @@ describe('encodeMultipartStream', () => {
 		const body = encodeMultipartStream(asParts());
 		expect(Object.prototype.toString.call(body)).toBe('[object Blob]');
 		expect(body.type).toMatch(/^multipart\/form-data; boundary=----n8nExtractionAgents[0-9a-f]{24}$/);
+	});
+});
+
+describe('file names as real server parsers read them', () => {
+	const names = ['Rechnung "Q1" ü.pdf', 'Übersicht März.xlsx', 'a;b=c "quoted".pdf', 'plain.pdf'];
+	const namedParts = (): MultipartFile[] =>
+		names.map((fileName) => ({ fieldName: 'files', fileName, contentType: 'application/pdf', size: 3, open: () => [Buffer.from('pdf')] }));
+	let pythonSkipReason: string | undefined;
+
+	beforeAll(async () => {
+		pythonSkipReason = await ensurePythonMultipart();
+	});
+
+	it('busboy reads back every file name as it was, quotes and non-ASCII included', async () => {
+		const body = encodeMultipartStream(namedParts(), [{ fieldName: 'user_defined_id', value: 'mail-7' }]);
+		const parts = await parse(await collect(body.stream()), body.type);
+		expect(parts.filter((part) => part.filename).map((part) => part.filename)).toEqual(names);
+		expect(parts.find((part) => part.name === 'user_defined_id')?.value).toBe('mail-7');
+	});
+
+	it('python-multipart (FastAPI’s parser) reads back every file name as it was, quotes and non-ASCII included', async () => {
+		if (pythonSkipReason) {
+			console.warn(`skipped: ${pythonSkipReason}`);
+			return;
+		}
+		const body = encodeMultipartStream(namedParts(), [{ fieldName: 'user_defined_id', value: 'mail-7' }]);
+		const parts = parseWithPythonMultipart(await collect(body.stream()), body.type);
+		expect(parts.filter((part) => part.filename).map((part) => [part.filename, part.size])).toEqual(names.map((name) => [name, 3]));
+		expect(parts.find((part) => part.name === 'user_defined_id')?.value).toBe('mail-7');
 	});
 });

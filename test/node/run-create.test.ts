@@ -61,6 +61,21 @@ describe('Run → Create', () => {
 		expect(Number(upload.headers['content-length'])).toBeGreaterThan(first.length + second.length);
 	});
 
+	it('the service receives a file name with double quotes and umlauts exactly as n8n holds it', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const fileName = 'Rechnung "Q1" ü.pdf';
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: [{ binary: { data: { data: pdf('q1'), fileName, mimeType: 'application/pdf' } } }],
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json.files).toEqual([fileName]);
+		const upload = ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'POST');
+		expect(upload?.upload?.files.map((file) => file.filename)).toEqual([fileName]);
+	});
+
 	it('gives one item per Prompt result with value, reasoning and citations', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -250,7 +265,7 @@ describe('Run → Create', () => {
 		expect(upload.upload?.files.map((file) => file.contentType)).toEqual(['application/pdf', 'application/octet-stream', 'text/plain']);
 	}, 180_000);
 
-	it('keeps an odd file name intact: non-ASCII as UTF-8, quotes percent-encoded (RFC 7578), no header injection', async () => {
+	it('keeps an odd file name intact: quotes and non-ASCII read back as sent, line breaks percent-encoded (no header injection)', async () => {
 		const seq = ctx.emulator.lastSeq;
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -260,7 +275,7 @@ describe('Run → Create', () => {
 		});
 		expect(result.error).toBeUndefined();
 		const [upload] = postRunsSince(seq);
-		expect(upload.upload?.files[0].filename).toBe('Rechnung %22März%22 №7 – 請求書.pdf%0D%0AX-Evil: 1');
+		expect(upload.upload?.files[0].filename).toBe('Rechnung "März" №7 – 請求書.pdf%0D%0AX-Evil: 1');
 	});
 });
 
@@ -361,4 +376,24 @@ describe('Run → Create: retries', () => {
 			expect(ctx.emulator.state.runs.size).toBe(before + (timing === 'after' ? 1 : 0));
 		},
 	);
+});
+
+describe('Run → Create: a file that cannot be read whole', () => {
+	const upload = (damageStoredFile: 'delete' | 'truncate') =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: [{ binary: { data: { data: Buffer.alloc(300_000, 7), fileName: 'scan.pdf', mimeType: 'application/pdf', damageStoredFile } } }],
+		});
+
+	it('names the file that changed while uploading instead of reporting a dropped connection', async () => {
+		const result = await upload('truncate');
+		expect(result.error?.message).toBe('File "scan.pdf" changed while uploading: expected 300000 bytes, read 150000');
+	});
+
+	it('says the file is missing from n8n’s binary data, with the store’s reason', async () => {
+		const result = await upload('delete');
+		expect(result.error?.message).toBe('File "scan.pdf" could not be read from n8n’s binary data: File not found');
+	});
 });

@@ -1,4 +1,4 @@
-import { executeNode, useHarness } from '../harness';
+import { executeNode, loadOptions, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
 import { agentById, requestLines, runById, useEmulator } from './fixtures';
 
@@ -73,12 +73,42 @@ describe('Run → Get Many', () => {
 	});
 });
 
+describe('Run → Get Many: Output', () => {
+	it('gives one item per Prompt result of each Run, as Get and Create do', async () => {
+		const run = finishedRun();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runOp('getAll', { filters: { runId: String(run.run_id) }, output: 'promptResult' }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items.map((item) => [item.json.run_id, item.json.prompt])).toEqual(
+			['Invoice number', 'Invoice date', 'Vendor', 'Total amount'].map((prompt) => [run.run_id, prompt]),
+		);
+		for (const item of result.items) expect(item.pairedItem).toEqual({ item: 0 });
+	});
+});
+
 describe('Run → Delete', () => {
 	it('deletes the Run and says so', async () => {
 		const run = finishedRun();
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('delete', { run: runById(run.run_id) }) });
 		expect(result.items[0].json).toEqual({ deleted: true, run_id: run.run_id, agent_id: INVOICES });
 		expect(ctx.emulator.getRun(INVOICES, run.run_id)).toBeUndefined();
+	});
+
+	it('succeeds when the first attempt deleted the Run but its answer was lost (the retry gets 404)', async () => {
+		const run = finishedRun();
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([{ match: { method: 'DELETE' }, kind: '503', timing: 'after' }]);
+		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('delete', { run: runById(run.run_id) }) });
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].json).toEqual({ deleted: true, run_id: run.run_id, agent_id: INVOICES });
+		const path = `/api/v1/client/agents/${INVOICES}/runs/${run.run_id}`;
+		expect(ctx.emulator.requestsSince(seq).map((entry) => `${entry.method} ${entry.path} ${entry.status}`)).toEqual([
+			`DELETE ${path} 503`,
+			`DELETE ${path} 404`,
+		]);
 	});
 
 	it('a Run that is already gone gives a clear not-found error', async () => {
@@ -189,5 +219,48 @@ describe('retries on reads', () => {
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind: 'missing-fields' }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
 		expect(result.error?.message).toBe('Unexpected answer from the service for the Run');
+	});
+});
+
+describe('Output templates', () => {
+	it('a template without a file name is listed by its ID and asks for a Format instead of failing', async () => {
+		const agentRecord = ctx.emulator.state.visibleAgent(ctx.emulator.state.userByEmail('alice@acme.example')!, CONTRACTS)!;
+		agentRecord.templates.push({ id: 29, filename: undefined as unknown as string, createdMs: Date.now(), updatedMs: Date.now() });
+		try {
+			const options = await loadOptions({
+				nodeType: 'extractionAgents',
+				method: 'getOutputTemplates',
+				credentials: ctx.credentials,
+				parameters: { resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(CONTRACTS) },
+			});
+			expect(options.find((option) => option.value === 29)?.name).toBe('Template 29');
+			const run = finishedRun(CONTRACTS);
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: { resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(CONTRACTS), run: runById(run.run_id), outputTemplate: 29, format: 'default' },
+			});
+			expect(result.error?.message).toBe('Choose a Format for template "Template 29"');
+		} finally {
+			agentRecord.templates = agentRecord.templates.filter((template) => template.id !== 29);
+		}
+	});
+
+	it('reads an Output Template ID from a template link, not the Agent ID in it', async () => {
+		const run = finishedRun();
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: {
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(INVOICES),
+				run: runById(run.run_id),
+				outputTemplate: `https://app.example.com/agents/${INVOICES}/output-templates/12`,
+				format: 'xlsx',
+			},
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].binary?.data.fileName).toMatch(/\.xlsx$/);
 	});
 });

@@ -104,3 +104,22 @@ describe('secret hygiene', () => {
 		expect(captured.join('\n')).not.toContain(ctx.credentials.apiKey);
 	});
 });
+
+describe('a Base URL holding a user name and password', () => {
+	it.each([
+		['the service address', (host: string) => `http://ana:s3cret-pw@${host}`],
+		['a web-app link', (host: string) => `http://ana:s3cret-pw@${host}/app/agents/1`],
+	])('%s is refused before any request, without repeating the password', async (_what, baseUrlFor) => {
+		const host = ctx.emulator.url.replace(/^https?:\/\//, '');
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: { ...ctx.credentials, baseUrl: baseUrlFor(host) },
+			parameters: { resource: 'agent', operation: 'getAll', limit: 1 },
+		});
+		const error = result.error as Error & { description?: string };
+		expect(error?.message).toContain('must not contain a user name or password');
+		expect(`${error.message} ${error.description} ${JSON.stringify(result.runData)}`).not.toContain('s3cret-pw');
+		expect(ctx.emulator.requestsSince(seq)).toEqual([]);
+	});
+});

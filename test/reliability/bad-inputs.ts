@@ -105,6 +105,16 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Credential',
+		input: 'Base URL `https://ana:s3cret@extraction.example.com` (a user name and password in it)',
+		message:
+			'The Base URL "https://***@extraction.example.com" in the Extraction Agents credential must not contain a user name or password: enter https://extraction.example.com',
+		requests: [],
+		node: 'action',
+		parameters: agentGetMany,
+		credentials: { baseUrl: 'https://ana:s3cret@extraction.example.com' },
+	},
+	{
+		where: 'Credential',
 		input: 'API Key empty (only spaces)',
 		message: 'The API key in the Extraction Agents credential is empty: paste the key from the web app',
 		requests: [],
@@ -243,6 +253,22 @@ export const BAD_INPUTS: BadInput[] = [
 			metadataMode: 'keyValue',
 			metadataPairs: { pair: [{ key: ' ', value: 'finance' }] },
 		},
+	},
+	{
+		where: 'Agent → Update Metadata',
+		input: 'Set Key/Value Pairs (the default) without any pair',
+		message: 'No metadata pair to set',
+		requests: [],
+		node: 'action',
+		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES },
+	},
+	{
+		where: 'Agent → Update Metadata',
+		input: 'Set From JSON with the field left empty',
+		message: 'Metadata (JSON) is empty',
+		requests: [],
+		node: 'action',
+		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json' },
 	},
 	{
 		where: 'Agent → Copy',
@@ -511,6 +537,14 @@ export const BAD_INPUTS: BadInput[] = [
 		requests: [],
 		node: 'action',
 		parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { createdAfter: 'yesterday' } },
+	},
+	{
+		where: 'Usage → Get Many',
+		input: 'Agent ID `abc` (by ID)',
+		message: '"abc" is not a valid Agent ID',
+		requests: [],
+		node: 'action',
+		parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { agentId: agent('abc') } },
 	},
 	{
 		where: 'Usage → Get Many',

@@ -208,7 +208,7 @@ describe('truncated or non-JSON bodies', () => {
 		]);
 		expect(result.items).toEqual([]);
 		expect(error?.message).toBe(MESSAGE);
-		expect(error?.description).toContain(`The answer starts with: ${kind === 'non-json' ? '<!doctype html>' : '{"agent_id"'}`);
+		expect(error?.description).toContain(kind === 'non-json' ? 'The answer is a web page: Scheduled maintenance' : 'The answer starts with: {"agent_id"');
 		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
 		expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
 	});

@@ -1,9 +1,9 @@
-import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 import { listAgents } from '../actions/agent/agents';
 import { currentAgentId } from '../shared/ids';
-import { listAllPages } from '../shared/pagination';
-import { flattenRunList, type Run } from '../shared/runs';
-import { serviceTimestampMillis } from '../shared/timestamps';
+import { newestRuns } from '../shared/newestRuns';
+import { itemsUnder, listAllPages } from '../shared/pagination';
+import type { Run } from '../shared/runs';
 
 const PICKER_PAGE = 200;
 
@@ -19,25 +19,55 @@ export async function searchAgents(this: ILoadOptionsFunctions, filter?: string)
 	};
 }
 
-/** The Run picker: the chosen Agent's most recent Runs, newest first. */
-export async function searchRuns(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+/** The API key picker: the caller's keys (only they are visible), filtered by name or ID. */
+export async function searchApiKeys(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+	const keys = await listAllPages<IDataObject>(
+		this,
+		{ path: '/api-keys', what: 'the API key list', idOf: (key) => key.id },
+		itemsUnder('api_keys'),
+		{ returnAll: true, limit: Infinity },
+	);
+	const needle = (filter ?? '').trim().toLowerCase();
+	return {
+		results: keys
+			.map((key) => ({ name: `${String(key.name ?? 'unnamed')} (${String(key.id)})`, value: String(key.id) }))
+			.filter((option) => !needle || option.name.toLowerCase().includes(needle))
+			.sort((a, b) => a.name.localeCompare(b.name)),
+	};
+}
+
+/**
+ * The Run picker: the chosen Agent's Runs, newest first whatever the list's order,
+ * PICKER_PAGE at a time (the token is how many were shown already). A whole number
+ * is looked up as a Run ID with the list's run_id filter, so any Run can be found.
+ */
+export async function searchRuns(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
 	const agentId = currentAgentId(this);
 	if (agentId === undefined) return { results: [] };
 	const needle = (filter ?? '').trim().toLowerCase();
-	const runs = await listAllPages<Run>(
-		this,
-		{ path: `/agents/${agentId}/runs`, subject: { agentId }, what: `the Runs of Agent ${agentId}` },
-		flattenRunList,
-		{ returnAll: false, limit: PICKER_PAGE },
-	);
+	if (/^\d+$/.test(needle)) {
+		const runs = await newestRuns(this, { agentId, qs: { run_id: Number(needle) } }, 1);
+		return { results: runs.map(runOption) };
+	}
+	const shown = Math.max(0, Number(paginationToken) || 0);
+	const runs = await newestRuns(this, { agentId }, shown + PICKER_PAGE);
 	return {
 		results: runs
-			.sort((a, b) => (serviceTimestampMillis(b.created) ?? 0) - (serviceTimestampMillis(a.created) ?? 0))
-			.map((run) => ({
-				name: `Run ${run.run_id} · ${run.status} · ${(run.files ?? []).join(', ') || 'no files'}`,
-				value: String(run.run_id),
-				url: run.run_url,
-			}))
+			.slice(shown)
+			.map(runOption)
 			.filter((option) => !needle || option.name.toLowerCase().includes(needle)),
+		paginationToken: runs.length === shown + PICKER_PAGE ? String(shown + PICKER_PAGE) : undefined,
+	};
+}
+
+function runOption(run: Run) {
+	return {
+		name: `Run ${run.run_id} · ${run.status} · ${(run.files ?? []).join(', ') || 'no files'}`,
+		value: String(run.run_id),
+		url: run.run_url,
 	};
 }

@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
 import { fetchAgent } from '../actions/agent/agents';
 import { currentAgentId } from '../shared/ids';
-import { templateKindOf } from '../shared/templates';
+import { templateKindOf, templateNameOf } from '../shared/templates';
 
 /** Output templates of the chosen Agent, shown by file name. */
 export async function getOutputTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
@@ -11,7 +11,7 @@ export async function getOutputTemplates(this: ILoadOptionsFunctions): Promise<I
 	return (agent.output_templates ?? []).map((template) => {
 		const kind = templateKindOf(template.filename);
 		return {
-			name: template.filename,
+			name: templateNameOf(template),
 			value: template.id,
 			description: kind === 'word' ? 'Word template: DOCX or PDF' : kind === 'excel' ? 'Excel template: XLSX, XLSM or CSV' : undefined,
 		};

@@ -21,25 +21,37 @@ export function apiRootFromBaseUrl(baseUrl: unknown): string {
 			'The Base URL in the Extraction Agents credential is empty: enter the service address, e.g. https://extraction.example.com',
 		);
 	}
+	const shown = withoutPassword(raw);
 	if (!/^https?:\/\/[^/\s]+/i.test(raw)) {
 		throw new InvalidBaseUrlError(
-			`The Base URL "${raw}" in the Extraction Agents credential must start with http:// or https:// (e.g. https://${raw.replace(/^[a-z]+:\/*/i, '')})`,
+			`The Base URL "${shown}" in the Extraction Agents credential must start with http:// or https:// (e.g. https://${shown.replace(/^[a-z]+:\/*/i, '')})`,
 		);
 	}
 	if (!URL.canParse(raw)) {
 		throw new InvalidBaseUrlError(
-			`The Base URL "${raw}" in the Extraction Agents credential is not a valid address (e.g. https://extraction.example.com)`,
+			`The Base URL "${shown}" in the Extraction Agents credential is not a valid address (e.g. https://extraction.example.com)`,
 		);
 	}
 	const url = new URL(raw);
+	if (url.username !== '' || url.password !== '') {
+		// The API authenticates with the API key only; a password here would only end up in messages.
+		throw new InvalidBaseUrlError(
+			`The Base URL "${shown}" in the Extraction Agents credential must not contain a user name or password: enter ${url.origin}`,
+		);
+	}
 	let path = url.pathname.replace(/\/+$/, '');
 	if (path.toLowerCase() === API_PREFIX) path = '';
 	if (path !== '' || url.search !== '' || url.hash !== '') {
 		throw new InvalidBaseUrlError(
-			`The Base URL "${raw}" in the Extraction Agents credential must be the service address alone, without a path or query: enter ${url.origin}`,
+			`The Base URL "${shown}" in the Extraction Agents credential must be the service address alone, without a path or query: enter ${url.origin}`,
 		);
 	}
 	return `${url.origin}${API_PREFIX}`;
+}
+
+/** The Base URL as messages may show it: a `user:password@` part is replaced by `***@`. */
+function withoutPassword(raw: string): string {
+	return raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/*)[^/?#\s@]*@/i, '$1***@');
 }
 
 /**

@@ -43,6 +43,8 @@ export const runLocator: INodeProperties = {
 	default: { mode: 'list', value: '' },
 	required: true,
 	description: 'The Run (one upload of files to the Agent)',
+	// The list shows the chosen Agent's Runs: reload it when the Agent changes.
+	typeOptions: { loadOptionsDependsOn: ['agent.value'] },
 	modes: [
 		{
 			displayName: 'From List',

@@ -1,5 +1,6 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+import { API_PREFIX } from './baseUrl';
 import { describeSubject, type RequestSubject } from './subjects';
 
 interface FailureBase {
@@ -23,6 +24,7 @@ export type RequestFailure =
 			rateLimitedUntilMs?: number;
 	  })
 	| (FailureBase & { kind: 'malformed'; status: number; body: unknown })
+	| (FailureBase & { kind: 'redirect'; status: number; location?: string })
 	| (FailureBase & { kind: 'network'; code: string; timeoutMs?: number });
 
 const MAX_DETAIL_LINES = 20;
@@ -41,7 +43,7 @@ export function serviceDetail(body: unknown): string {
 		try {
 			parsed = JSON.parse(text);
 		} catch {
-			return text.trim().slice(0, 300);
+			return (textOfWebPage(text) ?? text.trim()).slice(0, 300);
 		}
 	}
 	if (!parsed || typeof parsed !== 'object') return '';
@@ -54,6 +56,27 @@ export function serviceDetail(body: unknown): string {
 	}
 	if (detail && typeof detail === 'object') return JSON.stringify(detail);
 	return '';
+}
+
+const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+
+/**
+ * The words of an HTML page (a proxy's error page, a maintenance page): its title, then
+ * its text without tags. Undefined when the text is not HTML.
+ */
+export function textOfWebPage(text: string): string | undefined {
+	if (!/^\s*<(!doctype|html|head|body)\b/i.test(text)) return undefined;
+	const words = (html: string) =>
+		html
+			.replace(/<[^>]*>/g, ' ')
+			.replace(/&(amp|lt|gt|quot|#39|nbsp);/g, (_entity, name: string) => HTML_ENTITIES[name])
+			.replace(/[<>]/g, ' ')
+			.replace(/\s+/g, ' ')
+			.trim();
+	const title = words(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? '');
+	const body = words(text.replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' '));
+	if (!title) return body;
+	return body === '' || body.startsWith(title) ? (body || title) : `${title}: ${body}`;
 }
 
 function validationLine(entry: unknown): string {
@@ -162,14 +185,36 @@ const SECRET_FIELDS = /("(?:api_key|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|aut
 
 /** A 2xx whose body is not JSON: cut off mid-way, or a proxy's or maintenance page. */
 function mapMalformedFailure(failure: Extract<RequestFailure, { kind: 'malformed' }>): MappedError {
-	const text = (Buffer.isBuffer(failure.body) ? failure.body.toString('utf8') : String(failure.body ?? ''))
-		.replace(SECRET_FIELDS, '$1[hidden]$2')
-		.replace(/\s+/g, ' ')
-		.trim();
+	const raw = Buffer.isBuffer(failure.body) ? failure.body.toString('utf8') : String(failure.body ?? '');
+	const page = textOfWebPage(raw);
+	const text = (page ?? raw).replace(SECRET_FIELDS, '$1[hidden]$2').replace(/\s+/g, ' ').trim();
 	const shown = text.length > 120 ? `${text.slice(0, 117)}...` : text;
 	return {
 		message: 'Unexpected answer from the service: the response is not valid JSON',
-		description: `The answer (${failure.status}) was cut off, or is not from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL points at the Extraction Agents service. The answer starts with: ${shown}`,
+		description: `The answer (${failure.status}) was cut off, or is not from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL points at the Extraction Agents service. ${page !== undefined ? 'The answer is a web page' : 'The answer starts with'}: ${shown}`,
+	};
+}
+
+/**
+ * A 3xx: the nodes never follow redirects (an upload would be buffered and sent twice,
+ * and a Delete or a download answered by a redirect would pass for done). The usual
+ * cause is a Base URL typed as http:// where the service redirects to https://.
+ */
+function mapRedirectFailure(failure: Extract<RequestFailure, { kind: 'redirect' }>): MappedError {
+	if (!failure.location) {
+		return {
+			message: `The service answered with a redirect (${failure.status}) without saying where to`,
+			description:
+				'Nothing was done at this address. Check the Base URL in the Extraction Agents credential: it must be the address the service answers on itself, e.g. https://extraction.example.com.',
+		};
+	}
+	const target = new URL(failure.location);
+	const sameApi = target.pathname.toLowerCase().startsWith(API_PREFIX);
+	return {
+		message: `The service redirected the request to ${failure.location} (${failure.status})`,
+		description: sameApi
+			? `The node does not follow redirects, so nothing was done. The service lives at another address (often https:// where the Base URL says http://): open the Extraction Agents credential and enter ${target.origin} as the Base URL.`
+			: `The node does not follow redirects, so nothing was done. That address is not the service's API (perhaps a login page or a proxy): check the Base URL in the Extraction Agents credential, e.g. https://extraction.example.com.`,
 	};
 }
 
@@ -218,19 +263,23 @@ export function toNodeApiError(
 			? mapHttpFailure(failure, subject)
 			: failure.kind === 'malformed'
 				? mapMalformedFailure(failure)
-				: mapNetworkFailure(failure, apiRoot);
+				: failure.kind === 'redirect'
+					? mapRedirectFailure(failure)
+					: mapNetworkFailure(failure, apiRoot);
 	const errorResponse: JsonObject = {
 		message: mapped.message,
 		...(failure.kind === 'http'
 			? { httpCode: String(failure.status), detail: serviceDetail(failure.body) }
 			: failure.kind === 'malformed'
 				? { responseStatus: String(failure.status) }
-				: { networkCode: failure.code }),
+				: failure.kind === 'redirect'
+					? { httpCode: String(failure.status), location: failure.location ?? '' }
+					: { networkCode: failure.code }),
 	};
 	return new NodeApiError(node, errorResponse, {
 		message: mapped.message,
 		description: mapped.description,
-		httpCode: failure.kind === 'http' ? String(failure.status) : undefined,
+		httpCode: failure.kind === 'http' || failure.kind === 'redirect' ? String(failure.status) : undefined,
 		itemIndex,
 	});
 }

@@ -3,6 +3,13 @@ import { NodeOperationError } from 'n8n-workflow';
 
 type LocatorValue = string | number | { value?: unknown; mode?: unknown } | undefined | null;
 
+/** Where each kind of ID sits in a web-app link (an Output Template's link also holds its Agent's ID). */
+const LINK_PATTERNS = {
+	Agent: /\/agents\/(\d+)/,
+	Run: /\/runs\/(\d+)/,
+	'Output Template': /\/(?:output[-_]?)?templates\/(\d+)/,
+} as const;
+
 /**
  * Agent and Run IDs are integers (client-api.md). A picker gives the ID itself, or a
  * web-app link containing `/agents/<id>` or `/runs/<id>`; anything else is refused
@@ -16,7 +23,7 @@ export function parseResourceId(
 ): number {
 	const value = raw !== null && typeof raw === 'object' ? raw.value : raw;
 	const text = value === undefined || value === null ? '' : String(value).trim();
-	const linked = text.match(what === 'Run' ? /\/runs\/(\d+)/ : /\/agents\/(\d+)/);
+	const linked = text.match(LINK_PATTERNS[what]);
 	const candidate = linked ? linked[1] : text;
 	if (/^\d+$/.test(candidate) && Number(candidate) > 0 && Number.isSafeInteger(Number(candidate))) {
 		return Number(candidate);
@@ -28,7 +35,7 @@ export function parseResourceId(
 			description:
 				text === ''
 					? `Choose the ${what} from the list, or enter its ID (a whole number).`
-					: `A ${what} ID is a whole number such as 42${what === 'Output Template' ? '' : `, or a link from the web app containing /${what === 'Run' ? 'runs' : 'agents'}/42`}.`,
+					: `A ${what} ID is a whole number such as 42, or a link from the web app containing /${what === 'Run' ? 'runs' : what === 'Agent' ? 'agents' : 'output-templates'}/42.`,
 			itemIndex,
 		},
 	);

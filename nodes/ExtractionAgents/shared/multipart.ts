@@ -19,11 +19,14 @@ type Segment = Buffer | MultipartFile;
 const CRLF = '\r\n';
 
 /**
- * RFC 7578 §4.2 / WHATWG: in a part header, `"`, CR and LF of a name are
- * percent-encoded; other characters (non-ASCII too) are sent as UTF-8.
+ * A name inside a part header's quoted string. `\` and `"` are sent as quoted-pairs
+ * (`\\`, `\"`, RFC 9110 §5.6.4), which busboy and python-multipart (FastAPI's parser)
+ * both read back to the original name; browsers' `%22` is decoded by neither
+ * (test/node/multipart.test.ts). Non-ASCII characters go as UTF-8, which both read
+ * too. CR and LF cannot be inside a header, so they are percent-encoded as browsers do.
  */
 export function escapeHeaderValue(value: string): string {
-	return value.replace(/"/g, '%22').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+	return value.replace(/[\\"]/g, '\\$&').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
 /**
@@ -54,23 +57,39 @@ export class MultipartBody {
 		return 'Blob';
 	}
 
+	/**
+	 * Why the last pass stopped when a file could not be read whole. The HTTP client
+	 * reports such a failure as a broken connection, losing its reason; the transport
+	 * reads it from here instead.
+	 */
+	readFailure: Error | undefined;
+
 	/** Each call starts a fresh pass over the files, so a retried request resends them. */
 	async *stream(): AsyncGenerator<Uint8Array> {
+		this.readFailure = undefined;
 		for (const segment of this.segments) {
 			if (Buffer.isBuffer(segment)) {
 				yield segment;
 				continue;
 			}
 			let sent = 0;
-			for await (const chunk of await segment.open()) {
-				sent += chunk.length;
-				yield chunk;
+			try {
+				for await (const chunk of await segment.open()) {
+					sent += chunk.length;
+					yield chunk;
+				}
+			} catch (error) {
+				this.readFailure = new Error(
+					`File "${segment.fileName}" could not be read from n8n’s binary data: ${(error as Error).message}`,
+				);
+				throw this.readFailure;
 			}
 			if (sent !== segment.size) {
 				// A length mismatch would corrupt every later part; stop the upload instead.
-				throw new Error(
+				this.readFailure = new Error(
 					`File "${segment.fileName}" changed while uploading: expected ${segment.size} bytes, read ${sent}`,
 				);
+				throw this.readFailure;
 			}
 		}
 	}

@@ -39,17 +39,29 @@ export function listLimitParameters(context: IExecuteFunctions, itemIndex: numbe
  * `pickItems` takes one page's body and returns its elements (and tolerates the shape
  * variants gaps.md names, e.g. a bare array of Agents). Pages are read until enough
  * items are collected or `total_pages` says there are no more; a page without
- * `total_pages` is followed by the next one while it is full, so nothing is cut off.
+ * `total_pages` (a bare array has none) is followed by the next one while it is full,
+ * so nothing is cut off. A page that repeats the previous one ends the list: a service
+ * that ignores `page_number` would otherwise be read for ever. With `idOf`, an item
+ * already collected (listed again as the list shifted between pages) is kept once.
  */
 export async function listAllPages<T = IDataObject>(
 	context: ServiceContext,
-	request: { path: string; qs?: IDataObject; subject?: RequestSubject; itemIndex?: number; what: string },
+	request: {
+		path: string;
+		qs?: IDataObject;
+		subject?: RequestSubject;
+		itemIndex?: number;
+		what: string;
+		idOf?: (item: T) => unknown;
+	},
 	pickItems: (body: unknown) => T[] | undefined,
 	limit: ListLimit,
 ): Promise<T[]> {
 	const wanted = limit.returnAll ? Infinity : Math.max(0, limit.limit);
 	const pageSize = limit.returnAll ? MAX_PAGE_SIZE : Math.min(MAX_PAGE_SIZE, Math.max(1, wanted));
 	const collected: T[] = [];
+	const seenIds = new Set<unknown>();
+	let previousPage: string | undefined;
 	for (let pageNumber = 0; collected.length < wanted; pageNumber++) {
 		const { body } = await serviceRequest<IDataObject>(context, {
 			method: 'GET',
@@ -60,9 +72,19 @@ export async function listAllPages<T = IDataObject>(
 		});
 		const items = pickItems(body);
 		if (!items) throw malformed(context, request.what, request.itemIndex);
-		collected.push(...items.slice(0, wanted - collected.length));
-		if (Array.isArray(body)) break;
-		const rawTotal = (body as IDataObject)?.total_pages;
+		const page = JSON.stringify(items);
+		if (items.length > 0 && page === previousPage) break;
+		previousPage = page;
+		for (const item of items) {
+			if (collected.length >= wanted) break;
+			if (request.idOf) {
+				const id = request.idOf(item);
+				if (seenIds.has(id)) continue;
+				seenIds.add(id);
+			}
+			collected.push(item);
+		}
+		const rawTotal = Array.isArray(body) ? undefined : (body as IDataObject)?.total_pages;
 		const totalPages = rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal);
 		const lastPage = Number.isFinite(totalPages) ? pageNumber + 1 >= totalPages : items.length < pageSize;
 		if (items.length === 0 || lastPage) break;
@@ -81,7 +103,7 @@ export function itemsUnder<T = IDataObject>(key: string): (body: unknown) => T[]
 
 /**
  * The cursor paginator (access logs). The end is a missing or empty `next_cursor`, or
- * an empty page (gaps.md #17).
+ * an empty page (gaps.md #17); a cursor given twice is an error.
  */
 export async function listAllByCursor<T = IDataObject>(
 	context: ServiceContext,
@@ -108,7 +130,16 @@ export async function listAllByCursor<T = IDataObject>(
 		if (!Array.isArray(items)) throw malformed(context, request.what, request.itemIndex);
 		collected.push(...(items as T[]).slice(0, wanted - collected.length));
 		const next = (body as IDataObject).next_cursor;
-		if (items.length === 0 || typeof next !== 'string' || next === '' || seenCursors.has(next)) break;
+		if (items.length === 0 || typeof next !== 'string' || next === '') break;
+		if (seenCursors.has(next)) {
+			// Following it again would loop; stopping quietly would pass part of the events for all.
+			throw unexpectedAnswer(
+				context,
+				request.what,
+				`The service repeated a cursor it had already given, so the rest cannot be read (${collected.length} read so far). Narrow Start Time and End Time, or try again later.`,
+				{ itemIndex: request.itemIndex },
+			);
+		}
 		seenCursors.add(next);
 		cursor = next;
 	}

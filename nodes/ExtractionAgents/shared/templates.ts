@@ -25,11 +25,17 @@ export const MIME_TYPE_BY_FORMAT: Record<OutputFormat, string> = {
 	csv: 'text/csv',
 };
 
-export function templateKindOf(fileName: string): TemplateKind {
-	const extension = fileName.toLowerCase().split('.').pop() ?? '';
+/** A template without a file name (not promised by client-api.md) has an unknown kind. */
+export function templateKindOf(fileName: unknown): TemplateKind {
+	const extension = (typeof fileName === 'string' ? fileName : '').toLowerCase().split('.').pop() ?? '';
 	if (['docx', 'dotx', 'docm', 'doc'].includes(extension)) return 'word';
 	if (['xlsx', 'xlsm', 'xltx', 'xltm', 'xls'].includes(extension)) return 'excel';
 	return 'unknown';
+}
+
+/** How a template is named to the user: its file name, or its ID when it has none. */
+export function templateNameOf(template: { id: unknown; filename?: unknown }): string {
+	return typeof template.filename === 'string' && template.filename.trim() !== '' ? template.filename : `Template ${String(template.id)}`;
 }
 
 /**

@@ -27,10 +27,18 @@ export interface ServiceRequest {
 	/** Relative to the API root, e.g. `/agents/12/runs`. */
 	path: string;
 	qs?: IDataObject;
-	body?: IDataObject | MultipartBody;
+	/** A JSON body. */
+	body?: IDataObject;
+	/** A streamed multipart/form-data body (Create Run); sent instead of `body`. */
+	upload?: MultipartBody;
 	/** Defaults by method: GET and DELETE are idempotent, everything else creates. */
 	idempotency?: Idempotency;
 	subject?: RequestSubject;
+	/**
+	 * For deletes: a 404 on a retry means an earlier attempt deleted it (its answer was
+	 * lost), so it counts as success. A 404 on the first attempt is still "not found".
+	 */
+	missingOnRetryMeansDone?: boolean;
 	/** Binary downloads (templated output). */
 	binaryResponse?: boolean;
 	/**
@@ -114,10 +122,9 @@ export async function serviceRequest<T = unknown>(
 ): Promise<ServiceResponse<T>> {
 	const apiRoot = await resolveApiRoot(context, request.itemIndex);
 	const signal = cancelSignalOf(context);
-	const isUpload = request.body !== undefined && 'stream' in (request.body as object);
-	const timeoutMs =
-		request.timeoutMs ??
-		requestTimeoutMs(context, request.itemIndex, isUpload ? (request.body as MultipartBody).size : 0);
+	const upload = request.upload;
+	const isUpload = upload !== undefined;
+	const timeoutMs = request.timeoutMs ?? requestTimeoutMs(context, request.itemIndex, upload?.size ?? 0);
 	const idempotent = isIdempotent(request.method, request.idempotency);
 
 	const gate = rateLimitGateOf(context);
@@ -145,7 +152,7 @@ export async function serviceRequest<T = unknown>(
 			method: request.method,
 			url: `${apiRoot}${request.path}`,
 			qs: request.qs,
-			body: request.body as IHttpRequestOptions['body'],
+			body: (upload ?? request.body) as IHttpRequestOptions['body'],
 			json: !isUpload,
 			timeout: timeoutMs,
 			returnFullResponse: true,
@@ -153,10 +160,10 @@ export async function serviceRequest<T = unknown>(
 			// The service never redirects its API; following redirects would also make
 			// axios keep a copy of every uploaded byte in memory (design.md).
 			disableFollowRedirect: true,
-			headers: isUpload
+			headers: upload
 				? {
-						'Content-Type': (request.body as MultipartBody).type,
-						'Content-Length': String((request.body as MultipartBody).size),
+						'Content-Type': upload.type,
+						'Content-Length': String(upload.size),
 						Accept: 'application/json',
 					}
 				: { Accept: request.binaryResponse ? '*/*' : 'application/json' },
@@ -173,12 +180,23 @@ export async function serviceRequest<T = unknown>(
 				options,
 			)) as IN8nHttpFullResponse;
 			const body = isUpload ? parseJsonBody(response.body) : response.body;
-			if (response.statusCode < 400) {
+			if (response.statusCode >= 300 && response.statusCode < 400) {
+				// Redirects are not followed (see above), so a 3xx means nothing was done here.
+				failure = {
+					kind: 'redirect',
+					status: response.statusCode,
+					location: redirectTarget((response.headers as Record<string, unknown>).location, options.url),
+					...attempt,
+				};
+			} else if (response.statusCode < 400) {
 				if (request.binaryResponse || isJsonOrEmpty(body)) {
 					return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
 				}
 				// The HTTP client hands a body that does not parse as JSON over as text.
 				failure = { kind: 'malformed', status: response.statusCode, body, ...attempt };
+			} else if (response.statusCode === 404 && retries > 0 && request.missingOnRetryMeansDone) {
+				// An earlier attempt removed it and its answer was lost on the way back.
+				return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
 			} else {
 				failure = { kind: 'http', status: response.statusCode, body, ...attempt };
 				retryAfterHeader = (response.headers as Record<string, unknown>)['retry-after'];
@@ -188,6 +206,14 @@ export async function serviceRequest<T = unknown>(
 			if (error instanceof NodeOperationError && !(error instanceof NodeApiError)) {
 				// Not a failed request (e.g. the node has no credential set): nothing to retry.
 				throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
+			}
+			if (upload?.readFailure) {
+				// The upload stopped because a file could not be read, not because of the network.
+				throw new NodeOperationError(context.getNode(), upload.readFailure.message, {
+					description:
+						'The upload stopped before the file was sent whole, so the service made no Run from it. Check the node that produced the file (was it changed or removed meanwhile?), then run the item again.',
+					itemIndex: request.itemIndex,
+				});
 			}
 			failure = { kind: 'network', code: networkCodeOf(error), timeoutMs, ...attempt };
 		}
@@ -225,6 +251,16 @@ export async function serviceRequest<T = unknown>(
 		}
 		if (!(await sleepUnlessCancelled(delay, signal))) throw cancelledError(context, request.itemIndex);
 	}
+}
+
+/** Where a redirect points, absolute, without any user name or password in it. */
+function redirectTarget(header: unknown, requestUrl: string): string | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' || value.trim() === '' || !URL.canParse(value.trim(), requestUrl)) return undefined;
+	const target = new URL(value.trim(), requestUrl);
+	target.username = '';
+	target.password = '';
+	return target.href;
 }
 
 /**

@@ -120,7 +120,7 @@ export const accessLogRoutes: Route[] = [
 			return ok({
 				total_events: total,
 				events: page.map((i) => ({ ...log[i], metadata: { ...log[i].metadata } })),
-				next_cursor: more ? encodeCursor(page[page.length - 1]) : null,
+				next_cursor: more ? (ctx.knobs.repeatAccessLogCursor && after >= 0 ? body.cursor : encodeCursor(page[page.length - 1])) : null,
 			});
 		},
 	},

@@ -90,6 +90,7 @@ export const agentRoutes: Route[] = [
 			const { pageNumber, pageSize } = queryPaging(ctx.query, issues);
 			issues.throwIfAny();
 			const page = paginate(ctx.state.agentsOf(ctx.user), pageNumber, pageSize);
+			if (ctx.knobs.agentsListShape === 'bare-array') return ok(page.items.map(agentView));
 			return ok({ agents: page.items.map(agentView), total_pages: page.totalPages, page_number: pageNumber, page_size: pageSize });
 		},
 	},

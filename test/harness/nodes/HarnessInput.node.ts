@@ -5,7 +5,7 @@
  * and in 'default' mode base64 data in the item, exactly as a real upstream node would
  * produce them.
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, truncateSync, unlinkSync } from 'node:fs';
 import * as path from 'node:path';
 
 import type {
@@ -28,6 +28,12 @@ export interface HarnessBinaryInput {
 	/** Defaults to the base name of `path`. */
 	fileName?: string;
 	mimeType?: string;
+	/**
+	 * Damage the stored file after storing it (filesystem mode), so the next node finds
+	 * n8n's store out of step with the binary's metadata: 'delete' removes the file,
+	 * 'truncate' cuts it to half its size.
+	 */
+	damageStoredFile?: 'delete' | 'truncate';
 }
 
 export interface HarnessInputItem {
@@ -81,6 +87,12 @@ export function createHarnessInput(items: HarnessInputItem[] = [{ json: {} }]): 
 				for (const [field, input] of Object.entries(item.binary ?? {})) {
 					binary ??= {};
 					binary[field] = await storeBinary(this, field, input);
+					const storedId = binary[field].id;
+					if (input.damageStoredFile && storedId) {
+						const storedPath = this.helpers.getBinaryPath(storedId);
+						if (input.damageStoredFile === 'delete') unlinkSync(storedPath);
+						else truncateSync(storedPath, Math.floor(Number(binary[field].bytes ?? 0) / 2));
+					}
 				}
 				// Every item stems from the single trigger item, as with a real trigger.
 				out.push({ json: { ...(item.json ?? {}) }, ...(binary ? { binary } : {}), pairedItem: { item: 0 } });

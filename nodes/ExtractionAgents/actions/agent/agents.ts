@@ -1,4 +1,4 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeProperties } from 'n8n-workflow';
 import { requireFields } from '../../shared/answers';
 import { itemsUnder, listAllPages, type ListLimit } from '../../shared/pagination';
 import { serviceRequest, type ServiceContext } from '../../shared/transport';
@@ -7,6 +7,30 @@ export interface Agent extends IDataObject {
 	id: number;
 	name: string;
 	output_templates?: Array<{ id: number; filename: string }>;
+}
+
+export const simplifyAgentField: INodeProperties = {
+	displayName: 'Simplify',
+	name: 'simplify',
+	type: 'boolean',
+	default: true,
+	description:
+		'Whether to return a short version of the Agent (ID, name, objective, run count, Prompt names, output template file names, metadata) instead of the full API response with every Prompt’s settings',
+};
+
+/** "Simplify": what a person needs to pick or report on an Agent, one line per list. */
+export function simplifyAgent(agent: Agent): IDataObject {
+	const names = (list: unknown, key: string) =>
+		Array.isArray(list) ? list.map((entry) => (entry as IDataObject | null)?.[key] ?? null) : [];
+	return {
+		id: agent.id,
+		name: agent.name ?? null,
+		objective: agent.objective ?? null,
+		n_runs: agent.n_runs ?? null,
+		prompts: names(agent.prompts, 'name'),
+		output_templates: names(agent.output_templates, 'filename'),
+		metadata: agent.metadata ?? {},
+	};
 }
 
 export async function fetchAgent(context: ServiceContext, agentId: number, itemIndex?: number): Promise<Agent> {
@@ -27,7 +51,7 @@ export async function listAgents(
 ): Promise<Agent[]> {
 	return await listAllPages<Agent>(
 		context,
-		{ path: '/agents', itemIndex, what: 'the Agent list' },
+		{ path: '/agents', itemIndex, what: 'the Agent list', idOf: (agent) => agent.id },
 		itemsUnder<Agent>('agents'),
 		limit,
 	);

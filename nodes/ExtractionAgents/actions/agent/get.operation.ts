@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator } from '../../shared/descriptions';
 import { agentIdParameter } from '../../shared/ids';
-import { fetchAgent } from './agents';
+import { fetchAgent, simplifyAgent, simplifyAgentField } from './agents';
 
-const properties: INodeProperties[] = [agentLocator];
+const properties: INodeProperties[] = [agentLocator, simplifyAgentField];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['agent'], operation: ['get'] } },
@@ -16,5 +16,7 @@ export const itemsInParallel = true;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
-	return [{ json: await fetchAgent(this, agentId, itemIndex) }];
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const agent = await fetchAgent(this, agentId, itemIndex);
+	return [{ json: simplify ? simplifyAgent(agent) : agent }];
 }

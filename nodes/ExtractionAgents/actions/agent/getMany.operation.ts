@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../shared/descriptions';
 import { listLimitParameters } from '../../shared/pagination';
-import { listAgents } from './agents';
+import { listAgents, simplifyAgent, simplifyAgentField } from './agents';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -22,6 +22,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
+	simplifyAgentField,
 ];
 
 export const description = updateDisplayOptions(
@@ -31,6 +32,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
+	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
 	const nameFilter = String(
 		(this.getNodeParameter('filters', itemIndex, {}) as { name?: string }).name ?? '',
 	)
@@ -41,5 +43,5 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	return agents
 		.filter((agent) => nameFilter === '' || String(agent.name ?? '').toLowerCase().includes(nameFilter))
 		.slice(0, limit)
-		.map((agent) => ({ json: agent }));
+		.map((agent) => ({ json: simplify ? simplifyAgent(agent) : agent }));
 }

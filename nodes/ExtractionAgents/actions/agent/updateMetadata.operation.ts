@@ -33,15 +33,15 @@ const properties: INodeProperties[] = [
 		typeOptions: { multipleValues: true },
 		placeholder: 'Add Pair',
 		default: {},
-		hint: 'Replaces all existing metadata of the Agent',
+		hint: 'Replaces all existing metadata of the Agent. Values such as 42, true, false or null are sent as a number, true/false or null; for lists, or to send them as text, use Set From JSON.',
 		displayOptions: { show: { metadataMode: ['keyValue'] } },
 		options: [
 			{
 				displayName: 'Pair',
 				name: 'pair',
 				values: [
-					{ displayName: 'Key', name: 'key', type: 'string', default: '' },
-					{ displayName: 'Value', name: 'value', type: 'string', default: '' },
+					{ displayName: 'Key', name: 'key', type: 'string', default: '', placeholder: 'e.g. team' },
+					{ displayName: 'Value', name: 'value', type: 'string', default: '', placeholder: 'e.g. finance' },
 				],
 			},
 		],
@@ -50,8 +50,9 @@ const properties: INodeProperties[] = [
 		displayName: 'Metadata (JSON)',
 		name: 'metadataJson',
 		type: 'json',
-		default: '{\n  "team": "finance"\n}',
-		hint: 'Replaces all existing metadata of the Agent. Values: text, numbers, true/false, null, or lists of those.',
+		default: '',
+		placeholder: '{"team": "finance", "tags": ["q3", "eu"], "priority": 2}',
+		hint: 'Replaces all existing metadata of the Agent. Values: text, numbers, true/false, null, or lists of those, e.g. {"team": "finance", "tags": ["q3", "eu"]}.',
 		displayOptions: { show: { metadataMode: ['json'] } },
 	},
 ];
@@ -97,7 +98,13 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 	const mode = context.getNodeParameter('metadataMode', itemIndex) as string;
 	if (mode === 'clear') return {};
 	if (mode === 'json') {
-		const raw = context.getNodeParameter('metadataJson', itemIndex) as unknown;
+		const raw = context.getNodeParameter('metadataJson', itemIndex, '') as unknown;
+		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
+			throw new NodeOperationError(context.getNode(), 'Metadata (JSON) is empty', {
+				description: 'Enter an object such as {"team": "finance"}, or choose Clear All Metadata to remove every key.',
+				itemIndex,
+			});
+		}
 		let parsed = raw;
 		if (typeof raw === 'string') {
 			try {
@@ -115,6 +122,13 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 	const pairs =
 		(context.getNodeParameter('metadataPairs', itemIndex, {}) as { pair?: Array<{ key: string; value: string }> })
 			.pair ?? [];
+	if (pairs.length === 0) {
+		// Sending {} would remove every key of the Agent: that is what Clear All Metadata is for.
+		throw new NodeOperationError(context.getNode(), 'No metadata pair to set', {
+			description: 'The metadata you send replaces the Agent’s metadata entirely: add a pair, or choose Clear All Metadata to remove every key.',
+			itemIndex,
+		});
+	}
 	const metadata: IDataObject = {};
 	for (const { key, value } of pairs) {
 		const trimmed = String(key ?? '').trim();
@@ -124,9 +138,26 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 				itemIndex,
 			});
 		}
-		metadata[trimmed] = value;
+		metadata[trimmed] = typedPairValue(value);
 	}
 	return metadata;
+}
+
+/**
+ * A pair's value as JSON would read it when it is exactly a number, true, false or
+ * null as JSON writes them ("42", "-1.5", "true"); any other text stays text, so
+ * "01234" or "1e3" are kept as typed.
+ */
+function typedPairValue(value: unknown): IDataObject[keyof IDataObject] {
+	if (typeof value !== 'string') return value as IDataObject[keyof IDataObject];
+	if (value === 'true') return true;
+	if (value === 'false') return false;
+	if (value === 'null') return null;
+	if (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(value)) {
+		const number = Number(value);
+		if (Number.isFinite(number) && String(number) === value) return number;
+	}
+	return value;
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {

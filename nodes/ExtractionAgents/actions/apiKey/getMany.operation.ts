@@ -11,7 +11,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const keys = await listAllPages<IDataObject>(
 		this,
-		{ path: '/api-keys', itemIndex, what: 'the API key list' },
+		{ path: '/api-keys', itemIndex, what: 'the API key list', idOf: (key) => key.id },
 		itemsUnder('api_keys'),
 		{ returnAll, limit },
 	);

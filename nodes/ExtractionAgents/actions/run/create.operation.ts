@@ -141,7 +141,7 @@ export async function execute(
 	const response = await serviceRequest(this, {
 		method: 'POST',
 		path: `/agents/${agentId}/runs`,
-		body,
+		upload: body,
 		subject: { agentId },
 		itemIndex,
 	});

@@ -27,6 +27,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		method: 'DELETE',
 		path: `/agents/${agentId}/runs/${runId}`,
 		subject: { agentId, runId },
+		// DELETE is retried after a 5xx, a timeout or a dropped connection.
+		missingOnRetryMeansDone: true,
 		itemIndex,
 	});
 	return [{ json: { deleted: true, run_id: runId, agent_id: agentId } }];

@@ -10,6 +10,7 @@ import {
 	OUTPUT_FORMATS,
 	fileNameFromContentDisposition,
 	templateKindOf,
+	templateNameOf,
 	type OutputFormat,
 } from '../../shared/templates';
 import { serviceRequest } from '../../shared/transport';
@@ -103,16 +104,17 @@ export async function execute(
 	}
 	const template = agent.output_templates.find((candidate) => Number(candidate.id) === templateId);
 	if (!template) {
-		const known = agent.output_templates.map((t) => `${t.filename} (${t.id})`).join(', ');
+		const known = agent.output_templates.map((t) => `${templateNameOf(t)} (${t.id})`).join(', ');
 		throw new NodeOperationError(this.getNode(), `Agent ${agentId} has no output template ${templateId}`, {
 			description: known ? `Its templates are: ${known}.` : 'This Agent has no output templates; add one in the web app.',
 			itemIndex,
 		});
 	}
 	const kind = templateKindOf(template.filename);
+	const templateName = templateNameOf(template);
 	const format = requested === 'default' ? DEFAULT_FORMAT_BY_KIND[kind] : requested;
 	if (!format || !OUTPUT_FORMATS.includes(format)) {
-		throw new NodeOperationError(this.getNode(), `Choose a Format for template "${template.filename}"`, {
+		throw new NodeOperationError(this.getNode(), `Choose a Format for template "${templateName}"`, {
 			description: 'Its kind cannot be told from the file name, so pick the format explicitly.',
 			itemIndex,
 		});
@@ -120,7 +122,7 @@ export async function execute(
 	if (!FORMATS_BY_KIND[kind].includes(format)) {
 		throw new NodeOperationError(
 			this.getNode(),
-			`Template "${template.filename}" cannot be rendered as ${format.toUpperCase()}`,
+			`Template "${templateName}" cannot be rendered as ${format.toUpperCase()}`,
 			{
 				description: `A ${kind === 'word' ? 'Word' : 'Excel'} template renders as ${FORMATS_BY_KIND[kind].map((f) => f.toUpperCase()).join(' or ')}. Change Format.`,
 				itemIndex,

@@ -1,10 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, returnAllAndLimit, simplifyField } from '../../shared/descriptions';
+import { agentLocator, returnAllAndLimit, runOutputField, simplifyField } from '../../shared/descriptions';
 import { agentIdParameter, parseResourceId } from '../../shared/ids';
 import { listAllPages, listLimitParameters } from '../../shared/pagination';
+import { newestRuns, sortNewestFirst } from '../../shared/newestRuns';
 import { flattenRunList, type Run } from '../../shared/runs';
-import { simplifyRun } from '../../shared/shapeRun';
+import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -38,6 +39,7 @@ const properties: INodeProperties[] = [
 		],
 	},
 	simplifyField({}),
+	runOutputField({}),
 ];
 
 export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['getAll'] } }, properties);
@@ -47,21 +49,22 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { runId?: string; status?: string[] };
 	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
 	const statuses = filters.status ?? [];
 	const qs =
 		filters.runId !== undefined && String(filters.runId).trim() !== ''
 			? { run_id: parseResourceId(this.getNode(), filters.runId, 'Run', itemIndex) }
 			: {};
 	// The API cannot filter by status, so with that filter every page is read and the
-	// filter applied here before cutting to the limit.
-	const runs = await listAllPages<Run>(
-		this,
-		{ path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}` },
-		flattenRunList,
-		{ returnAll: returnAll || statuses.length > 0, limit },
-	);
+	// filter applied here before cutting to the limit. Either way the newest Runs come
+	// first, whatever order the service lists them in (gaps.md #7).
+	const listing = { path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}`, idOf: (run: Run) => run.run_id };
+	const runs =
+		returnAll || statuses.length > 0
+			? sortNewestFirst(await listAllPages<Run>(this, listing, flattenRunList, { returnAll: true, limit }))
+			: await newestRuns(this, { agentId, qs, itemIndex }, limit);
 	return runs
 		.filter((run) => statuses.length === 0 || statuses.includes(String(run.status)))
 		.slice(0, limit)
-		.map((run) => ({ json: simplify ? simplifyRun(run) : run }));
+		.flatMap((run) => runToItemsJson(run, simplify, output).map((json) => ({ json })));
 }

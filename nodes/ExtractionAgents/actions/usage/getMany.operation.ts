@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { returnAllAndLimit } from '../../shared/descriptions';
+import { agentLocator, returnAllAndLimit } from '../../shared/descriptions';
+import { parseResourceId } from '../../shared/ids';
 import { itemsUnder, listAllPages, listLimitParameters } from '../../shared/pagination';
 import { userDateToIso } from '../dates';
 
@@ -13,7 +14,13 @@ const properties: INodeProperties[] = [
 		placeholder: 'Add Filter',
 		default: {},
 		options: [
-			{ displayName: 'Agent ID', name: 'agentId', type: 'number', default: 0, description: 'Only records of this Agent' },
+			{
+				// Named agentId, as when it was a number: saved workflows keep their filter.
+				...agentLocator,
+				name: 'agentId',
+				required: false,
+				description: 'Only records of this Agent',
+			},
 			{
 				displayName: 'Created After',
 				name: 'createdAfter',
@@ -28,8 +35,21 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: 'Only records created at or before this time (inclusive)',
 			},
-			{ displayName: 'User', name: 'user', type: 'string', default: '', placeholder: 'e.g. name@example.com' },
-			{ displayName: 'Workspace ID', name: 'workspaceId', type: 'number', default: 0 },
+			{
+				displayName: 'User',
+				name: 'user',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. name@example.com',
+				description: 'Only records of the work of this user, by email address',
+			},
+			{
+				displayName: 'Workspace ID',
+				name: 'workspaceId',
+				type: 'number',
+				default: 0,
+				description: 'Only records of this workspace (the number in the web app’s workspace settings); 0 for every workspace the key can see',
+			},
 		],
 	},
 ];
@@ -48,6 +68,13 @@ function positiveId(context: IExecuteFunctions, value: unknown, name: string, it
 	return id;
 }
 
+/** The Agent filter: a picker value, or the number workflows saved before it was a picker hold. */
+function agentFilter(context: IExecuteFunctions, value: unknown, itemIndex: number): number | undefined {
+	const raw = value !== null && typeof value === 'object' ? (value as { value?: unknown }).value : value;
+	if (raw === undefined || raw === null || raw === 0 || String(raw).trim() === '') return undefined;
+	return parseResourceId(context.getNode(), raw as string | number, 'Agent', itemIndex);
+}
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
@@ -62,7 +89,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const qs: IDataObject = {};
 	if (createdGte) qs.created_gte = createdGte;
 	if (createdLte) qs.created_lte = createdLte;
-	const agentId = positiveId(this, filters.agentId, 'Agent ID', itemIndex);
+	const agentId = agentFilter(this, filters.agentId, itemIndex);
 	if (agentId !== undefined) qs.agent_id = agentId;
 	const workspaceId = positiveId(this, filters.workspaceId, 'Workspace ID', itemIndex);
 	if (workspaceId !== undefined) qs.workspace_id = workspaceId;

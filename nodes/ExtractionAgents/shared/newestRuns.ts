@@ -1,0 +1,78 @@
+import type { IDataObject } from 'n8n-workflow';
+import { detectOrder } from '../trigger/runsCompletedSince';
+import { unexpectedAnswer } from './answers';
+import { listAllPages, MAX_PAGE_SIZE } from './pagination';
+import { flattenRunList, type Run } from './runs';
+import { serviceTimestampMillis } from './timestamps';
+import { serviceRequest, type ServiceContext } from './transport';
+
+export interface RunListRequest {
+	agentId: number;
+	qs?: IDataObject;
+	itemIndex?: number;
+}
+
+const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
+
+/** Newest first by `created`, then by ID; each Run once (a list may repeat one across pages). */
+export function sortNewestFirst(runs: Run[]): Run[] {
+	const unique = new Map<number, Run>();
+	for (const run of runs) if (!unique.has(Number(run.run_id))) unique.set(Number(run.run_id), run);
+	return [...unique.values()].sort((a, b) => createdOf(b) - createdOf(a) || Number(b.run_id) - Number(a.run_id));
+}
+
+const what = (agentId: number) => `the Runs of Agent ${agentId}`;
+
+async function fetchRunPage(
+	context: ServiceContext,
+	request: RunListRequest,
+	pageNumber: number,
+	pageSize: number,
+): Promise<{ runs: Run[]; totalPages: number }> {
+	const { body } = await serviceRequest<IDataObject>(context, {
+		method: 'GET',
+		path: `/agents/${request.agentId}/runs`,
+		qs: { ...request.qs, page_number: pageNumber, page_size: pageSize },
+		subject: { agentId: request.agentId },
+		itemIndex: request.itemIndex,
+	});
+	const runs = flattenRunList(body);
+	if (!runs) {
+		throw unexpectedAnswer(context, what(request.agentId), 'The response did not have the expected list in it.', {
+			itemIndex: request.itemIndex,
+		});
+	}
+	const rawTotal = Array.isArray(body) ? undefined : body?.total_pages;
+	return { runs, totalPages: rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal) };
+}
+
+/**
+ * The `count` newest Runs of an Agent, newest first. The list's order is not promised
+ * (gaps.md #7), so it is told from the first page the way the trigger tells it: on an
+ * oldest-first list the newest Runs are on the last pages, which are read backwards;
+ * when the order cannot be told, every page is read.
+ */
+export async function newestRuns(context: ServiceContext, request: RunListRequest, count: number): Promise<Run[]> {
+	const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, count));
+	const first = await fetchRunPage(context, request, 0, pageSize);
+	const knownTotal = Number.isFinite(first.totalPages);
+	const onlyPage = knownTotal ? first.totalPages <= 1 : first.runs.length < pageSize;
+	if (onlyPage) return sortNewestFirst(first.runs).slice(0, count);
+
+	const order = detectOrder(first.runs);
+	if (order === 'newest-first' && first.runs.length >= count) return sortNewestFirst(first.runs).slice(0, count);
+	if (order === 'oldest-first' && knownTotal) {
+		const runs: Run[] = [];
+		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && runs.length < count; pageNumber--) {
+			runs.push(...(await fetchRunPage(context, request, pageNumber, pageSize)).runs);
+		}
+		if (runs.length < count) runs.push(...first.runs);
+		return sortNewestFirst(runs).slice(0, count);
+	}
+	const listing = { path: `/agents/${request.agentId}/runs`, qs: request.qs, subject: { agentId: request.agentId }, itemIndex: request.itemIndex, what: what(request.agentId), idOf: (run: Run) => run.run_id };
+	const runs =
+		order === 'newest-first'
+			? await listAllPages<Run>(context, listing, flattenRunList, { returnAll: false, limit: count })
+			: await listAllPages<Run>(context, listing, flattenRunList, { returnAll: true, limit: Infinity });
+	return sortNewestFirst(runs).slice(0, count);
+}
