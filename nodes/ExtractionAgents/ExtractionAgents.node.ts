@@ -16,7 +16,9 @@ export class ExtractionAgents implements INodeType {
 		name: 'extractionAgents',
 		icon: { light: 'file:icons/extractionAgents.svg', dark: 'file:icons/extractionAgents.dark.svg' },
 		group: ['transform'],
-		version: 1,
+		// 1.1: Agent → Get / Get Many simplify by default (see actions/agent/agents.ts).
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
 		description:
 			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',

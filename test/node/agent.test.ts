@@ -45,6 +45,21 @@ describe('Agent → Get', () => {
 		expect(result.items[0].json).toHaveProperty('agent_guidelines');
 	});
 
+	it('keeps the full Agent for workflows saved with node version 1, where Simplify did not exist', async () => {
+		for (const operation of ['get', 'getAll']) {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				typeVersion: 1,
+				credentials: ctx.credentials,
+				parameters: agentOp(operation, operation === 'get' ? { agent: agentById(DEMO_AGENT_IDS.invoices) } : { limit: 1 }),
+			});
+			expect(result.error).toBeUndefined();
+			const prompts = result.items[0].json.prompts as Array<{ name: string; options: unknown }>;
+			expect(prompts[0]).toMatchObject({ name: expect.any(String), options: expect.any(Object) });
+			expect(result.items[0].json).toHaveProperty('agent_guidelines');
+		}
+	});
+
 	it('names the Agent when it does not exist, and says what to check', async () => {
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(9999) }) });
 		const error = result.error as Error & { description?: string; httpCode?: string };

@@ -1,4 +1,4 @@
-import type { IDataObject, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { requireFields } from '../../shared/answers';
 import { itemsUnder, listAllPages, type ListLimit } from '../../shared/pagination';
 import { serviceRequest, type ServiceContext } from '../../shared/transport';
@@ -9,14 +9,36 @@ export interface Agent extends IDataObject {
 	output_templates?: Array<{ id: number; filename: string }>;
 }
 
-export const simplifyAgentField: INodeProperties = {
-	displayName: 'Simplify',
-	name: 'simplify',
-	type: 'boolean',
-	default: true,
-	description:
-		'Whether to return a short version of the Agent (ID, name, objective, run count, Prompt names, output template file names, metadata) instead of the full API response with every Prompt’s settings',
-};
+const SIMPLIFY_AGENT_DESCRIPTION =
+	'Whether to return a short version of the Agent (ID, name, objective, run count, Prompt names, output template file names, metadata) instead of the full API response with every Prompt’s settings';
+
+/**
+ * Simplify of Agent → Get / Get Many. Node version 1.1 introduced it on by default; a
+ * workflow saved with version 1 keeps the full Agent it always had unless turned on.
+ */
+export const simplifyAgentFields: INodeProperties[] = [
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: false,
+		description: SIMPLIFY_AGENT_DESCRIPTION,
+		displayOptions: { show: { '@version': [1] } },
+	},
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: SIMPLIFY_AGENT_DESCRIPTION,
+		displayOptions: { hide: { '@version': [1] } },
+	},
+];
+
+/** Whether Agent → Get / Get Many simplify: the parameter, else its default for the node's version. */
+export function simplifiesAgents(context: IExecuteFunctions, itemIndex: number): boolean {
+	return context.getNodeParameter('simplify', itemIndex, context.getNode().typeVersion > 1) as boolean;
+}
 
 /** "Simplify": what a person needs to pick or report on an Agent, one line per list. */
 export function simplifyAgent(agent: Agent): IDataObject {

@@ -2,9 +2,9 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator } from '../../shared/descriptions';
 import { agentIdParameter } from '../../shared/ids';
-import { fetchAgent, simplifyAgent, simplifyAgentField } from './agents';
+import { fetchAgent, simplifiesAgents, simplifyAgent, simplifyAgentFields } from './agents';
 
-const properties: INodeProperties[] = [agentLocator, simplifyAgentField];
+const properties: INodeProperties[] = [agentLocator, ...simplifyAgentFields];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['agent'], operation: ['get'] } },
@@ -16,7 +16,7 @@ export const itemsInParallel = true;
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const simplify = simplifiesAgents(this, itemIndex);
 	const agent = await fetchAgent(this, agentId, itemIndex);
 	return [{ json: simplify ? simplifyAgent(agent) : agent }];
 }

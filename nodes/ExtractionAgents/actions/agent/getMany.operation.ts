@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../shared/descriptions';
 import { listLimitParameters } from '../../shared/pagination';
-import { listAgents, simplifyAgent, simplifyAgentField } from './agents';
+import { listAgents, simplifiesAgents, simplifyAgent, simplifyAgentFields } from './agents';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -22,7 +22,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	simplifyAgentField,
+	...simplifyAgentFields,
 ];
 
 export const description = updateDisplayOptions(
@@ -32,7 +32,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
+	const simplify = simplifiesAgents(this, itemIndex);
 	const nameFilter = String(
 		(this.getNodeParameter('filters', itemIndex, {}) as { name?: string }).name ?? '',
 	)
