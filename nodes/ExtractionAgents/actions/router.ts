@@ -9,14 +9,25 @@ import * as run from './run';
 import * as usage from './usage';
 import type { ExecutionCache, Operation } from './types';
 
-const resources: Record<string, Record<string, Operation | unknown>> = { accessLog, agent, apiKey, run, usage };
+/** Every resource's operations, by the values users save in workflows. */
+export const resources = {
+	accessLog: accessLog.operations,
+	agent: agent.operations,
+	apiKey: apiKey.operations,
+	run: run.operations,
+	usage: usage.operations,
+} satisfies Record<string, Record<string, Operation>>;
+
+/** Resource → its operations' names, as the compiler knows them (cf. Airtable's node.type.ts). */
+export type ExtractionAgentsNodeType = { [Resource in keyof typeof resources]: keyof (typeof resources)[Resource] };
 
 function operationFor(context: IExecuteFunctions, resource: string, operation: string): Operation {
-	const candidate = resources[resource]?.[operation] as Operation | undefined;
-	if (!candidate || typeof candidate.execute !== 'function') {
+	const operations: Record<string, Operation> | undefined = resources[resource as keyof typeof resources];
+	// Own properties only: "toString" is not an operation.
+	if (!operations || !Object.prototype.hasOwnProperty.call(operations, operation)) {
 		throw new NodeOperationError(context.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
 	}
-	return candidate;
+	return operations[operation];
 }
 
 /**

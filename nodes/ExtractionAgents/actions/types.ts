@@ -20,3 +20,14 @@ export interface Operation {
 	 */
 	itemsInParallel?: boolean;
 }
+
+/**
+ * The "Operation" parameter of a resource, checked against the resource's operations:
+ * an option whose value names no operation, or a default that is none, fails to compile.
+ */
+export interface OperationSelector<OperationName extends string> extends INodeProperties {
+	name: 'operation';
+	type: 'options';
+	options: Array<{ name: string; value: OperationName; description: string; action: string }>;
+	default: OperationName;
+}

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
+import type { Operation, OperationSelector } from '../types';
 import * as query from './query.operation';
 
-export { query };
+export const operations = { query } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -19,6 +20,6 @@ export const description: INodeProperties[] = [
 			},
 		],
 		default: 'query',
-	},
+	} satisfies OperationSelector<keyof typeof operations>,
 	...query.description,
 ];

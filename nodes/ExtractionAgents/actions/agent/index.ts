@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
+import type { Operation, OperationSelector } from '../types';
 import * as copy from './copy.operation';
 import * as get from './get.operation';
-import * as getAll from './getMany.operation';
+import * as getAll from './getAll.operation';
 import * as updateMetadata from './updateMetadata.operation';
 
-export { copy, get, getAll, updateMetadata };
+export const operations = { copy, get, getAll, updateMetadata } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -25,7 +26,7 @@ export const description: INodeProperties[] = [
 			},
 		],
 		default: 'get',
-	},
+	} satisfies OperationSelector<keyof typeof operations>,
 	...copy.description,
 	...get.description,
 	...getAll.description,

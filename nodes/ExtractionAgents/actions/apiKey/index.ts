@@ -1,10 +1,11 @@
 import type { INodeProperties } from 'n8n-workflow';
+import type { Operation, OperationSelector } from '../types';
 import * as create from './create.operation';
 import * as deleteKey from './delete.operation';
 import * as get from './get.operation';
-import * as getAll from './getMany.operation';
+import * as getAll from './getAll.operation';
 
-export { create, deleteKey as delete, get, getAll };
+export const operations = { create, delete: deleteKey, get, getAll } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -20,7 +21,7 @@ export const description: INodeProperties[] = [
 			{ name: 'Get Many', value: 'getAll', description: 'List your API keys', action: 'Get many API keys' },
 		],
 		default: 'getAll',
-	},
+	} satisfies OperationSelector<keyof typeof operations>,
 	...create.description,
 	...deleteKey.description,
 	...get.description,

@@ -1,11 +1,12 @@
 import type { INodeProperties } from 'n8n-workflow';
+import type { Operation, OperationSelector } from '../types';
 import * as create from './create.operation';
 import * as deleteRun from './delete.operation';
 import * as downloadTemplatedOutput from './downloadTemplatedOutput.operation';
 import * as get from './get.operation';
-import * as getAll from './getMany.operation';
+import * as getAll from './getAll.operation';
 
-export { create, deleteRun as delete, downloadTemplatedOutput, get, getAll };
+export const operations = { create, delete: deleteRun, downloadTemplatedOutput, get, getAll } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -32,7 +33,7 @@ export const description: INodeProperties[] = [
 			{ name: 'Get Many', value: 'getAll', description: 'List the Runs of an Agent', action: 'Get many runs' },
 		],
 		default: 'create',
-	},
+	} satisfies OperationSelector<keyof typeof operations>,
 	...create.description,
 	...deleteRun.description,
 	...downloadTemplatedOutput.description,

@@ -1,7 +1,8 @@
 import type { INodeProperties } from 'n8n-workflow';
-import * as getAll from './getMany.operation';
+import type { Operation, OperationSelector } from '../types';
+import * as getAll from './getAll.operation';
 
-export { getAll };
+export const operations = { getAll } satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -19,6 +20,6 @@ export const description: INodeProperties[] = [
 			},
 		],
 		default: 'getAll',
-	},
+	} satisfies OperationSelector<keyof typeof operations>,
 	...getAll.description,
 ];
