@@ -1,6 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { API_PREFIX } from './baseUrl';
+import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes } from './serviceLimits';
 import { describeSubject, type RequestSubject } from './subjects';
 
 interface FailureBase {
@@ -138,7 +139,7 @@ function mapHttpFailure(
 		case 413:
 			return {
 				message: 'The upload is larger than the service accepts (413)',
-				description: `Send fewer or smaller files per Run (at most 300 files, each at most 250,000,000 bytes). ${said}`,
+				description: `Send fewer or smaller files per Run (at most ${MAX_FILES_PER_RUN} files, each at most ${formatBytes(MAX_FILE_BYTES)}). ${said}`,
 			};
 		case 422:
 			return {

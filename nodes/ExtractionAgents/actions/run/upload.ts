@@ -2,11 +2,7 @@ import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { BINARY_ENCODING, NodeOperationError } from 'n8n-workflow';
 import type { MultipartFile } from '../../shared/multipart';
 
-/** client-api.md "Limits": 300 files a Run, each at most 250 MB = 250,000,000 bytes (gaps.md #26). */
-export const MAX_FILES_PER_RUN = 300;
-export const MAX_FILE_BYTES = 250_000_000;
-
-const formatBytes = (bytes: number) => `${bytes.toLocaleString('en-US')} bytes`;
+import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes, formatMegabytes } from '../../shared/serviceLimits';
 
 /** Which binary fields of the item become files of the Run. */
 export function selectBinaryFields(
@@ -74,7 +70,7 @@ export async function filesForUpload(
 		throw new NodeOperationError(
 			context.getNode(),
 			`Item ${itemIndex + 1} has ${fields.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
-			{ description: 'Split the files over several items (e.g. with the Loop Over Items node) so that each Run gets at most 300.', itemIndex },
+			{ description: `Split the files over several items (e.g. with the Loop Over Items node) so that each Run gets at most ${MAX_FILES_PER_RUN}.`, itemIndex },
 		);
 	}
 	const files: MultipartFile[] = [];
@@ -93,7 +89,7 @@ export async function filesForUpload(
 			throw new NodeOperationError(
 				context.getNode(),
 				`File "${fileName}" in binary field "${field}" is ${formatBytes(size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}`,
-				{ description: 'The service accepts files of at most 250 MB. Split or compress the file before uploading it.', itemIndex },
+				{ description: `The service accepts files of at most ${formatMegabytes(MAX_FILE_BYTES)}. Split or compress the file before uploading it.`, itemIndex },
 			);
 		}
 		const binaryId = binary.id;
