@@ -1,0 +1,294 @@
+/**
+ * The action node as a tool of n8n's AI Agent, in the real n8n of the E2E suite.
+ *
+ * Webhook (question) → AI Agent, with an OpenAI Chat Model (its credential's Base URL is the
+ * scripted model server on loopback, test/e2e/scripted-model.ts) and three Extraction Agents
+ * tools (n8n's `extractionAgentsTool` variant of the node, parameters from `$fromAI()`):
+ * List Agents (Agent → Get Many), Get Run (Run → Get), List Runs (Run → Get Many).
+ *
+ * The tests are registered inside the suite's describe block (n8n.e2e.test.ts), so they share
+ * its one n8n start.
+ */
+import { DEMO_AGENT_IDS, type Emulator } from '../emulator';
+import { callWebhook, type Session } from './n8n-session';
+import { messageText, SCRIPTED_MODEL_ID, type ChatRequest, type ChatTool, type ScriptedModel } from './scripted-model';
+import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, workflow, type NodeJson, type WorkflowJson } from './workflows';
+
+export const TOOL_TYPE = `${ACTION_TYPE}Tool`;
+export const AI_AGENT_WORKFLOW_ID = 'eaE2eAiAgentTool';
+export const AI_AGENT_WEBHOOK_PATH = 'e2e-ai-agent';
+export const OPENAI_CREDENTIAL = { id: 'eaOpenAiScripted', name: 'OpenAI (scripted model on loopback)' };
+/** The Invoices Agent's Run the questions ask about: the first Run the suite creates. */
+export const ASKED_RUN_ID = 1011;
+
+export const TOOL_NAMES = { listAgents: 'List_Agents', getRun: 'Get_Run', listRuns: 'List_Runs' } as const;
+
+/** What the Get Run tool tells the model (set manually: the automatic text is only the action). */
+export const GET_RUN_DESCRIPTION =
+	'Get one Run of an Extraction Agent — one upload of documents — with the value each Prompt extracted from them (e.g. "Total amount"). Needs the Agent ID (use List Agents to find it by name) and the Run ID.';
+
+export function openAiCredentialJson(baseUrl: string) {
+	return { ...OPENAI_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-scripted-model-e2e', url: baseUrl, header: false } };
+}
+
+const eaCredentials = { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
+
+function tool(name: string, position: [number, number], parameters: Record<string, unknown>): NodeJson {
+	return {
+		id: `${name.replace(/\W+/g, '-').toLowerCase()}-tool`,
+		name,
+		type: TOOL_TYPE,
+		typeVersion: 1,
+		position,
+		credentials: eaCredentials,
+		parameters,
+	};
+}
+
+const AGENT_ID_FROM_AI = "={{ $fromAI('agent_id', 'The ID of the Extraction Agent (a whole number); List Agents gives it for a name', 'number') }}";
+
+export function aiAgentToolWorkflow(): WorkflowJson {
+	const nodes: NodeJson[] = [
+		{
+			id: 'ai-webhook-node',
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2e00000016',
+			parameters: { httpMethod: 'POST', path: AI_AGENT_WEBHOOK_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+		},
+		{
+			id: 'ai-agent-node',
+			name: 'AI Agent',
+			type: '@n8n/n8n-nodes-langchain.agent',
+			typeVersion: 3,
+			position: [260, 0],
+			parameters: {
+				promptType: 'define',
+				text: '={{ $json.body.question }}',
+				hasOutputParser: false,
+				options: {
+					systemMessage: 'You answer questions about documents processed by Extraction Agents. Use the tools; answer from their results only.',
+				},
+			},
+		},
+		{
+			id: 'ai-model-node',
+			name: 'OpenAI Chat Model',
+			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
+			typeVersion: 1.3,
+			position: [100, 240],
+			credentials: { openAiApi: OPENAI_CREDENTIAL },
+			parameters: {
+				model: { __rl: true, mode: 'list', value: SCRIPTED_MODEL_ID },
+				// The scripted server speaks Chat Completions (the node's Responses API is its default).
+				responsesApiEnabled: false,
+				options: { maxRetries: 0 },
+			},
+		},
+		tool('List Agents', [260, 240], {
+			resource: 'agent',
+			operation: 'getAll',
+			returnAll: true,
+			filters: { name: "={{ $fromAI('name_contains', 'Part of the Agent name to look for, e.g. Invoices (not case-sensitive)', 'string') }}" },
+		}),
+		tool('Get Run', [400, 240], {
+			descriptionType: 'manual',
+			toolDescription: GET_RUN_DESCRIPTION,
+			resource: 'run',
+			operation: 'get',
+			agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
+			run: {
+				__rl: true,
+				mode: 'id',
+				value: "={{ $fromAI('run_id', 'The ID of the Run (a whole number such as 1011), or its run_url link', 'string') }}",
+			},
+			simplify: true,
+			output: 'run',
+		}),
+		tool('List Runs', [540, 240], {
+			resource: 'run',
+			operation: 'getAll',
+			agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
+			returnAll: false,
+			limit: "={{ $fromAI('limit', 'How many Runs to return, newest first (1 to 50)', 'number') }}",
+			filters: {},
+			simplify: true,
+		}),
+	];
+	const ai = (type: 'ai_languageModel' | 'ai_tool') => ({ [type]: [[{ node: 'AI Agent', type, index: 0 }]] });
+	const connections = {
+		Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+		'OpenAI Chat Model': ai('ai_languageModel'),
+		'List Agents': ai('ai_tool'),
+		'Get Run': ai('ai_tool'),
+		'List Runs': ai('ai_tool'),
+	} as unknown as WorkflowJson['connections'];
+	return workflow(AI_AGENT_WORKFLOW_ID, 'E2E: AI Agent with Extraction Agents tools', nodes, connections);
+}
+
+/** Seeds what the questions ask about: Run 1011 of the Invoices Agent, finished. Call before any other Run is created. */
+export function seedAskedRun(emu: Emulator) {
+	const run = emu.createRun(DEMO_AGENT_IDS.invoices, [{ name: 'INV-1011 Acme GmbH.pdf' }], {
+		createdAt: emu.now() - 3_600_000,
+		userDefinedId: 'acme-1011',
+	});
+	if (Number(run.run_id) !== ASKED_RUN_ID) throw new Error(`the asked-about Run got id ${String(run.run_id)}, expected ${ASKED_RUN_ID}: seed it first`);
+	return run;
+}
+
+const parse = (text: string) => JSON.parse(text) as unknown;
+const toolNamed = (name: string) => (tools: ChatTool[]) => {
+	const found = tools.find((candidate) => candidate.function.name === name);
+	if (!found) throw new Error(`the model was not given a tool "${name}": ${tools.map((t) => t.function.name).join(', ')}`);
+	return found.function.name;
+};
+
+interface Context {
+	emu: Emulator;
+	session: Session;
+	model: ScriptedModel;
+}
+
+/** The tool calls the model made in a conversation, and the tool results it was sent back. */
+function conversation(requests: ChatRequest[]) {
+	const last = requests[requests.length - 1];
+	const calls = last.messages.flatMap((message) => message.tool_calls ?? []);
+	const results = last.messages.filter((message) => message.role === 'tool');
+	return { calls, results, last };
+}
+
+async function ask(ctx: Context, question: string) {
+	const since = ctx.emu.lastSeq;
+	const res = await callWebhook(ctx.session.server.url, AI_AGENT_WEBHOOK_PATH, { question });
+	const text = res.bytes.toString('utf8');
+	if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${text.slice(0, 500)}`);
+	const items = JSON.parse(text) as Array<{ output?: string }>;
+	const requests = ctx.emu.requestsSince(since).filter((entry) => entry.path.startsWith('/api/v1/client/'));
+	return { output: String(items[0]?.output ?? ''), items, requests, model: ctx.model.chatRequests(question) };
+}
+
+export function aiAgentToolTests(context: () => Context): void {
+	const q1 = 'What is the Total amount of Run 1011 of the Invoices agent?';
+	const q2 = 'List the 3 most recent Runs of the Invoices agent.';
+	const q3 = 'What did Run "last-acme" of the Invoices agent extract?';
+
+	test('AI Agent tool (1): "What is the Total amount of Run 1011?" → List Agents, then Run → Get with the model’s arguments → the answer holds the value', async () => {
+		const ctx = context();
+		ctx.model.script(q1, [
+			{ tool: toolNamed(TOOL_NAMES.listAgents), args: { name_contains: 'Invoices' } },
+			{
+				tool: toolNamed(TOOL_NAMES.getRun),
+				args: (results) => ({ agent_id: (parse(results[0]) as Array<{ id: number }>)[0].id, run_id: String(ASKED_RUN_ID) }),
+			},
+			{
+				answer: (results) => {
+					const [run] = parse(results[1]) as Array<Record<string, { amount: number; currency: string }>>;
+					return `The Total amount of Run ${ASKED_RUN_ID} is ${run['Total amount'].amount} ${run['Total amount'].currency}.`;
+				},
+			},
+		]);
+		const expected = (ctx.emu.getRun(DEMO_AGENT_IDS.invoices, ASKED_RUN_ID)?.data as Record<string, { value: { amount: number; currency: string } }>)['Total amount'].value;
+		const { output, requests, model } = await ask(ctx, q1);
+		// The service saw exactly the requests the two tool calls stand for.
+		expect(requests.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+			'GET /api/v1/client/agents 200',
+			`GET /api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs/${ASKED_RUN_ID} 200`,
+		]);
+		// The model called the tools with its arguments, and got the Run back as the second tool result.
+		expect(model).toHaveLength(3);
+		expect(ctx.model.toolCalls(q1)).toEqual([
+			{ name: TOOL_NAMES.listAgents, args: { name_contains: 'Invoices' } },
+			{ name: TOOL_NAMES.getRun, args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: String(ASKED_RUN_ID) } },
+		]);
+		const { calls, results } = conversation(model);
+		// n8n replays both calls to the model, each followed by its result.
+		expect(calls.map((c) => c.function.name)).toEqual([TOOL_NAMES.listAgents, TOOL_NAMES.getRun]);
+		expect(results).toHaveLength(2);
+		const agents = parse(messageText(results[0])) as Array<{ id: number; name: string }>;
+		expect(agents.map((a) => a.name)).toEqual(['Invoices']);
+		const [run] = parse(messageText(results[1])) as Array<Record<string, unknown>>;
+		expect(run).toMatchObject({ run_id: ASKED_RUN_ID, agent_id: DEMO_AGENT_IDS.invoices, status: 'success', 'Total amount': expected });
+		expect(output).toBe(`The Total amount of Run ${ASKED_RUN_ID} is ${expected.amount} ${expected.currency}.`);
+
+		const [latest] = await ctx.session.waitForExecutions(AI_AGENT_WORKFLOW_ID, 1, 30_000);
+		expect(latest.status).toBe('success');
+	});
+
+	test('AI Agent tool: the model is given each tool’s name, description and argument schema, every $fromAI argument described', () => {
+		const ctx = context();
+		const [first] = ctx.model.chatRequests(q1);
+		const tools = first.tools ?? [];
+		process.stderr.write(`[e2e] AI Agent tools as the model saw them:\n${JSON.stringify(tools, null, 2)}\n`);
+		expect(tools.map((t) => t.function.name).sort()).toEqual(Object.values(TOOL_NAMES).sort());
+		const byName = Object.fromEntries(tools.map((t) => [t.function.name, t.function]));
+		expect(byName[TOOL_NAMES.getRun].description).toBe(GET_RUN_DESCRIPTION);
+		// Without a manual description n8n describes a tool by the operation's action.
+		expect(byName[TOOL_NAMES.listRuns].description).toBe('Get many runs in Extraction Agents');
+		expect(byName[TOOL_NAMES.listAgents].description).toBe('Get many agents in Extraction Agents');
+		const schema = (name: string) =>
+			byName[name].parameters as { type: string; properties: Record<string, { type: string; description?: string }>; required?: string[] };
+		expect(schema(TOOL_NAMES.getRun)).toMatchObject({
+			type: 'object',
+			properties: { agent_id: { type: 'number' }, run_id: { type: 'string' } },
+			required: expect.arrayContaining(['agent_id', 'run_id']),
+		});
+		expect(Object.keys(schema(TOOL_NAMES.listRuns).properties).sort()).toEqual(['agent_id', 'limit']);
+		expect(schema(TOOL_NAMES.listRuns).properties.limit.type).toBe('number');
+		expect(Object.keys(schema(TOOL_NAMES.listAgents).properties)).toEqual(['name_contains']);
+		// Every argument tells the model what to put there.
+		const undescribed = tools.flatMap((t) =>
+			Object.entries(schema(t.function.name).properties)
+				.filter(([, property]) => (property.description ?? '').trim().length < 10)
+				.map(([key]) => `${t.function.name}.${key}`),
+		);
+		expect(undescribed).toEqual([]);
+	});
+
+	test('AI Agent tool (2): "the 3 most recent Runs" → Run → Get Many with the Limit the model chose', async () => {
+		const ctx = context();
+		ctx.model.script(q2, [
+			{ tool: toolNamed(TOOL_NAMES.listRuns), args: { agent_id: DEMO_AGENT_IDS.invoices, limit: 3 } },
+			{
+				answer: (results) =>
+					`The 3 most recent Runs: ${(parse(results[0]) as Array<{ run_id: number; status: string }>).map((r) => `${r.run_id} (${r.status})`).join(', ')}.`,
+			},
+		]);
+		const { output, requests, model } = await ask(ctx, q2);
+		expect(requests.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([`GET /api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs 200`]);
+		expect(Number(requests[0].query.page_size)).toBe(3);
+		expect(model).toHaveLength(2);
+		expect(ctx.model.toolCalls(q2)).toEqual([{ name: TOOL_NAMES.listRuns, args: { agent_id: DEMO_AGENT_IDS.invoices, limit: 3 } }]);
+		const { results } = conversation(model);
+		const runs = parse(messageText(results[0])) as Array<{ run_id: number; status: string; agent_id: number }>;
+		expect(runs).toHaveLength(3);
+		expect(runs.every((r) => r.agent_id === DEMO_AGENT_IDS.invoices)).toBe(true);
+		expect(output).toBe(`The 3 most recent Runs: ${runs.map((r) => `${r.run_id} (${r.status})`).join(', ')}.`);
+	});
+
+	test('AI Agent tool (3): a Run ID that is not a number → the model gets the node’s error text as the tool result and answers from it', async () => {
+		const ctx = context();
+		ctx.model.script(q3, [
+			{ tool: toolNamed(TOOL_NAMES.getRun), args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: 'last-acme' } },
+			{ answer: (results) => `I could not get that Run: ${extractError(results[0])}` },
+		]);
+		const { output, requests, model } = await ask(ctx, q3);
+		// Refused before any request to the service.
+		expect(requests).toEqual([]);
+		expect(ctx.model.toolCalls(q3)).toEqual([{ name: TOOL_NAMES.getRun, args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: 'last-acme' } }]);
+		expect(model).toHaveLength(2);
+		const { results } = conversation(model);
+		expect(extractError(messageText(results[0]))).toBe('"last-acme" is not a valid Run ID');
+		expect(output).toBe('I could not get that Run: "last-acme" is not a valid Run ID');
+		// The execution finished: a tool error is the model's to handle, not a failed workflow.
+		const executions = await ctx.session.waitForExecutions(AI_AGENT_WORKFLOW_ID, 3, 30_000);
+		expect(executions[0].status).toBe('success');
+	});
+}
+
+/** The error text of a tool result: n8n sends `[{"error": "..."}]` (or `{"error": "..."}`). */
+export function extractError(result: string): string {
+	const parsed = JSON.parse(result) as { error?: string } | Array<{ error?: string }>;
+	return String((Array.isArray(parsed) ? parsed[0]?.error : parsed.error) ?? '');
+}
