@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes } from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 import { resourceProperties } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
@@ -21,7 +21,14 @@ export class ExtractionAgents implements INodeType {
 		description:
 			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',
 		defaults: { name: 'Extraction Agents' },
-		usableAsTool: true,
+		// As an AI Agent tool (n8n's `extractionAgentsTool` variant) the node gets only the
+		// arguments the model chose, never files: it reads Agents, Runs and usage there.
+		usableAsTool: {
+			replacements: {
+				description:
+					'Read what Extraction Agents extracted from documents: Agents, Runs with each Prompt’s value, usage. Cannot upload files: a tool receives none',
+			},
+		},
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'extractionAgentsApi', required: true }],
@@ -31,6 +38,24 @@ export class ExtractionAgents implements INodeType {
 	methods = { listSearch, loadOptions };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		refuseUploadWithoutFilesAsTool(this);
 		return await router.call(this);
 	}
+}
+
+/**
+ * n8n runs a tool with one item holding the model's arguments and no binary data, so Run →
+ * Create has nothing to upload there. The model sees only an error's message: it says why,
+ * and what to do instead.
+ */
+function refuseUploadWithoutFilesAsTool(context: IExecuteFunctions): void {
+	const node = context.getNode();
+	if (!node.type.endsWith('Tool')) return;
+	if (context.getNodeParameter('resource', 0) !== 'run' || context.getNodeParameter('operation', 0) !== 'create') return;
+	if (context.getInputData().some((item) => item.binary && Object.keys(item.binary).length > 0)) return;
+	throw new NodeOperationError(
+		node,
+		'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
+		{ itemIndex: 0 },
+	);
 }

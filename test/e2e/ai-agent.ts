@@ -17,6 +17,8 @@ import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, workflow, type NodeJson, t
 export const TOOL_TYPE = `${ACTION_TYPE}Tool`;
 export const AI_AGENT_WORKFLOW_ID = 'eaE2eAiAgentTool';
 export const AI_AGENT_WEBHOOK_PATH = 'e2e-ai-agent';
+export const AI_AGENT_CREATE_WORKFLOW_ID = 'eaE2eAiAgentCrea';
+export const AI_AGENT_CREATE_WEBHOOK_PATH = 'e2e-ai-agent-create';
 export const OPENAI_CREDENTIAL = { id: 'eaOpenAiScripted', name: 'OpenAI (scripted model on loopback)' };
 /** The Invoices Agent's Run the questions ask about: the first Run the suite creates. */
 export const ASKED_RUN_ID = 1011;
@@ -47,19 +49,20 @@ function tool(name: string, position: [number, number], parameters: Record<strin
 
 const AGENT_ID_FROM_AI = "={{ $fromAI('agent_id', 'The ID of the Extraction Agent (a whole number); List Agents gives it for a name', 'number') }}";
 
-export function aiAgentToolWorkflow(): WorkflowJson {
+/** Webhook (body.question) → AI Agent with the scripted chat model and the given tools. */
+function aiAgentWorkflow(id: string, name: string, webhookPath: string, webhookId: string, tools: NodeJson[]): WorkflowJson {
 	const nodes: NodeJson[] = [
 		{
-			id: 'ai-webhook-node',
+			id: `${id}-webhook`,
 			name: 'Webhook',
 			type: 'n8n-nodes-base.webhook',
 			typeVersion: 2,
 			position: [0, 0],
-			webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2e00000016',
-			parameters: { httpMethod: 'POST', path: AI_AGENT_WEBHOOK_PATH, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+			webhookId,
+			parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
 		},
 		{
-			id: 'ai-agent-node',
+			id: `${id}-agent`,
 			name: 'AI Agent',
 			type: '@n8n/n8n-nodes-langchain.agent',
 			typeVersion: 3,
@@ -74,7 +77,7 @@ export function aiAgentToolWorkflow(): WorkflowJson {
 			},
 		},
 		{
-			id: 'ai-model-node',
+			id: `${id}-model`,
 			name: 'OpenAI Chat Model',
 			type: '@n8n/n8n-nodes-langchain.lmChatOpenAi',
 			typeVersion: 1.3,
@@ -87,6 +90,20 @@ export function aiAgentToolWorkflow(): WorkflowJson {
 				options: { maxRetries: 0 },
 			},
 		},
+		...tools,
+	];
+	const ai = (type: 'ai_languageModel' | 'ai_tool') => ({ [type]: [[{ node: 'AI Agent', type, index: 0 }]] });
+	const connections = {
+		Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
+		'OpenAI Chat Model': ai('ai_languageModel'),
+		...Object.fromEntries(tools.map((t) => [t.name, ai('ai_tool')])),
+	} as unknown as WorkflowJson['connections'];
+	return workflow(id, name, nodes, connections);
+}
+
+/** The AI Agent with three read tools: List Agents, Get Run (manual description), List Runs. */
+export function aiAgentToolWorkflow(): WorkflowJson {
+	return aiAgentWorkflow(AI_AGENT_WORKFLOW_ID, 'E2E: AI Agent with Extraction Agents tools', AI_AGENT_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2e00000016', [
 		tool('List Agents', [260, 240], {
 			resource: 'agent',
 			operation: 'getAll',
@@ -116,16 +133,23 @@ export function aiAgentToolWorkflow(): WorkflowJson {
 			filters: {},
 			simplify: true,
 		}),
-	];
-	const ai = (type: 'ai_languageModel' | 'ai_tool') => ({ [type]: [[{ node: 'AI Agent', type, index: 0 }]] });
-	const connections = {
-		Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
-		'OpenAI Chat Model': ai('ai_languageModel'),
-		'List Agents': ai('ai_tool'),
-		'Get Run': ai('ai_tool'),
-		'List Runs': ai('ai_tool'),
-	} as unknown as WorkflowJson['connections'];
-	return workflow(AI_AGENT_WORKFLOW_ID, 'E2E: AI Agent with Extraction Agents tools', nodes, connections);
+	]);
+}
+
+/** An AI Agent given Run → Create as a tool: what a user gets who tries it. */
+export function aiAgentCreateRunWorkflow(): WorkflowJson {
+	return aiAgentWorkflow(AI_AGENT_CREATE_WORKFLOW_ID, 'E2E: AI Agent with Run → Create as a tool', AI_AGENT_CREATE_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2e00000017', [
+		tool('Create Run', [260, 240], {
+			resource: 'run',
+			operation: 'create',
+			agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
+			binarySource: 'all',
+			waitForCompletion: true,
+			simplify: true,
+			output: 'run',
+			additionalFields: {},
+		}),
+	]);
 }
 
 /** Seeds what the questions ask about: Run 1011 of the Invoices Agent, finished. Call before any other Run is created. */
@@ -159,9 +183,9 @@ function conversation(requests: ChatRequest[]) {
 	return { calls, results, last };
 }
 
-async function ask(ctx: Context, question: string) {
+async function ask(ctx: Context, question: string, webhookPath = AI_AGENT_WEBHOOK_PATH) {
 	const since = ctx.emu.lastSeq;
-	const res = await callWebhook(ctx.session.server.url, AI_AGENT_WEBHOOK_PATH, { question });
+	const res = await callWebhook(ctx.session.server.url, webhookPath, { question });
 	const text = res.bytes.toString('utf8');
 	if (res.status !== 200) throw new Error(`webhook answered ${res.status}: ${text.slice(0, 500)}`);
 	const items = JSON.parse(text) as Array<{ output?: string }>;
@@ -173,6 +197,7 @@ export function aiAgentToolTests(context: () => Context): void {
 	const q1 = 'What is the Total amount of Run 1011 of the Invoices agent?';
 	const q2 = 'List the 3 most recent Runs of the Invoices agent.';
 	const q3 = 'What did Run "last-acme" of the Invoices agent extract?';
+	const q4 = 'Extract the invoice I attached with the Invoices agent (ID 1).';
 
 	test('AI Agent tool (1): "What is the Total amount of Run 1011?" → List Agents, then Run → Get with the model’s arguments → the answer holds the value', async () => {
 		const ctx = context();
@@ -285,7 +310,25 @@ export function aiAgentToolTests(context: () => Context): void {
 		const executions = await ctx.session.waitForExecutions(AI_AGENT_WORKFLOW_ID, 3, 30_000);
 		expect(executions[0].status).toBe('success');
 	});
+
+	test('AI Agent tool: Run → Create as a tool uploads nothing and tells the model why (a tool receives no files)', async () => {
+		const ctx = context();
+		ctx.model.script(q4, [
+			{ tool: toolNamed('Create_Run'), args: { agent_id: DEMO_AGENT_IDS.invoices } },
+			{ answer: (results) => extractError(results[0]) },
+		]);
+		const { output, requests, model } = await ask(ctx, q4, AI_AGENT_CREATE_WEBHOOK_PATH);
+		expect(requests).toEqual([]);
+		expect(model).toHaveLength(2);
+		expect(output).toBe(CREATE_AS_TOOL_ERROR);
+		const [latest] = await ctx.session.waitForExecutions(AI_AGENT_CREATE_WORKFLOW_ID, 1, 30_000);
+		expect(latest.status).toBe('success');
+	});
 }
+
+/** The node's message for Run → Create run as a tool (nodes/ExtractionAgents/ExtractionAgents.node.ts). */
+const CREATE_AS_TOOL_ERROR =
+	'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.';
 
 /** The error text of a tool result: n8n sends `[{"error": "..."}]` (or `{"error": "..."}`). */
 export function extractError(result: string): string {

@@ -10,7 +10,7 @@ import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
-import { aiAgentToolTests, aiAgentToolWorkflow, openAiCredentialJson, seedAskedRun } from './ai-agent';
+import { aiAgentCreateRunWorkflow, aiAgentToolTests, aiAgentToolWorkflow, openAiCredentialJson, seedAskedRun } from './ai-agent';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
 import { startScriptedModel, type ScriptedModel } from './scripted-model';
 import {
@@ -58,7 +58,7 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			serviceUrl: emu.url,
 			apiKey: emu.keys.alice,
 			triggerPollSeconds: POLL_SECONDS,
-			moreWorkflows: [aiAgentToolWorkflow()],
+			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow()],
 			moreCredentials: [openAiCredentialJson(model.baseUrl)],
 		});
 		for (const file of E2E_FILES) fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
