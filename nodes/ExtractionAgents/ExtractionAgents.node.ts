@@ -21,14 +21,9 @@ export class ExtractionAgents implements INodeType {
 		description:
 			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',
 		defaults: { name: 'Extraction Agents' },
-		// As an AI Agent tool (n8n's `extractionAgentsTool` variant) the node gets only the
-		// arguments the model chose, never files: it reads Agents, Runs and usage there.
-		usableAsTool: {
-			replacements: {
-				description:
-					'Read what Extraction Agents extracted from documents: Agents, Runs with each Prompt’s value, usage. Cannot upload files: a tool receives none',
-			},
-		},
+		// n8n adds a tool variant (`extractionAgentsTool`) for the AI Agent. `true`, not the
+		// object form with replacements: n8n 1.79 made tools only of `usableAsTool === true`.
+		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'extractionAgentsApi', required: true }],

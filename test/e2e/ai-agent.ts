@@ -241,6 +241,14 @@ export function aiAgentToolTests(context: () => Context): void {
 		expect(latest.status).toBe('success');
 	});
 
+	test('AI Agent tool: n8n made the tool variant of the node (N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE=false)', async () => {
+		const ctx = context();
+		const types = await ctx.session.api.request('GET', '/types/nodes.json');
+		const tool = (types.body as Array<{ name: string; outputs?: unknown; properties: Array<{ name: string }> }>).find((t) => t.name === TOOL_TYPE);
+		expect(tool?.outputs).toEqual(['ai_tool']);
+		expect(tool?.properties.map((p) => p.name)).toEqual(expect.arrayContaining(['descriptionType', 'toolDescription', 'resource', 'operation']));
+	});
+
 	test('AI Agent tool: the model is given each tool’s name, description and argument schema, every $fromAI argument described', () => {
 		const ctx = context();
 		const [first] = ctx.model.chatRequests(q1);

@@ -60,6 +60,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			triggerPollSeconds: POLL_SECONDS,
 			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow()],
 			moreCredentials: [openAiCredentialJson(model.baseUrl)],
+			// Often said to be needed for community nodes as tools; neither 2.41.1 nor 1.123.81 reads it.
+			env: { N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'false' },
 		});
 		for (const file of E2E_FILES) fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
 		// The trigger polled once when its workflow was activated (that poll only records where the
