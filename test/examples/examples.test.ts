@@ -40,6 +40,7 @@ import {
 } from '../harness';
 import { addBinariesToItem } from '../harness/nodes/AggregateBinaries.node';
 import { HARNESS_INPUT_TYPE, createHarnessInput } from '../harness/nodes/HarnessInput.node';
+import { toolVariantDescription } from '../harness/tool-variant';
 
 useHarness();
 
@@ -48,6 +49,10 @@ const INVOICES = DEMO_AGENT_IDS.invoices;
 /** The demo Agent "Invoices" has the Excel template "Invoice lines.xlsx" (id 12). */
 const INVOICE_LINES_XLSX = 12;
 const N8N_VERSION = '2.41.1';
+/** n8n's AI Agent tool variant of our action node (made by n8n from `usableAsTool`). */
+const EXTRACTION_AGENTS_TOOL_TYPE = `${EXTRACTION_AGENTS_TYPE}Tool`;
+const OUR_TYPES = new Set([EXTRACTION_AGENTS_TYPE, EXTRACTION_AGENTS_TRIGGER_TYPE, EXTRACTION_AGENTS_TOOL_TYPE]);
+const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 
 /**
  * The n8n core nodes the examples use, at a typeVersion both tested n8n versions know
@@ -63,11 +68,15 @@ const CORE_NODE_VERSIONS: Record<string, number> = {
 	'n8n-nodes-base.scheduleTrigger': 1.3,
 	'n8n-nodes-base.manualTrigger': 1,
 	'n8n-nodes-base.stickyNote': 1,
+	[`${LANGCHAIN}.chatTrigger`]: 1.4,
+	[`${LANGCHAIN}.agent`]: 3,
+	[`${LANGCHAIN}.lmChatOpenAi`]: 1.3,
 };
 const TRIGGER_TYPES = new Set([
 	'n8n-nodes-base.gmailTrigger',
 	'n8n-nodes-base.scheduleTrigger',
 	'n8n-nodes-base.manualTrigger',
+	`${LANGCHAIN}.chatTrigger`,
 	EXTRACTION_AGENTS_TRIGGER_TYPE,
 ]);
 
@@ -241,22 +250,30 @@ function parameterProblems(node: INode, description: INodeTypeDescription): stri
 }
 
 function ourDescription(type: string): INodeTypeDescription {
-	const nodeType = (type === EXTRACTION_AGENTS_TYPE ? loadExtractionAgentsNode() : loadExtractionAgentsTriggerNode()) as INodeType;
-	return nodeType.description;
+	if (type === EXTRACTION_AGENTS_TRIGGER_TYPE) return (loadExtractionAgentsTriggerNode() as INodeType).description;
+	const action = (loadExtractionAgentsNode() as INodeType).description;
+	return type === EXTRACTION_AGENTS_TOOL_TYPE ? toolVariantDescription(action) : action;
 }
 
-/** n8n 2.41.1's node descriptions (n8n-nodes-base/dist/types/nodes.json), when scripts/n8n-host.js installed it. */
+/**
+ * n8n 2.41.1's node descriptions (n8n-nodes-base's and the AI nodes' dist/types/nodes.json), when
+ * scripts/n8n-host.js installed it; names qualified with their package.
+ */
 function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
 	const cacheRoot = process.env.N8N_HOST_CACHE || join(homedir(), '.cache', 'n8n-nodes-extraction-agents');
-	const file = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base', 'dist', 'types', 'nodes.json');
-	if (!existsSync(file)) return undefined;
-	return JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[];
+	const modules = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules');
+	const all: INodeTypeDescription[] = [];
+	for (const pkg of ['n8n-nodes-base', LANGCHAIN]) {
+		const file = join(modules, pkg, 'dist', 'types', 'nodes.json');
+		if (!existsSync(file)) return undefined;
+		for (const description of JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[]) all.push({ ...description, name: `${pkg}.${description.name}` });
+	}
+	return all;
 }
 
 function coreDescription(all: INodeTypeDescription[], type: string, version: number): INodeTypeDescription | undefined {
-	const name = type.replace(/^n8n-nodes-base\./, '');
 	return all.find((description) => {
-		if (description.name !== name) return false;
+		if (description.name !== type) return false;
 		const versions = Array.isArray(description.version) ? description.version : [description.version];
 		return versions.includes(version);
 	});
@@ -265,8 +282,9 @@ function coreDescription(all: INodeTypeDescription[], type: string, version: num
 // ------------------------------------------------------------------------------------------
 
 describe('examples/: structure', () => {
-	it('has the four documented examples', () => {
+	it('has the five documented examples', () => {
 		expect(exampleFiles).toEqual([
+			'ai-agent-questions-about-runs.json',
 			'finished-run-to-excel-by-email.json',
 			'gmail-invoices-to-google-sheets.json',
 			'google-drive-folder-as-one-run.json',
@@ -301,15 +319,15 @@ describe('examples/: structure', () => {
 			expect(workflow.nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote')).toBe(true);
 		});
 
-		it('connects only existing nodes, and every node is reached from its one trigger', () => {
+		it('connects only existing nodes, and every node is reached from its one trigger (AI sub-nodes through their root node)', () => {
 			const names = new Set(workflow.nodes.map((node) => node.name));
 			for (const [source, outputs] of Object.entries(workflow.connections)) {
 				expect(names).toContain(source);
 				for (const [kind, lists] of Object.entries(outputs)) {
-					expect(kind).toBe('main');
+					expect(['main', 'ai_languageModel', 'ai_tool']).toContain(kind);
 					for (const target of (lists ?? []).flat()) {
 						expect(names).toContain(target!.node);
-						expect(target!.type).toBe('main');
+						expect(target!.type).toBe(kind);
 						expect(target!.index).toBe(0);
 					}
 				}
@@ -325,19 +343,24 @@ describe('examples/: structure', () => {
 					queue.push(next);
 				}
 			}
+			// A sub-node (chat model, tool) is used by the root node its ai_* output goes to.
+			for (const [source, outputs] of Object.entries(workflow.connections)) {
+				const roots = Object.entries(outputs).filter(([kind]) => kind !== 'main').flatMap(([, lists]) => (lists ?? []).flat().map((t) => t!.node));
+				if (roots.some((root) => reached.has(root))) reached.add(source);
+			}
 			expect([...reached].sort()).toEqual(working.map((node) => node.name).sort());
 		});
 
 		it('uses our node types (typeVersion 1) and core nodes at a typeVersion n8n 2.41.1 and 1.123.81 both have', () => {
 			for (const node of workflow.nodes) {
-				if (node.type === EXTRACTION_AGENTS_TYPE || node.type === EXTRACTION_AGENTS_TRIGGER_TYPE) {
+				if (OUR_TYPES.has(node.type)) {
 					expect(node.typeVersion).toBe(1);
 				} else {
 					expect(Object.keys(CORE_NODE_VERSIONS)).toContain(node.type);
 					expect([node.type, node.typeVersion]).toEqual([node.type, CORE_NODE_VERSIONS[node.type]]);
 				}
 			}
-			expect(workflow.nodes.some((node) => node.type === EXTRACTION_AGENTS_TYPE || node.type === EXTRACTION_AGENTS_TRIGGER_TYPE)).toBe(true);
+			expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
 		});
 
 		it('references credentials by placeholder name only (no ids, no secrets)', () => {
@@ -370,7 +393,7 @@ describe('examples/: structure', () => {
 
 		const n8nDescriptions = installedN8nDescriptions();
 		(n8nDescriptions ? it : it.skip)(`gives the core nodes only parameters n8n ${N8N_VERSION} declares (installed n8n)`, () => {
-			for (const node of workflow.nodes.filter((candidate) => candidate.type.startsWith('n8n-nodes-base.'))) {
+			for (const node of workflow.nodes.filter((candidate) => candidate.type.startsWith('n8n-nodes-base.') || candidate.type.startsWith(`${LANGCHAIN}.`))) {
 				const description = coreDescription(n8nDescriptions!, node.type, node.typeVersion);
 				expect({ node: node.name, found: Boolean(description) }).toEqual({ node: node.name, found: true });
 				expect({ node: node.name, problems: parameterProblems(node, description!) }).toEqual({ node: node.name, problems: [] });
