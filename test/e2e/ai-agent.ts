@@ -2,13 +2,17 @@
  * The action node as a tool of n8n's AI Agent, in the real n8n of the E2E suite.
  *
  * Webhook (question) → AI Agent, with an OpenAI Chat Model (its credential's Base URL is the
- * scripted model server on loopback, test/e2e/scripted-model.ts) and three Extraction Agents
- * tools (n8n's `extractionAgentsTool` variant of the node, parameters from `$fromAI()`):
- * List Agents (Agent → Get Many), Get Run (Run → Get), List Runs (Run → Get Many).
+ * scripted model server on loopback, test/e2e/scripted-model.ts) and the three Extraction
+ * Agents tools of examples/ai-agent-questions-about-runs.json as they are (n8n's
+ * `extractionAgentsTool` variant of the node, arguments from `$fromAI()`): List Agents
+ * (Agent → Get Many), Get Run (Run → Get), List Runs (Run → Get Many). A second workflow gives
+ * the AI Agent Run → Create as a tool.
  *
  * The tests are registered inside the suite's describe block (n8n.e2e.test.ts), so they share
  * its one n8n start.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { DEMO_AGENT_IDS, type Emulator } from '../emulator';
 import { callWebhook, type Session } from './n8n-session';
 import { messageText, SCRIPTED_MODEL_ID, type ChatRequest, type ChatTool, type ScriptedModel } from './scripted-model';
@@ -25,9 +29,6 @@ export const ASKED_RUN_ID = 1011;
 
 export const TOOL_NAMES = { listAgents: 'List_Agents', getRun: 'Get_Run', listRuns: 'List_Runs' } as const;
 
-/** What the Get Run tool tells the model (set manually: the automatic text is only the action). */
-export const GET_RUN_DESCRIPTION =
-	'Get one Run of an Extraction Agent — one upload of documents — with the value each Prompt extracted from them (e.g. "Total amount"). Needs the Agent ID (use List Agents to find it by name) and the Run ID.';
 
 export function openAiCredentialJson(baseUrl: string) {
 	return { ...OPENAI_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-scripted-model-e2e', url: baseUrl, header: false } };
@@ -50,7 +51,14 @@ function tool(name: string, position: [number, number], parameters: Record<strin
 const AGENT_ID_FROM_AI = "={{ $fromAI('agent_id', 'The ID of the Extraction Agent (a whole number); List Agents gives it for a name', 'number') }}";
 
 /** Webhook (body.question) → AI Agent with the scripted chat model and the given tools. */
-function aiAgentWorkflow(id: string, name: string, webhookPath: string, webhookId: string, tools: NodeJson[]): WorkflowJson {
+function aiAgentWorkflow(
+	id: string,
+	name: string,
+	webhookPath: string,
+	webhookId: string,
+	tools: NodeJson[],
+	systemMessage = 'You answer questions about documents processed by Extraction Agents. Use the tools; answer from their results only.',
+): WorkflowJson {
 	const nodes: NodeJson[] = [
 		{
 			id: `${id}-webhook`,
@@ -71,9 +79,7 @@ function aiAgentWorkflow(id: string, name: string, webhookPath: string, webhookI
 				promptType: 'define',
 				text: '={{ $json.body.question }}',
 				hasOutputParser: false,
-				options: {
-					systemMessage: 'You answer questions about documents processed by Extraction Agents. Use the tools; answer from their results only.',
-				},
+				options: { systemMessage },
 			},
 		},
 		{
@@ -101,39 +107,22 @@ function aiAgentWorkflow(id: string, name: string, webhookPath: string, webhookI
 	return workflow(id, name, nodes, connections);
 }
 
-/** The AI Agent with three read tools: List Agents, Get Run (manual description), List Runs. */
+/** The AI Agent example as users import it (examples/). */
+export const AI_AGENT_EXAMPLE = path.resolve(__dirname, '..', '..', 'examples', 'ai-agent-questions-about-runs.json');
+
+/**
+ * The example's AI Agent with the example's three tools (List Agents, Get Run, List Runs) as
+ * they are, started by a webhook instead of the chat (what a test can call).
+ */
 export function aiAgentToolWorkflow(): WorkflowJson {
-	return aiAgentWorkflow(AI_AGENT_WORKFLOW_ID, 'E2E: AI Agent with Extraction Agents tools', AI_AGENT_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2e00000016', [
-		tool('List Agents', [260, 240], {
-			resource: 'agent',
-			operation: 'getAll',
-			returnAll: true,
-			filters: { name: "={{ $fromAI('name_contains', 'Part of the Agent name to look for, e.g. Invoices (not case-sensitive)', 'string') }}" },
-		}),
-		tool('Get Run', [400, 240], {
-			descriptionType: 'manual',
-			toolDescription: GET_RUN_DESCRIPTION,
-			resource: 'run',
-			operation: 'get',
-			agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
-			run: {
-				__rl: true,
-				mode: 'id',
-				value: "={{ $fromAI('run_id', 'The ID of the Run (a whole number such as 1011), or its run_url link', 'string') }}",
-			},
-			simplify: true,
-			output: 'run',
-		}),
-		tool('List Runs', [540, 240], {
-			resource: 'run',
-			operation: 'getAll',
-			agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
-			returnAll: false,
-			limit: "={{ $fromAI('limit', 'How many Runs to return, newest first (1 to 50)', 'number') }}",
-			filters: {},
-			simplify: true,
-		}),
-	]);
+	const example = JSON.parse(fs.readFileSync(AI_AGENT_EXAMPLE, 'utf8')) as { nodes: NodeJson[] };
+	const tools = example.nodes
+		.filter((node) => node.type === TOOL_TYPE)
+		.map((node) => ({ ...node, id: `${node.id}-e2e`, credentials: eaCredentials }));
+	const systemMessage = String(
+		(example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.agent')?.parameters.options as { systemMessage?: string }).systemMessage,
+	);
+	return aiAgentWorkflow(AI_AGENT_WORKFLOW_ID, 'E2E: AI Agent with Extraction Agents tools', AI_AGENT_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2e00000016', tools, systemMessage);
 }
 
 /** An AI Agent given Run → Create as a tool: what a user gets who tries it. */
@@ -259,9 +248,12 @@ export function aiAgentToolTests(context: () => Context): void {
 		process.stderr.write(`[e2e] AI Agent tools as the model saw them:\n${JSON.stringify(tools, null, 2)}\n`);
 		expect(tools.map((t) => t.function.name).sort()).toEqual(Object.values(TOOL_NAMES).sort());
 		const byName = Object.fromEntries(tools.map((t) => [t.function.name, t.function]));
-		expect(byName[TOOL_NAMES.getRun].description).toBe(GET_RUN_DESCRIPTION);
-		// Without a manual description n8n describes a tool by the operation's action.
-		expect(byName[TOOL_NAMES.listRuns].description).toBe('Get many runs in Extraction Agents');
+		// The example's own Tool Descriptions; without one n8n describes a tool by the operation's action.
+		const example = JSON.parse(fs.readFileSync(AI_AGENT_EXAMPLE, 'utf8')) as { nodes: NodeJson[] };
+		const manual = (name: string) => String(example.nodes.find((node) => node.name === name)?.parameters.toolDescription);
+		expect(byName[TOOL_NAMES.getRun].description).toBe(manual('Get Run'));
+		expect(byName[TOOL_NAMES.listRuns].description).toBe(manual('List Runs'));
+		expect(byName[TOOL_NAMES.getRun].description).toMatch(/Agent ID .*Run ID/);
 		expect(byName[TOOL_NAMES.listAgents].description).toBe('Get many agents in Extraction Agents');
 		const schema = (name: string) =>
 			byName[name].parameters as { type: string; properties: Record<string, { type: string; description?: string }>; required?: string[] };
