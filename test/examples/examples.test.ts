@@ -2,13 +2,14 @@
  * The workflows in examples/ are what a user imports as they are. Checked here:
  * - structure: n8n's workflow export shape, unique node names and ids, connections between
  *   existing nodes, every node reachable from its trigger, credentials by placeholder name only;
- * - node types: ours (`n8n-nodes-extraction-agents.*`, typeVersion 1) or n8n core nodes at the
- *   current typeVersion of n8n 2.41.1; when that n8n is installed (scripts/n8n-host.js cache),
- *   the core nodes' parameters are checked against its node descriptions too;
+ * - node types: ours (`n8n-nodes-extraction-agents.*`, typeVersion 1, including n8n's AI Agent
+ *   tool variant `extractionAgentsTool`) or n8n core and AI nodes at a typeVersion of n8n 2.41.1;
+ *   when that n8n is installed (scripts/n8n-host.js cache), their parameters are checked against
+ *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
  *   operation, option values exist, collections hold only declared options;
  * - behaviour: the parts that touch only our nodes run in n8n-core's engine against the
- *   emulator, with the example's own parameters (the Agent picked as the demo Agent 1
+ *   emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
  *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output.
  */
 import { existsSync, readFileSync, readdirSync } from 'fs';
