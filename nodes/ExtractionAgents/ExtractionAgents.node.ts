@@ -33,7 +33,11 @@ export class ExtractionAgents implements INodeType {
 	methods = { listSearch, loadOptions };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		refuseUploadWithoutFilesAsTool(this);
+		const refusal = uploadWithoutFilesAsTool(this);
+		if (refusal) {
+			if (!this.continueOnFail()) throw refusal;
+			return [this.getInputData().map((_item, item) => ({ json: { error: refusal.message }, pairedItem: { item } }))];
+		}
 		return await router.call(this);
 	}
 }
@@ -43,12 +47,12 @@ export class ExtractionAgents implements INodeType {
  * Create has nothing to upload there. The model sees only an error's message: it says why,
  * and what to do instead.
  */
-function refuseUploadWithoutFilesAsTool(context: IExecuteFunctions): void {
+function uploadWithoutFilesAsTool(context: IExecuteFunctions): NodeOperationError | undefined {
 	const node = context.getNode();
-	if (!node.type.endsWith('Tool')) return;
-	if (context.getNodeParameter('resource', 0) !== 'run' || context.getNodeParameter('operation', 0) !== 'create') return;
-	if (context.getInputData().some((item) => item.binary && Object.keys(item.binary).length > 0)) return;
-	throw new NodeOperationError(
+	if (!node.type.endsWith('Tool')) return undefined;
+	if (context.getNodeParameter('resource', 0) !== 'run' || context.getNodeParameter('operation', 0) !== 'create') return undefined;
+	if (context.getInputData().some((item) => item.binary && Object.keys(item.binary).length > 0)) return undefined;
+	return new NodeOperationError(
 		node,
 		'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
 		{ itemIndex: 0 },

@@ -36,7 +36,8 @@ export function openAiCredentialJson(baseUrl: string) {
 
 const eaCredentials = { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
 
-function tool(name: string, position: [number, number], parameters: Record<string, unknown>): NodeJson {
+/** A tool node as the README advises: On Error → Continue, so that a failed call goes to the model. */
+function tool(name: string, position: [number, number], parameters: Record<string, unknown>): NodeJson & { onError: string } {
 	return {
 		id: `${name.replace(/\W+/g, '-').toLowerCase()}-tool`,
 		name,
@@ -45,6 +46,7 @@ function tool(name: string, position: [number, number], parameters: Record<strin
 		position,
 		credentials: eaCredentials,
 		parameters,
+		onError: 'continueRegularOutput',
 	};
 }
 
@@ -308,6 +310,10 @@ export function aiAgentToolTests(context: () => Context): void {
 		expect(model).toHaveLength(2);
 		const { results } = conversation(model);
 		expect(extractError(messageText(results[0]))).toBe('"last-acme" is not a valid Run ID');
+		// With On Error → Continue (the example's setting) the node's hint comes along.
+		expect(parse(messageText(results[0]))).toEqual([
+			{ error: '"last-acme" is not a valid Run ID', description: 'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.' },
+		]);
 		expect(output).toBe('I could not get that Run: "last-acme" is not a valid Run ID');
 		// The execution finished: a tool error is the model's to handle, not a failed workflow.
 		const executions = await ctx.session.waitForExecutions(AI_AGENT_WORKFLOW_ID, 3, 30_000);

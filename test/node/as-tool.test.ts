@@ -23,12 +23,18 @@ const exampleTool = (name: string) => {
 	return node;
 };
 
-async function runTool(parameters: INode['parameters'], args: Record<string, unknown>, binary?: Record<string, { data: Buffer; fileName: string; mimeType: string }>) {
+async function runTool(
+	parameters: INode['parameters'],
+	args: Record<string, unknown>,
+	binary?: Record<string, { data: Buffer; fileName: string; mimeType: string }>,
+	continueOnFail = false,
+) {
 	const seq = ctx.emulator.lastSeq;
 	const result = await executeNode({
 		nodeType: loadExtractionAgentsToolNode(),
 		nodeName: 'Tool',
 		credentials: ctx.credentials,
+		continueOnFail,
 		parameters,
 		inputItems: [{ json: { chatInput: 'a question', ...args }, ...(binary ? { binary } : {}) }],
 	});
@@ -72,6 +78,19 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 			'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
 		);
 		expect(requests).toEqual([]);
+	});
+
+	it('with On Error → Continue (the example’s setting) a refused call is an item with the message and the hint, for the model', async () => {
+		const { error, items } = await runTool(exampleTool('Get Run').parameters, { agent_id: INVOICES, run_id: 'last-acme' }, undefined, true);
+		expect(error).toBeUndefined();
+		expect(items.map((item) => item.json)).toEqual([
+			{ error: '"last-acme" is not a valid Run ID', description: 'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.' },
+		]);
+		const create = { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: String(INVOICES) }, binarySource: 'all' };
+		const refused = await runTool(create, {}, undefined, true);
+		expect(refused.error).toBeUndefined();
+		expect(refused.items.map((item) => item.json.error)).toEqual([expect.stringMatching(/^Run → Create cannot be used as an AI Agent tool: a tool receives no files/)]);
+		expect(refused.requests).toEqual([]);
 	});
 
 	it('Run → Create with files on the item (should n8n ever pass them to a tool): uploads them as usual', async () => {
