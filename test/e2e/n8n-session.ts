@@ -108,6 +108,10 @@ export interface SessionOptions {
 	triggerPollSeconds?: number | 'minute';
 	/** Workflows to import; all of them by default. */
 	workflows?: WorkflowJson[];
+	/** More workflows to import (and publish) beside `workflows`. */
+	moreWorkflows?: WorkflowJson[];
+	/** More credentials to import beside the Extraction Agents one (e.g. an OpenAI one). */
+	moreCredentials?: unknown[];
 	/** Also import the package's examples/*.json (never published); default true. */
 	examples?: boolean;
 	/** Ids of imported workflows to publish (through the REST API, once n8n is up); all of `workflows` by default. */
@@ -208,15 +212,18 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		...options.env,
 	};
 	const hostOptions: HostOptions = { userFolder, port, env, quiet: options.quiet };
-	const workflows = options.workflows ?? [
-		headlineWorkflow({ inputDir, outputDir }),
-		runAndRenderWorkflow(),
-		usageWorkflow(),
-		triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute')),
+	const workflows = [
+		...(options.workflows ?? [
+			headlineWorkflow({ inputDir, outputDir }),
+			runAndRenderWorkflow(),
+			usageWorkflow(),
+			triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute')),
+		]),
+		...(options.moreWorkflows ?? []),
 	];
 	const examples = options.examples === false ? [] : exampleWorkflows();
 	await timed('import', async () => {
-		await host.importCredentials(n8n, hostOptions, [credentialJson(options.serviceUrl, options.apiKey)]);
+		await host.importCredentials(n8n, hostOptions, [credentialJson(options.serviceUrl, options.apiKey), ...(options.moreCredentials ?? [])]);
 		await host.importWorkflows(n8n, hostOptions, [...workflows, ...examples]);
 	});
 	const server = await timed('start', () => host.startN8n(n8n, hostOptions));

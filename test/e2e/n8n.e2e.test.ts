@@ -10,7 +10,9 @@ import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
+import { aiAgentCreateRunWorkflow, aiAgentToolTests, aiAgentToolWorkflow, openAiCredentialJson, seedAskedRun } from './ai-agent';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
+import { startScriptedModel, type ScriptedModel } from './scripted-model';
 import {
 	ACTION_TYPE,
 	CREDENTIAL_ID,
@@ -36,6 +38,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	let emu: Emulator;
 	let session: Session;
+	let model: ScriptedModel;
 	let triggerRunId: number;
 	let triggerRunCreatedAt: number;
 	const suiteStarted = Date.now();
@@ -48,7 +51,18 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	beforeAll(async () => {
 		emu = await startEmulator({ runDurationMs: 1500, logErrors: false });
 		emu.seedUsage(2400); // alice sees about half of them: more than one page of 1000
-		session = await startSession({ version: VERSION, serviceUrl: emu.url, apiKey: emu.keys.alice, triggerPollSeconds: POLL_SECONDS });
+		seedAskedRun(emu); // Run 1011 of the Invoices Agent, what the AI Agent is asked about
+		model = await startScriptedModel(); // the AI Agent's chat model, on loopback
+		session = await startSession({
+			version: VERSION,
+			serviceUrl: emu.url,
+			apiKey: emu.keys.alice,
+			triggerPollSeconds: POLL_SECONDS,
+			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow()],
+			moreCredentials: [openAiCredentialJson(model.baseUrl)],
+			// Often said to be needed for community nodes as tools; neither 2.41.1 nor 1.123.81 reads it.
+			env: { N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'false' },
+		});
 		for (const file of E2E_FILES) fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
 		// The trigger polled once when its workflow was activated (that poll only records where the
 		// Agent's history ends). A Run created from now on is new to it.
@@ -70,6 +84,7 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		if (session && failed) process.stderr.write(`[e2e] n8n log tail:\n${session.server.logs().slice(-6000)}\n`);
 		await session?.stop({ keepFolder: Boolean(process.env.N8N_E2E_KEEP) });
 		await emu?.stop();
+		await model?.stop();
 	}, 60_000);
 
 	test('n8n loaded the package: both nodes and the credential type are known', async () => {
@@ -224,6 +239,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			for (const prompt of PROMPTS) expect(run.json[prompt]).not.toBeNull();
 		}
 	});
+
+	// The AI Agent scenarios run while the trigger's Run finishes and gets polled.
+	aiAgentToolTests(() => ({ emu, session, model }));
 
 	test(
 		'(e) the published trigger catches a Run that finishes, and its executions show it exactly once',

@@ -2,13 +2,14 @@
  * The workflows in examples/ are what a user imports as they are. Checked here:
  * - structure: n8n's workflow export shape, unique node names and ids, connections between
  *   existing nodes, every node reachable from its trigger, credentials by placeholder name only;
- * - node types: ours (`n8n-nodes-extraction-agents.*`, typeVersion 1) or n8n core nodes at the
- *   current typeVersion of n8n 2.41.1; when that n8n is installed (scripts/n8n-host.js cache),
- *   the core nodes' parameters are checked against its node descriptions too;
+ * - node types: ours (`n8n-nodes-extraction-agents.*`, typeVersion 1, including n8n's AI Agent
+ *   tool variant `extractionAgentsTool`) or n8n core and AI nodes at a typeVersion of n8n 2.41.1;
+ *   when that n8n is installed (scripts/n8n-host.js cache), their parameters are checked against
+ *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
  *   operation, option values exist, collections hold only declared options;
  * - behaviour: the parts that touch only our nodes run in n8n-core's engine against the
- *   emulator, with the example's own parameters (the Agent picked as the demo Agent 1
+ *   emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
  *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output.
  */
 import type { IDataObject, INode, INodeExecutionData, INodeType, IExecuteFunctions } from 'n8n-workflow';
@@ -29,7 +30,9 @@ import {
 	CORE_NODE_VERSIONS,
 	INVOICES,
 	INVOICE_LINES_XLSX,
+	LANGCHAIN,
 	N8N_VERSION,
+	OUR_TYPES,
 	TRIGGER_TYPES,
 	coreDescription,
 	exampleFiles,
@@ -49,8 +52,9 @@ import {
 useHarness();
 
 describe('examples/: structure', () => {
-	it('has the four documented examples', () => {
+	it('has the five documented examples', () => {
 		expect(exampleFiles).toEqual([
+			'ai-agent-questions-about-runs.json',
 			'finished-run-to-excel-by-email.json',
 			'gmail-invoices-to-google-sheets.json',
 			'google-drive-folder-as-one-run.json',
@@ -85,15 +89,15 @@ describe('examples/: structure', () => {
 			expect(workflow.nodes.some((node) => node.type === 'n8n-nodes-base.stickyNote')).toBe(true);
 		});
 
-		it('connects only existing nodes, and every node is reached from its one trigger', () => {
+		it('connects only existing nodes, and every node is reached from its one trigger (AI sub-nodes through their root node)', () => {
 			const names = new Set(workflow.nodes.map((node) => node.name));
 			for (const [source, outputs] of Object.entries(workflow.connections)) {
 				expect(names).toContain(source);
 				for (const [kind, lists] of Object.entries(outputs)) {
-					expect(kind).toBe('main');
+					expect(['main', 'ai_languageModel', 'ai_tool']).toContain(kind);
 					for (const target of (lists ?? []).flat()) {
 						expect(names).toContain(target!.node);
-						expect(target!.type).toBe('main');
+						expect(target!.type).toBe(kind);
 						expect(target!.index).toBe(0);
 					}
 				}
@@ -109,19 +113,24 @@ describe('examples/: structure', () => {
 					queue.push(next);
 				}
 			}
+			// A sub-node (chat model, tool) is used by the root node its ai_* output goes to.
+			for (const [source, outputs] of Object.entries(workflow.connections)) {
+				const roots = Object.entries(outputs).filter(([kind]) => kind !== 'main').flatMap(([, lists]) => (lists ?? []).flat().map((t) => t!.node));
+				if (roots.some((root) => reached.has(root))) reached.add(source);
+			}
 			expect([...reached].sort()).toEqual(working.map((node) => node.name).sort());
 		});
 
 		it('uses our node types (typeVersion 1) and core nodes at a typeVersion n8n 2.41.1 and 1.123.81 both have', () => {
 			for (const node of workflow.nodes) {
-				if (node.type === EXTRACTION_AGENTS_TYPE || node.type === EXTRACTION_AGENTS_TRIGGER_TYPE) {
+				if (OUR_TYPES.has(node.type)) {
 					expect(node.typeVersion).toBe(1);
 				} else {
 					expect(Object.keys(CORE_NODE_VERSIONS)).toContain(node.type);
 					expect([node.type, node.typeVersion]).toEqual([node.type, CORE_NODE_VERSIONS[node.type]]);
 				}
 			}
-			expect(workflow.nodes.some((node) => node.type === EXTRACTION_AGENTS_TYPE || node.type === EXTRACTION_AGENTS_TRIGGER_TYPE)).toBe(true);
+			expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
 		});
 
 		it('references credentials by placeholder name only (no ids, no secrets)', () => {
@@ -154,7 +163,7 @@ describe('examples/: structure', () => {
 
 		const n8nDescriptions = installedN8nDescriptions();
 		(n8nDescriptions ? it : it.skip)(`gives the core nodes only parameters n8n ${N8N_VERSION} declares (installed n8n)`, () => {
-			for (const node of workflow.nodes.filter((candidate) => candidate.type.startsWith('n8n-nodes-base.'))) {
+			for (const node of workflow.nodes.filter((candidate) => candidate.type.startsWith('n8n-nodes-base.') || candidate.type.startsWith(`${LANGCHAIN}.`))) {
 				const description = coreDescription(n8nDescriptions!, node.type, node.typeVersion);
 				expect({ node: node.name, found: Boolean(description) }).toEqual({ node: node.name, found: true });
 				expect({ node: node.name, problems: parameterProblems(node, description!) }).toEqual({ node: node.name, problems: [] });

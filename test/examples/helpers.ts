@@ -23,12 +23,18 @@ import {
 	loadExtractionAgentsNode,
 	loadExtractionAgentsTriggerNode,
 } from '../harness';
+import { toolVariantDescription } from '../harness/tool-variant';
 
 export const EXAMPLES_DIR = resolve(__dirname, '../../examples');
 export const INVOICES = DEMO_AGENT_IDS.invoices;
 /** The demo Agent "Invoices" has the Excel template "Invoice lines.xlsx" (id 12). */
 export const INVOICE_LINES_XLSX = 12;
 export const N8N_VERSION = '2.41.1';
+
+/** n8n's AI Agent tool variant of our action node (made by n8n from `usableAsTool`). */
+export const EXTRACTION_AGENTS_TOOL_TYPE = `${EXTRACTION_AGENTS_TYPE}Tool`;
+export const OUR_TYPES = new Set([EXTRACTION_AGENTS_TYPE, EXTRACTION_AGENTS_TRIGGER_TYPE, EXTRACTION_AGENTS_TOOL_TYPE]);
+export const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 
 /**
  * The n8n core nodes the examples use, at a typeVersion both tested n8n versions know
@@ -44,11 +50,15 @@ export const CORE_NODE_VERSIONS: Record<string, number> = {
 	'n8n-nodes-base.scheduleTrigger': 1.3,
 	'n8n-nodes-base.manualTrigger': 1,
 	'n8n-nodes-base.stickyNote': 1,
+	[`${LANGCHAIN}.chatTrigger`]: 1.4,
+	[`${LANGCHAIN}.agent`]: 3,
+	[`${LANGCHAIN}.lmChatOpenAi`]: 1.3,
 };
 export const TRIGGER_TYPES = new Set([
 	'n8n-nodes-base.gmailTrigger',
 	'n8n-nodes-base.scheduleTrigger',
 	'n8n-nodes-base.manualTrigger',
+	`${LANGCHAIN}.chatTrigger`,
 	EXTRACTION_AGENTS_TRIGGER_TYPE,
 ]);
 
@@ -222,22 +232,30 @@ export function parameterProblems(node: INode, description: INodeTypeDescription
 }
 
 export function ourDescription(type: string): INodeTypeDescription {
-	const nodeType = (type === EXTRACTION_AGENTS_TYPE ? loadExtractionAgentsNode() : loadExtractionAgentsTriggerNode()) as INodeType;
-	return nodeType.description;
+	if (type === EXTRACTION_AGENTS_TRIGGER_TYPE) return (loadExtractionAgentsTriggerNode() as INodeType).description;
+	const action = (loadExtractionAgentsNode() as INodeType).description;
+	return type === EXTRACTION_AGENTS_TOOL_TYPE ? toolVariantDescription(action) : action;
 }
 
-/** n8n 2.41.1's node descriptions (n8n-nodes-base/dist/types/nodes.json), when scripts/n8n-host.js installed it. */
+/**
+ * n8n 2.41.1's node descriptions (n8n-nodes-base's and the AI nodes' dist/types/nodes.json), when
+ * scripts/n8n-host.js installed it; names qualified with their package.
+ */
 export function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
 	const cacheRoot = process.env.N8N_HOST_CACHE || join(homedir(), '.cache', 'n8n-nodes-extraction-agents');
-	const file = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules', 'n8n-nodes-base', 'dist', 'types', 'nodes.json');
-	if (!existsSync(file)) return undefined;
-	return JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[];
+	const modules = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules');
+	const all: INodeTypeDescription[] = [];
+	for (const pkg of ['n8n-nodes-base', LANGCHAIN]) {
+		const file = join(modules, pkg, 'dist', 'types', 'nodes.json');
+		if (!existsSync(file)) return undefined;
+		for (const description of JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[]) all.push({ ...description, name: `${pkg}.${description.name}` });
+	}
+	return all;
 }
 
 export function coreDescription(all: INodeTypeDescription[], type: string, version: number): INodeTypeDescription | undefined {
-	const name = type.replace(/^n8n-nodes-base\./, '');
 	return all.find((description) => {
-		if (description.name !== name) return false;
+		if (description.name !== type) return false;
 		const versions = Array.isArray(description.version) ? description.version : [description.version];
 		return versions.includes(version);
 	});
