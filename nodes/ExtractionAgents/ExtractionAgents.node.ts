@@ -1,5 +1,5 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 import { resourceProperties } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
@@ -35,28 +35,6 @@ export class ExtractionAgents implements INodeType {
 	methods = { listSearch, loadOptions };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const refusal = uploadWithoutFilesAsTool(this);
-		if (refusal) {
-			if (!this.continueOnFail()) throw refusal;
-			return [this.getInputData().map((_item, item) => ({ json: { error: refusal.message }, pairedItem: { item } }))];
-		}
 		return await router.call(this);
 	}
-}
-
-/**
- * n8n runs a tool with one item holding the model's arguments and no binary data, so Run →
- * Create has nothing to upload there. The model sees only an error's message: it says why,
- * and what to do instead.
- */
-function uploadWithoutFilesAsTool(context: IExecuteFunctions): NodeOperationError | undefined {
-	const node = context.getNode();
-	if (!node.type.endsWith('Tool')) return undefined;
-	if (context.getNodeParameter('resource', 0) !== 'run' || context.getNodeParameter('operation', 0) !== 'create') return undefined;
-	if (context.getInputData().some((item) => item.binary && Object.keys(item.binary).length > 0)) return undefined;
-	return new NodeOperationError(
-		node,
-		'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
-		{ itemIndex: 0 },
-	);
 }

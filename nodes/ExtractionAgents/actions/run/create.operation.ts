@@ -95,6 +95,20 @@ function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: numbe
 	return { fieldName: 'due_date', value: dueDate };
 }
 
+/**
+ * n8n runs a tool (the AI Agent's `extractionAgentsTool`) with one item holding the model's
+ * arguments and no binary data, so there is nothing to upload. The model sees only an
+ * error's message: it says why, and what to do instead.
+ */
+function refuseAsToolWithoutFiles(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): void {
+	if (!context.getNode().type.endsWith('Tool') || Object.keys(item.binary ?? {}).length > 0) return;
+	throw new NodeOperationError(
+		context.getNode(),
+		'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
+		{ itemIndex },
+	);
+}
+
 /** Uploads run side by side (Options → Items in Parallel); the Runs are waited for together. */
 export const itemsInParallel = true;
 
@@ -105,6 +119,7 @@ export async function execute(
 	_cache: ExecutionCache,
 	batch: ItemBatch,
 ): Promise<INodeExecutionData[]> {
+	refuseAsToolWithoutFiles(this, item, itemIndex);
 	const agentId = agentIdParameter(this, itemIndex);
 	const source = this.getNodeParameter('binarySource', itemIndex, 'fields') as 'fields' | 'all';
 	const fieldList = source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string) : '';
