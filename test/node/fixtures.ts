@@ -1,5 +1,6 @@
+import type { INodeParameters } from 'n8n-workflow';
 import { createHash } from 'crypto';
-import { startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
+import { DEMO_AGENT_IDS, startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
 
 export const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 
@@ -33,4 +34,31 @@ export const runById = (id: number) => ({ __rl: true, mode: 'id', value: String(
 /** Requests the emulator saw since `seq`, as "METHOD path" lines. */
 export function requestLines(emulator: Emulator, seq: number): string[] {
 	return emulator.requestsSince(seq).map((entry) => `${entry.method} ${entry.path}`);
+}
+
+/** The demo Agent most tests upload to. */
+export const INVOICES = DEMO_AGENT_IDS.invoices;
+
+/** A small PDF holding `text`: distinct bytes per text, so the emulator's checksums tell files apart. */
+export const pdf = (text: string): Buffer => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
+
+/** Run → Create of the Invoices Agent (or `agentId`), the node's defaults for everything not overridden. */
+export function createRunParameters(overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
+	return { resource: 'run', operation: 'create', agent: agentById(agentId), ...overrides };
+}
+
+export interface FinishedRun {
+	run_id: number;
+	run_url: string;
+	[field: string]: unknown;
+}
+
+/** A Run that is finished when it is first seen, made directly in the emulator (no request). */
+export function finishedRun(
+	emulator: Emulator,
+	agentId: number = INVOICES,
+	options: { outcome?: 'success' | 'failed'; fileName?: string } = {},
+): FinishedRun {
+	const run = emulator.createRun(agentId, [{ name: options.fileName ?? 'doc.pdf' }], { durationMs: 0, outcome: options.outcome ?? 'success' });
+	return emulator.getRun(agentId, Number(run.run_id)) as FinishedRun;
 }

@@ -1,18 +1,12 @@
 import { executeNode, testCredential, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
-import { agentById, requestLines, runById, useEmulator } from './fixtures';
+import { INVOICES, agentById, finishedRun, requestLines, runById, useEmulator } from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 200 });
-const INVOICES = DEMO_AGENT_IDS.invoices;
 /** Where the redirecting front sends every request: the https address of the same service. */
 const HTTPS_ADDRESS = 'https://extraction.example.com';
 
-function finishedRun(): number {
-	const run = ctx.emulator.createRun(INVOICES, [{ name: 'INV-1.pdf' }], { hold: true });
-	ctx.emulator.finishRun(INVOICES, Number(run.run_id), 'success');
-	return Number(run.run_id);
-}
 
 afterEach(() => {
 	ctx.emulator.knobs.redirect = null;
@@ -20,7 +14,7 @@ afterEach(() => {
 
 describe('a Base URL answered with a redirect', () => {
 	it('Run → Delete answered 301 fails, naming the Location and the Base URL to enter; the Run is kept', async () => {
-		const runId = finishedRun();
+		const runId = finishedRun(ctx.emulator).run_id;
 		ctx.emulator.knobs.redirect = { status: 301, location: HTTPS_ADDRESS };
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -37,7 +31,7 @@ describe('a Base URL answered with a redirect', () => {
 	});
 
 	it('Download Templated Output answered 302 fails instead of saving the redirect page as the file', async () => {
-		const runId = finishedRun();
+		const runId = finishedRun(ctx.emulator).run_id;
 		ctx.emulator.knobs.redirect = { status: 302, location: HTTPS_ADDRESS, html: true, pathContains: '/templated-output' };
 		const result = await executeNode({
 			nodeType: 'extractionAgents',

@@ -1,15 +1,13 @@
 import { executeNode, useHarness, type HarnessInputItem } from '../harness';
 import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../../nodes/ExtractionAgents/shared/requestOptions';
-import { agentById, runById, useEmulator } from './fixtures';
+import { INVOICES, agentById, createRunParameters, pdf, runById, useEmulator } from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 1500 });
-const INVOICES = DEMO_AGENT_IDS.invoices;
 const RUN_CREATE = /\/agents\/\d+\/runs$/;
 const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
 
-const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
 function documents(count: number, options: { withoutFileAt?: number; size?: number } = {}): HarnessInputItem[] {
 	return Array.from({ length: count }, (_, index) =>
@@ -28,9 +26,6 @@ function documents(count: number, options: { withoutFileAt?: number; size?: numb
 	);
 }
 
-function createRunParameters(overrides: Record<string, unknown> = {}) {
-	return { resource: 'run', operation: 'create', agent: agentById(INVOICES), ...overrides };
-}
 
 function sent(seq: number, method: string, path: RegExp): RequestLogEntry[] {
 	return ctx.emulator.requestsSince(seq).filter((entry) => entry.method === method && path.test(entry.path));

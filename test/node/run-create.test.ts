@@ -1,21 +1,17 @@
+import type { INodeParameters } from 'n8n-workflow';
 import { mkdtempSync, openSync, closeSync, ftruncateSync, writeFileSync, createWriteStream } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { randomBytes } from 'crypto';
 import { executeNode, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
-import { agentById, sha256, useEmulator } from './fixtures';
+import { INVOICES, agentById, createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 1200 });
-const INVOICES = DEMO_AGENT_IDS.invoices;
 const scratch = mkdtempSync(join(tmpdir(), 'ea-run-create-'));
 
-const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
-function createRunParameters(overrides: Record<string, unknown> = {}) {
-	return { resource: 'run', operation: 'create', agent: agentById(INVOICES), ...overrides };
-}
 
 function postRunsSince(seq: number) {
 	return ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
@@ -127,7 +123,7 @@ describe('Run → Create', () => {
 	});
 
 	describe('refuses before sending any byte', () => {
-		async function refused(parameters: Record<string, unknown>, inputItems: Parameters<typeof executeNode>[0]['inputItems'], binaryMode: 'filesystem' | 'default' = 'default') {
+		async function refused(parameters: INodeParameters, inputItems: Parameters<typeof executeNode>[0]['inputItems'], binaryMode: 'filesystem' | 'default' = 'default') {
 			const seq = ctx.emulator.lastSeq;
 			const result = await executeNode({
 				nodeType: 'extractionAgents',

@@ -1,33 +1,28 @@
 import { executeNode, loadOptions, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
-import { agentById, requestLines, runById, useEmulator } from './fixtures';
+import { INVOICES, agentById, finishedRun, requestLines, runById, useEmulator } from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 200 });
-const INVOICES = DEMO_AGENT_IDS.invoices;
 const CONTRACTS = DEMO_AGENT_IDS.contracts;
 
-function finishedRun(agentId: number = INVOICES, files = [{ name: 'INV-77.pdf' }]) {
-	const run = ctx.emulator.createRun(agentId, files, { hold: true });
-	return ctx.emulator.finishRun(agentId, Number(run.run_id), 'success') as { run_id: number; run_url: string };
-}
 
 const runOp = (operation: string, parameters: Record<string, unknown> = {}) => ({ resource: 'run', operation, agent: agentById(INVOICES), ...parameters });
 
 describe('Run → Get', () => {
 	it('returns the finished Run simplified, by ID or by its run_url', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		for (const locator of [runById(run.run_id), { __rl: true, mode: 'url', value: run.run_url }]) {
 			const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: locator }) });
 			expect(result.error).toBeUndefined();
-			expect(result.items[0].json).toMatchObject({ run_id: run.run_id, status: 'success', files: ['INV-77.pdf'] });
+			expect(result.items[0].json).toMatchObject({ run_id: run.run_id, status: 'success', files: ['doc.pdf'] });
 			expect(result.items[0].json).toHaveProperty(['Invoice number']);
 			expect(typeof result.items[0].json.credits_used).toBe('number');
 		}
 	});
 
 	it('returns the API’s Run untouched with Simplify off, timings and usage included', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -46,15 +41,15 @@ describe('Run → Get', () => {
 
 describe('Run → Get Many', () => {
 	it('lists the Agent’s Runs up to Limit, flattening the nested list', async () => {
-		finishedRun();
-		finishedRun();
+		finishedRun(ctx.emulator);
+		finishedRun(ctx.emulator);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('getAll', { limit: 2 }) });
 		expect(result.items).toHaveLength(2);
 		for (const item of result.items) expect(item.json).toHaveProperty('run_id');
 	});
 
 	it('filters by Run ID (sent to the API) and by status (applied to what the API returns)', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const running = ctx.emulator.createRun(INVOICES, [{ name: 'still.pdf' }], { hold: true });
 		const byId = await executeNode({
 			nodeType: 'extractionAgents',
@@ -75,7 +70,7 @@ describe('Run → Get Many', () => {
 
 describe('Run → Get Many: Output', () => {
 	it('gives one item per Prompt result of each Run, as Get and Create do', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -91,14 +86,14 @@ describe('Run → Get Many: Output', () => {
 
 describe('Run → Delete', () => {
 	it('deletes the Run and says so', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('delete', { run: runById(run.run_id) }) });
 		expect(result.items[0].json).toEqual({ deleted: true, run_id: run.run_id, agent_id: INVOICES });
 		expect(ctx.emulator.getRun(INVOICES, run.run_id)).toBeUndefined();
 	});
 
 	it('succeeds when the first attempt deleted the Run but its answer was lost (the retry gets 404)', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([{ match: { method: 'DELETE' }, kind: '503', timing: 'after' }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('delete', { run: runById(run.run_id) }) });
@@ -127,7 +122,7 @@ describe('Run → Download Templated Output', () => {
 	];
 
 	it.each(cases)('renders $format as a binary with its MIME type, file name and leading bytes', async ({ agent, template, format, mime, magic }) => {
-		const run = finishedRun(agent, [{ name: 'INV-5.pdf' }]);
+		const run = finishedRun(ctx.emulator, agent, { fileName: 'INV-5.pdf' });
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -146,7 +141,7 @@ describe('Run → Download Templated Output', () => {
 	});
 
 	it('keeps a non-ASCII file name from filename*=UTF-8', async () => {
-		const run = finishedRun(CONTRACTS, [{ name: 'vertrag.pdf' }]);
+		const run = finishedRun(ctx.emulator, CONTRACTS, { fileName: 'vertrag.pdf' });
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -161,7 +156,7 @@ describe('Run → Download Templated Output', () => {
 		[12, 'pdf', 'Template "Invoice lines.xlsx" cannot be rendered as PDF'],
 		[99, 'pdf', `Agent ${INVOICES} has no output template 99`],
 	])('refuses template %s as %s before the render request', async (template, format, message) => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const seq = ctx.emulator.lastSeq;
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -188,7 +183,7 @@ describe('Run → Download Templated Output', () => {
 
 describe('retries on reads', () => {
 	it('waits out a 429 (Retry-After as an HTTP date) and returns one result', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind: '429', retryAfter: new Date(Date.now() + 1000).toUTCString() }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
@@ -198,7 +193,7 @@ describe('retries on reads', () => {
 	});
 
 	it.each(['502', '503', '504', 'reset'] as const)('repeats a GET after %s and succeeds', async (kind) => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
@@ -208,14 +203,14 @@ describe('retries on reads', () => {
 	});
 
 	it('does not repeat a 500 (a bug, not a hiccup) and says the service failed', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind: '500' }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
 		expect(result.error?.message).toBe('The Extraction Agents service failed (500)');
 	});
 
 	it('a 200 without a Run in it is an error, not an empty item', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/runs\/\d+$/ }, kind: 'missing-fields' }]);
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('get', { run: runById(run.run_id) }) });
 		expect(result.error?.message).toBe('Unexpected answer from the service for the Run');
@@ -234,7 +229,7 @@ describe('Output templates', () => {
 				parameters: { resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(CONTRACTS) },
 			});
 			expect(options.find((option) => option.value === 29)?.name).toBe('Template 29');
-			const run = finishedRun(CONTRACTS);
+			const run = finishedRun(ctx.emulator, CONTRACTS);
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
@@ -247,7 +242,7 @@ describe('Output templates', () => {
 	});
 
 	it('reads an Output Template ID from a template link, not the Agent ID in it', async () => {
-		const run = finishedRun();
+		const run = finishedRun(ctx.emulator);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,

@@ -14,7 +14,7 @@ import { toNodeApiError } from '../../nodes/ExtractionAgents/shared/errors';
 import {
 	agentById,
 	apiPath,
-	createRunParameters,
+	uploadOnlyParameters,
 	finishedRun,
 	INVOICES,
 	itemWithFiles,
@@ -63,7 +63,7 @@ async function createRun(faults: InjectedFault[], extra: { continueOnFail?: bool
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
-		parameters: createRunParameters({ additionalFields: { userDefinedId }, ...(extra.parameters ?? {}) }),
+		parameters: uploadOnlyParameters({ additionalFields: { userDefinedId }, ...(extra.parameters ?? {}) }),
 		inputItems: [itemWithFiles(userDefinedId, 2)],
 		continueOnFail: extra.continueOnFail,
 	});
@@ -87,7 +87,7 @@ describe('429 Too Many Requests: waited out on every request, then one result', 
 
 	it.each(styles)('Run → Get after a 429 with Retry-After as %s', async (style, minimumWaitMs) => {
 		ctx.emulator.knobs.retryAfterStyle = style;
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const started = Date.now();
 		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind: '429' }]);
 		expect(result.error).toBeUndefined();
@@ -108,7 +108,7 @@ describe('429 Too Many Requests: waited out on every request, then one result', 
 	});
 
 	it('gives up after 5 retries with a clear error', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await runGet(runId, [
 			{ match: { method: 'GET', path: RUN_READ }, kind: '429', retryAfter: '0', times: RETRY_LIMITS.rateLimitedRetries + 1 },
 		]);
@@ -120,14 +120,14 @@ describe('429 Too Many Requests: waited out on every request, then one result', 
 
 describe('500, 502, 503, 504', () => {
 	it.each(['502', '503', '504'] as const)('a read is repeated after %s and succeeds', async (kind) => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind }]);
 		expect(result.error).toBeUndefined();
 		expect(sent.map((entry) => entry.status)).toEqual([Number(kind), 200]);
 	});
 
 	it.each(['502', '503', '504'] as const)('a read that keeps getting %s fails after 3 retries, saying so', async (kind) => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await runGet(runId, [
 			{ match: { method: 'GET', path: RUN_READ }, kind, times: RETRY_LIMITS.transientRetries + 1 },
 		]);
@@ -137,7 +137,7 @@ describe('500, 502, 503, 504', () => {
 	});
 
 	it('a 500 on a read is not repeated (an error inside the service) and says so', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind: '500' }]);
 		expect(error?.message).toBe('The Extraction Agents service failed (500)');
 		expect(error?.description).toContain('not retried');
@@ -159,7 +159,7 @@ describe('500, 502, 503, 504', () => {
 
 describe('connection reset', () => {
 	it('a read whose answer is cut mid-way (reset mid-response) is repeated and succeeds', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind: 'reset-mid-response' }]);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.run_id).toBe(runId);
@@ -168,7 +168,7 @@ describe('connection reset', () => {
 	});
 
 	it('a read reset beyond the retries fails with a clear error', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await runGet(runId, [
 			{ match: { method: 'GET', path: RUN_READ }, kind: 'reset-mid-response', times: RETRY_LIMITS.transientRetries + 1 },
 		]);
@@ -194,7 +194,7 @@ describe('truncated or non-JSON bodies', () => {
 	const MESSAGE = 'Unexpected answer from the service: the response is not valid JSON';
 
 	it.each(['truncated-json', 'non-json'] as const)('a read whose answer is %s once is repeated and succeeds', async (kind) => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind }]);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.run_id).toBe(runId);
@@ -202,7 +202,7 @@ describe('truncated or non-JSON bodies', () => {
 	});
 
 	it.each(['truncated-json', 'non-json'] as const)('a read that keeps getting %s fails with "Unexpected answer", not a crash', async (kind) => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent, result } = await runGet(runId, [
 			{ match: { method: 'GET', path: RUN_READ }, kind, times: RETRY_LIMITS.transientRetries + 1 },
 		]);
@@ -214,7 +214,7 @@ describe('truncated or non-JSON bodies', () => {
 	});
 
 	it('with Continue On Fail the item carries the error, never an empty item', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { result } = await runGet(
 			runId,
 			[{ match: { method: 'GET', path: RUN_READ }, kind: 'non-json', times: RETRY_LIMITS.transientRetries + 1 }],
@@ -284,7 +284,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 	}
 
 	it('Run → Get: a Run without run_id and status is an error, not an item', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { result, error, sent } = await run(runGetParameters(runId), { match: { method: 'GET', path: RUN_READ }, kind: 'missing-fields' });
 		expect(result.items).toEqual([]);
 		expect(error?.message).toBe('Unexpected answer from the service for the Run');
@@ -328,7 +328,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 	});
 
 	it('Run → Download Templated Output: an Agent without output_templates is not "no such template"', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await run(
 			{ resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(INVOICES), run: { __rl: true, mode: 'id', value: String(runId) }, outputTemplate: 11, format: 'docx' },
 			{ match: { method: 'GET', path: /\/agents\/1$/ }, kind: 'missing-fields', dropFields: ['output_templates'] },
@@ -388,7 +388,7 @@ describe('slow uploads still succeed', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ additionalFields: { userDefinedId }, options: { requestTimeout: 1 } }),
+			parameters: uploadOnlyParameters({ additionalFields: { userDefinedId }, options: { requestTimeout: 1 } }),
 			inputItems: [{ binary: { data: { data: big, fileName: 'scan.pdf', mimeType: 'application/pdf' } } }],
 		});
 		const elapsed = Date.now() - started;

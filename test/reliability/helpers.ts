@@ -1,17 +1,14 @@
 /**
- * Shared helpers of the reliability suite (issue 7): short retry backoffs, small PDFs,
+ * Shared helpers of the reliability suite: short retry backoffs, items with files,
  * the emulator's own view of Runs by user-defined ID, request lines.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { HarnessInputItem } from '../harness';
 import type { Emulator, RequestLogEntry, RunRecord } from '../emulator';
-import { DEMO_AGENT_IDS } from '../emulator';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
-import { agentById, runById } from '../node/fixtures';
+import { INVOICES, agentById, createRunParameters, pdf, runById } from '../node/fixtures';
 
-export { agentById, runById, useEmulator } from '../node/fixtures';
-
-export const INVOICES = DEMO_AGENT_IDS.invoices;
+export { INVOICES, agentById, finishedRun, pdf, runById, useEmulator } from '../node/fixtures';
 
 /**
  * The transport backs off 0.5 s, 1 s, 2 s between retries. Tests that exhaust the
@@ -28,8 +25,6 @@ export function useShortBackoff(ms = 5): void {
 	});
 }
 
-export const pdf = (text: string): Buffer => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
-
 /** One input item holding `count` small PDFs in binary fields file_0, file_1, … */
 export function itemWithFiles(name: string, count = 1, json: IDataObject = {}): HarnessInputItem {
 	const binary: NonNullable<HarnessInputItem['binary']> = {};
@@ -39,16 +34,9 @@ export function itemWithFiles(name: string, count = 1, json: IDataObject = {}): 
 	return { json, binary };
 }
 
-/** Run → Create parameters: every binary field, no waiting, the given User-Defined ID. */
-export function createRunParameters(overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
-	return {
-		resource: 'run',
-		operation: 'create',
-		agent: agentById(agentId),
-		binarySource: 'all',
-		waitForCompletion: false,
-		...overrides,
-	};
+/** Run → Create that uploads every binary field of the item and does not wait for the Run. */
+export function uploadOnlyParameters(overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
+	return createRunParameters({ binarySource: 'all', waitForCompletion: false, ...overrides }, agentId);
 }
 
 export function runGetParameters(runId: number, overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
@@ -58,13 +46,6 @@ export function runGetParameters(runId: number, overrides: INodeParameters = {},
 /** The emulator's Runs (its state: the judge) that carry this user-defined ID. */
 export function runsWithUserDefinedId(emulator: Emulator, userDefinedId: string): RunRecord[] {
 	return [...emulator.state.runs.values()].filter((run) => run.userDefinedId === userDefinedId);
-}
-
-/** A finished Run of the Agent, made directly in the emulator. */
-export function finishedRun(emulator: Emulator, agentId: number = INVOICES): number {
-	const run = emulator.createRun(agentId, [{ name: 'done.pdf' }], { hold: true });
-	emulator.finishRun(agentId, Number(run.run_id));
-	return Number(run.run_id);
 }
 
 /** "METHOD /path" (without the API prefix) of every request since `seq`. */

@@ -19,7 +19,7 @@ import { startEmulator, type Emulator, type FaultKind } from '../emulator';
 import { createPoller, executeNode, type HarnessInputItem } from '../harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
 import { newAgent, triggerParameters } from '../trigger/helpers';
-import { createRunParameters, pdf } from './helpers';
+import { uploadOnlyParameters, pdf } from './helpers';
 
 export interface SoakOptions {
 	/** Runs to ask for (input items in all). */
@@ -213,7 +213,7 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 			continueOnFail: true,
 			binaryMode: 'filesystem',
 			timeoutMs: 300_000,
-			parameters: createRunParameters(
+			parameters: uploadOnlyParameters(
 				{
 					waitForCompletion: wait,
 					additionalFields: { userDefinedId: '={{ $json.udid }}' },

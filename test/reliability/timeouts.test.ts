@@ -13,7 +13,7 @@ import { requestTimeoutMs } from '../../nodes/ExtractionAgents/shared/requestOpt
 import { newAgent, runIdsOf, triggerParameters } from '../trigger/helpers';
 import {
 	agentById,
-	createRunParameters,
+	uploadOnlyParameters,
 	finishedRun,
 	INVOICES,
 	itemWithFiles,
@@ -65,7 +65,7 @@ describe('the Request Timeout option', () => {
 	});
 
 	it('every request of every kind of operation and of the trigger carries a timeout', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const runs: Array<Awaited<ReturnType<typeof executeNode>>> = [];
 		for (const parameters of [
 			runGetParameters(runId),
@@ -75,7 +75,7 @@ describe('the Request Timeout option', () => {
 			{ resource: 'apiKey', operation: 'getAll', limit: 1 },
 			{ resource: 'usage', operation: 'getAll', limit: 1 },
 			{ resource: 'accessLog', operation: 'query', startTime: '2020-01-01T00:00:00Z', limit: 1 },
-			{ ...createRunParameters(), waitForCompletion: true, options: { requestTimeout: 7 } },
+			{ ...uploadOnlyParameters(), waitForCompletion: true, options: { requestTimeout: 7 } },
 		]) {
 			runs.push(
 				await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters, inputItems: [itemWithFiles('t', 1)] }),
@@ -99,7 +99,7 @@ describe('the Request Timeout option', () => {
 
 describe('a service that stalls: the action node', () => {
 	it('a read that stalls once is tried again and succeeds', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall' }]);
 		const started = Date.now();
@@ -115,7 +115,7 @@ describe('a service that stalls: the action node', () => {
 	});
 
 	it('a read that keeps stalling is tried 4 times, then fails with a clear timeout error', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
 		const started = Date.now();
@@ -143,7 +143,7 @@ describe('a service that stalls: the action node', () => {
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
-				parameters: createRunParameters({ additionalFields: { userDefinedId }, options: ONE_SECOND }),
+				parameters: uploadOnlyParameters({ additionalFields: { userDefinedId }, options: ONE_SECOND }),
 				inputItems: [itemWithFiles(userDefinedId, 2)],
 			});
 			const error = result.error as ErrorWithDescription;
@@ -163,7 +163,7 @@ describe('a service that stalls: the action node', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ waitForCompletion: true, additionalFields: { userDefinedId }, options: ONE_SECOND }),
+			parameters: uploadOnlyParameters({ waitForCompletion: true, additionalFields: { userDefinedId }, options: ONE_SECOND }),
 			inputItems: [itemWithFiles(userDefinedId, 1)],
 		});
 		expect(result.error).toBeUndefined();
@@ -179,7 +179,7 @@ describe('a service that stalls: the action node', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ waitForCompletion: true, timeoutMinutes: 0.1, additionalFields: { userDefinedId }, options: ONE_SECOND }),
+			parameters: uploadOnlyParameters({ waitForCompletion: true, timeoutMinutes: 0.1, additionalFields: { userDefinedId }, options: ONE_SECOND }),
 			inputItems: [itemWithFiles(userDefinedId, 1)],
 		});
 		ctx.emulator.clearFaults();
@@ -192,7 +192,7 @@ describe('a service that stalls: the action node', () => {
 	});
 
 	it('with the default 60 s, a stalled request still ends at once when the execution is cancelled', async () => {
-		const runId = finishedRun(ctx.emulator);
+		const runId = finishedRun(ctx.emulator).run_id;
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall' }]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -214,7 +214,7 @@ describe('a service that stalls: the trigger and the pickers', () => {
 		const parameters = { ...triggerParameters(agentId), options: ONE_SECOND };
 		const poller = createPoller({ parameters, credentials });
 		expect(await poller.poll()).toBeNull();
-		const runId = finishedRun(emulator, agentId);
+		const runId = finishedRun(emulator, agentId).run_id;
 
 		emulator.injectFaults([{ match: { method: 'GET', path: RUN_LIST }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
 		const seq = emulator.lastSeq;
