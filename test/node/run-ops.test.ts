@@ -40,12 +40,20 @@ describe('Run → Get', () => {
 });
 
 describe('Run → Get Many', () => {
-	it('lists the Agent’s Runs up to Limit, flattening the nested list', async () => {
-		finishedRun(ctx.emulator);
-		finishedRun(ctx.emulator);
+	it('lists the Agent’s newest Runs up to Limit, each Run one flat item from the nested list', async () => {
+		const older = finishedRun(ctx.emulator, INVOICES, { fileName: 'older.pdf' });
+		const newer = finishedRun(ctx.emulator, INVOICES, { fileName: 'newer.pdf' });
+		const seq = ctx.emulator.lastSeq;
 		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: runOp('getAll', { limit: 2 }) });
-		expect(result.items).toHaveLength(2);
-		for (const item of result.items) expect(item.json).toHaveProperty('run_id');
+		expect(result.items.map((item) => [item.json.run_id, item.json.files])).toEqual([
+			[newer.run_id, ['newer.pdf']],
+			[older.run_id, ['older.pdf']],
+		]);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
+		// One page, asked for no more than the Limit needs.
+		const lists = ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'GET' && /\/runs$/.test(entry.path));
+		expect(lists).toHaveLength(1);
+		expect(Number(lists[0].query.page_size)).toBeLessThanOrEqual(100);
 	});
 
 	it('filters by Run ID (sent to the API) and by status (applied to what the API returns)', async () => {

@@ -202,7 +202,7 @@ describe('a service that stalls: the action node', () => {
 		});
 		ctx.emulator.clearFaults();
 		expect(['canceled', 'error']).toContain(result.status);
-		if (result.error) expect(result.error.message).toBe('The execution was cancelled');
+		expect(result.error?.message).toBe('The execution was cancelled');
 		expect(result.durationMs).toBeLessThan(4000);
 	});
 });
