@@ -22,9 +22,9 @@ function malformed(context: ServiceContext, what: string, itemIndex?: number): N
  * is refused here, before any request (it would otherwise silently return nothing).
  */
 export function listLimitParameters(context: IExecuteFunctions, itemIndex: number): ListLimit {
-	const returnAll = context.getNodeParameter('returnAll', itemIndex, false) as boolean;
+	const returnAll = context.getNodeParameter('returnAll', itemIndex) as boolean;
 	if (returnAll) return { returnAll: true, limit: Infinity };
-	const limit = context.getNodeParameter('limit', itemIndex, 50) as number;
+	const limit = context.getNodeParameter('limit', itemIndex) as number;
 	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
 		throw new NodeOperationError(context.getNode(), `Limit must be a whole number of 1 or more, not "${String(limit)}"`, {
 			description: 'Set Limit to how many results you want (e.g. 50), or turn on Return All.',

@@ -121,18 +121,18 @@ export async function execute(
 ): Promise<INodeExecutionData[]> {
 	refuseAsToolWithoutFiles(this, item, itemIndex);
 	const agentId = agentIdParameter(this, itemIndex);
-	const source = this.getNodeParameter('binarySource', itemIndex, 'fields') as 'fields' | 'all';
-	const fieldList = source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex, 'data') as string) : '';
-	const wait = this.getNodeParameter('waitForCompletion', itemIndex, true) as boolean;
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
+	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all';
+	const fieldList = source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex) as string) : '';
+	const wait = this.getNodeParameter('waitForCompletion', itemIndex) as boolean;
+	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
+	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as {
 		dueDate?: string;
 		userDefinedId?: string;
 	};
 
 	// Checked before the upload: a wrong value here must not cost a Run.
-	const timeoutMinutes = wait ? (this.getNodeParameter('timeoutMinutes', itemIndex, 10) as number) : 0;
+	const timeoutMinutes = wait ? (this.getNodeParameter('timeoutMinutes', itemIndex) as number) : 0;
 	if (wait && !(Number(timeoutMinutes) > 0)) {
 		throw new NodeOperationError(this.getNode(), `Timeout (Minutes) must be more than 0, not "${String(timeoutMinutes)}"`, {
 			description: 'Set how long to wait for the Run (e.g. 10), or turn off Wait for Completion.',

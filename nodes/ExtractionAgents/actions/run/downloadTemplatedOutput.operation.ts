@@ -93,8 +93,8 @@ export async function execute(
 		'Output Template',
 		itemIndex,
 	);
-	const requested = this.getNodeParameter('format', itemIndex, 'default') as OutputFormat | 'default';
-	const binaryField = String(this.getNodeParameter('binaryPropertyName', itemIndex, 'data')).trim() || 'data';
+	const requested = this.getNodeParameter('format', itemIndex) as OutputFormat | 'default';
+	const binaryField = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim() || 'data';
 
 	// The template's kind decides the allowed formats (gaps.md #14); checking it here
 	// refuses a wrong pair before the render request.

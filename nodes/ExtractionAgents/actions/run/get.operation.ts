@@ -15,8 +15,8 @@ export const itemsInParallel = true;
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
+	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
+	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
 	const run = await fetchRun(this, agentId, runId, itemIndex);
 	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
 }

@@ -48,8 +48,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const agentId = agentIdParameter(this, itemIndex);
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as { runId?: string; status?: string[] };
-	const simplify = this.getNodeParameter('simplify', itemIndex, true) as boolean;
-	const output = this.getNodeParameter('output', itemIndex, 'run') as RunOutputMode;
+	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
+	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
 	const statuses = filters.status ?? [];
 	const qs =
 		filters.runId !== undefined && String(filters.runId).trim() !== ''
