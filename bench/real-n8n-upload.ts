@@ -37,6 +37,18 @@ const HTTP_WORKFLOW_ID = 'eaBenchUploadHtp';
 const HTTP_WEBHOOK_PATH = 'bench-upload-http-request';
 const HTTP_REQUEST = 'HTTP Request';
 
+/** Read/Write Files: every *.pdf in `dir`, one item each, named "Read files". */
+function readPdfsNode(workflowId: string, dir: string): NodeJson {
+	return {
+		id: `${workflowId}-read`,
+		name: 'Read files',
+		type: 'n8n-nodes-base.readWriteFile',
+		typeVersion: 1,
+		position: [220, 0],
+		parameters: { operation: 'read', fileSelector: `${dir.replace(/\\/g, '/')}/*.pdf`, options: {} },
+	};
+}
+
 /** Webhook → Read/Write Files (every *.pdf in inputDir) → Aggregate (one item, all binaries) → `sender`. */
 function uploadWorkflow(id: string, name: string, webhookPath: string, webhookId: string, inputDir: string, sender: NodeJson): WorkflowJson {
 	return workflow(
@@ -44,14 +56,7 @@ function uploadWorkflow(id: string, name: string, webhookPath: string, webhookId
 		name,
 		[
 			webhook('Webhook', webhookPath, webhookId, 'allEntries'),
-			{
-				id: `${id}-read`,
-				name: 'Read files',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { operation: 'read', fileSelector: `${inputDir.replace(/\\/g, '/')}/*.pdf`, options: {} },
-			},
+			readPdfsNode(id, inputDir),
 			{
 				id: `${id}-aggregate`,
 				name: 'One item',
@@ -115,14 +120,7 @@ function batchWorkflow(id: string, webhookPath: string, webhookId: string, dir: 
 		`Bench: Create + Wait over every file in ${path.basename(dir)}, Items in Parallel ${itemsInParallel}`,
 		[
 			webhook('Webhook', webhookPath, webhookId, 'allEntries'),
-			{
-				id: `${id}-read`,
-				name: 'Read files',
-				type: 'n8n-nodes-base.readWriteFile',
-				typeVersion: 1,
-				position: [220, 0],
-				parameters: { operation: 'read', fileSelector: `${dir.replace(/\\/g, '/')}/*.pdf`, options: {} },
-			},
+			readPdfsNode(id, dir),
 			{
 				id: `${id}-create`,
 				name: CREATE_RUN,
