@@ -87,6 +87,17 @@ export interface EmulatorKnobs {
 	maxFiles: number;
 	/** Uploaded files up to this size keep their bytes in the request log, for inspection. */
 	keepUploadBytesUnder: number;
+	/**
+	 * Agents left out of GET /agents (a permission change, a workspace move, a page boundary
+	 * shifting): they still exist and their Runs can be read, they are just not listed.
+	 */
+	hiddenAgentIds?: number[];
+	/**
+	 * Runs listed late: a fraction `rate` of new Runs (chosen from the seed) appears in GET runs
+	 * only `delayMs` after its `created` time, as when the service stamps `created` when an
+	 * upload starts and lists the Run when it ends. Their single read works at once.
+	 */
+	lateListing?: { rate: number; delayMs: number } | null;
 }
 
 export interface EmulatorOptions extends EmulatorKnobs {
@@ -221,6 +232,8 @@ export interface RunRecord {
 	completedNull: boolean;
 	/** Created by addHistoricalRuns / seed (not through the API). */
 	historical: boolean;
+	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
+	listedMs?: number;
 }
 
 export interface UsageRecord {

@@ -62,6 +62,8 @@ export interface CreatePollerOptions {
 	timezone?: string;
 	/** Binary data mode for binaries the poll prepares (default 'filesystem'). */
 	binaryMode?: BinaryMode;
+	/** What the PollContext's getPollBudgetMs() answers (n8n-core's default otherwise: 5 minutes). */
+	pollBudgetMs?: number;
 }
 
 export interface PollRecord {
@@ -182,6 +184,10 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			activation,
 			() => {},
 			() => {},
+			undefined,
+			undefined,
+			undefined,
+			options.pollBudgetMs === undefined ? undefined : () => options.pollBudgetMs as number,
 		);
 
 		const triggersAndPollers = container().get(TriggersAndPollers);
