@@ -19,7 +19,7 @@ export type FaultKind =
 	| '429';
 
 /** Faults that can be queued one-shot with `emulator.injectFaults`. */
-export type InjectedFaultKind = FaultKind | 'missing-fields';
+export type InjectedFaultKind = FaultKind | 'missing-fields' | '403';
 
 /**
  * 'before': the fault replaces the request before the service handles it (nothing changes).
@@ -234,6 +234,8 @@ export interface RunRecord {
 	historical: boolean;
 	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
 	listedMs?: number;
+	/** A status the service reports instead of the computed one: a value added to the API later (gap 21), e.g. 'cancelled'. */
+	reportedStatus?: string;
 }
 
 export interface UsageRecord {
