@@ -16,8 +16,6 @@ import { simplifyRun } from './shared/shapeRun';
 import { pollBudget } from './trigger/pollBudget';
 import {
 	ABSENT_AGENT_KEPT_MS,
-	createdOf,
-	historyState,
 	LOOKBACK_MS,
 	readTriggerState,
 	RECENTLY_EMITTED_LIMIT,
@@ -27,6 +25,7 @@ import {
 } from './trigger/pollState';
 import {
 	allRunsOf,
+	continueHistoryScan,
 	finishedAtOf,
 	hasChosenStatus,
 	READ_ERROR_FIELD,
@@ -205,21 +204,20 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		}
 		polledAny = true;
 		let previous = agents[String(agentId)];
-		if (!previous) {
-			const runs = await allRunsOf(this, agentId);
-			const history = state.newAgentsAreHistory
-				? historyState(runs)
-				: // An Agent first seen now ("All Agents"): Runs created since this poll (less the
-					// lookback for slow uploads) are new; older ones still running are pending.
-					historyState(
-						runs.filter((run) => createdOf(run) < now - LOOKBACK_MS),
-						now - LOOKBACK_MS,
-					);
-			previous = { ...history, pending: withoutStalePending(this, agentId, history.pending, now) };
-			if (state.newAgentsAreHistory) {
-				agents[String(agentId)] = previous;
-				continue;
+		if (!previous || previous.scanPage !== undefined) {
+			// A first look at the Agent. On activation or a change of scope its past is
+			// history; an Agent first seen later ("All Agents") has as new the Runs created
+			// since this poll, less the lookback for slow uploads.
+			const floor = previous ? previous.floor : state.newAgentsAreHistory ? undefined : now - LOOKBACK_MS;
+			const scanning: AgentPollState = previous ?? { watermark: floor ?? 0, seen: [], pending: [], scanPage: 0, ...(floor !== undefined ? { floor } : {}) };
+			const scanned = await continueHistoryScan(this, agentId, scanning, budget);
+			previous = { ...scanned, pending: withoutStalePending(this, agentId, scanned.pending, now) };
+			agents[String(agentId)] = previous;
+			if (previous.scanPage !== undefined) {
+				resumeAgent = agentId;
+				break;
 			}
+			if (floor === undefined) continue;
 		}
 		const result = await runsCompletedSince(this, agentId, previous, { includeFullRun, budget, triggerKey, now });
 		agents[String(agentId)] = result.state;

@@ -281,6 +281,46 @@ describe('Extraction Agents Trigger: the poll budget', () => {
 	});
 });
 
+describe('Extraction Agents Trigger: a first look at many Agents under the poll budget', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('activating on 20 Agents with 2,000 Runs each, with a budget for about a page a poll, goes on poll by poll to the end; then each new Run once', async () => {
+		const { emulator, credentials } = ctx;
+		const agents: number[] = [];
+		const runningAtActivation: number[] = [];
+		for (let n = 0; n < 20; n++) {
+			const agentId = await newAgent(emulator, `big ${n}`);
+			emulator.addHistoricalRuns(agentId, 2_000, { createdBefore: emulator.now() - 60 * MINUTE });
+			runningAtActivation.push(heldRun(emulator, agentId, 'running.pdf', emulator.now() - 30 * MINUTE));
+			agents.push(agentId);
+		}
+		const parameters = triggerParameters(undefined, { agentScope: 'all', includeFullRun: false });
+		const poller = createPoller({ parameters, credentials, pollBudgetMs: 300 });
+		const scanned = () => {
+			const state = poller.nodeStaticData as { agents?: Record<string, { scanPage?: number }> } | undefined;
+			return agents.filter((id) => state?.agents?.[id] !== undefined && state.agents[id].scanPage === undefined).length;
+		};
+		const progress: number[] = [];
+		for (let poll = 0; poll < 80 && scanned() < agents.length; poll++) {
+			await expectNothing(poller);
+			expect(poller.history.at(-1)).toMatchObject({ ok: true, staticDataSaved: true });
+			progress.push(scanned());
+		}
+		console.log(`first look at 20 Agents × 2,000 Runs: ${progress.length} polls; Agents done after each: ${progress.join(' ')}`);
+		// Not all in one poll, and never stuck: every poll committed a page or more.
+		expect(progress[0]).toBeLessThan(agents.length);
+		expect(scanned()).toBe(agents.length);
+
+		// The Runs running at activation finish, and every Agent gets a new Run.
+		for (const [index, agentId] of agents.entries()) emulator.finishRun(agentId, runningAtActivation[index]);
+		const fresh = agents.map((agentId) => finishedRun(emulator, agentId));
+		const emitted: number[] = [];
+		for (let poll = 0; poll < 80 && emitted.length < 40; poll++) emitted.push(...runIdsOf(await poller.poll()));
+		expect(sorted(emitted)).toEqual(sorted([...runningAtActivation, ...fresh]));
+		await expectNothing(poller);
+	}, 240_000);
+});
+
 describe('Extraction Agents Trigger: statuses it does not know', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import { isRunFinished, type Run } from '../shared/runs';
+import type { Run } from '../shared/runs';
 import { serviceTimestampMillis } from '../shared/timestamps';
 
 /**
@@ -17,8 +17,10 @@ export const RECENTLY_EMITTED_LIMIT = 200;
 
 export const STATE_VERSION = 2;
 
-/** A Run still running at the last poll: [run id, `created` in ms]. */
-export type PendingRun = [number, number];
+/** A Run and its `created` time: [run id, ms]. */
+export type RunStamp = [number, number];
+/** A Run still running at the last poll. */
+export type PendingRun = RunStamp;
 
 /**
  * Per-Agent memory of the trigger (Gmail Trigger's model: a watermark plus the ids near it).
@@ -36,6 +38,13 @@ export interface AgentPollState extends IDataObject {
 	floor?: number;
 	/** When the Agent was first missing from GET /agents (n8n's clock); unset while listed. */
 	absentSince?: number;
+	/**
+	 * The first look at an Agent's Runs (every page, to find those still running) is under
+	 * way: the next page to read. It goes on next poll when the budget runs out.
+	 */
+	scanPage?: number;
+	/** During that look: the Runs near the newest `created` so far, which become `seen`. */
+	scanSeen?: RunStamp[];
 }
 
 export interface TriggerState extends IDataObject {
@@ -70,22 +79,6 @@ export function seenNear(runs: Run[], watermark: number): number[] {
 
 export function isPendingTooLong([, created]: PendingRun, now: number): boolean {
 	return now - created > PENDING_GIVE_UP_MS;
-}
-
-/**
- * An Agent's state when its Runs are history (activation, a change of scope, and for the
- * Runs created before `floor` of an Agent first seen later): nothing is emitted, Runs still
- * running become pending. The watermark comes from the service's own timestamps.
- */
-export function historyState(runs: Run[], floor?: number): AgentPollState {
-	let watermark = floor ?? 0;
-	for (const run of runs) watermark = Math.max(watermark, createdOf(run));
-	return {
-		watermark,
-		seen: seenNear(runs, watermark),
-		pending: runs.filter((run) => !isRunFinished(run)).map((run): PendingRun => [Number(run.run_id), createdOf(run)]),
-		...(floor !== undefined ? { floor } : {}),
-	};
 }
 
 /** The state of version 1 (watermark, ids at it, pending ids, emitted ids), carried over exactly. */

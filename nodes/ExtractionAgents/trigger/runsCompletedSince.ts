@@ -160,7 +160,40 @@ export async function runsListedSince(context: IPollFunctions, agentId: number, 
 	return [...found.values()];
 }
 
-/** Every Run of the Agent, for a first look at it (finding Runs still running) and manual mode. */
+/**
+ * The first look at an Agent: every page of its Runs (the largest the API allows), to find
+ * the newest `created` and the Runs still running; Runs created before `floor` only, when
+ * set. Reads at least one page, then stops when the budget is spent: the state says which
+ * page is next, so a history of any size is read across polls instead of never.
+ */
+export async function continueHistoryScan(
+	context: IPollFunctions,
+	agentId: number,
+	scanning: AgentPollState,
+	budget: PollBudget,
+): Promise<AgentPollState> {
+	const { floor } = scanning;
+	let watermark = scanning.watermark;
+	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
+	const pending = new Map<number, number>(scanning.pending);
+	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
+		const { runs, totalPages } = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		for (const run of runs) {
+			const created = createdOf(run);
+			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
+			watermark = Math.max(watermark, created);
+			stamps.set(Number(run.run_id), created);
+			if (!isRunFinished(run)) pending.set(Number(run.run_id), created);
+		}
+		stamps = new Map([...stamps].filter(([, created]) => created >= watermark - LOOKBACK_MS));
+		pageNumber++;
+		const base = { watermark, pending: [...pending.entries()], ...(floor !== undefined ? { floor } : {}) };
+		if (runs.length === 0 || pageNumber >= totalPages) return { ...base, seen: [...stamps.keys()] };
+		if (budget.isSpent()) return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
+	}
+}
+
+/** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
 export async function allRunsOf(context: IPollFunctions, agentId: number): Promise<Run[]> {
 	return (await readAllPages(context, agentId)).runs;
 }
