@@ -289,7 +289,9 @@ export async function runsCompletedSince(
 	previous: AgentPollState,
 	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
-	const listed = await runsListedSince(context, agentId, previous.watermark - LOOKBACK_MS);
+	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
+	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
+	const listed = await runsListedSince(context, agentId, previous.watermark - LOOKBACK_MS, pageSize);
 	const seen = new Set(previous.seen);
 	const finished: Run[] = [];
 	const listedFinished: Run[] = [];
