@@ -14,6 +14,7 @@ import {
 	runAndRenderWorkflow,
 	triggerWorkflow,
 	usageWorkflow,
+	WORKFLOW_IDS,
 	type WorkflowJson,
 } from './workflows';
 
@@ -211,6 +212,12 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		runAndRenderWorkflow(),
 		usageWorkflow(),
 		triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute')),
+		triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute'), {
+			id: WORKFLOW_IDS.triggerAll,
+			name: 'E2E: Trigger on finished Runs of all Agents',
+			agentScope: 'all',
+			includeFullRun: false,
+		}),
 	];
 	const examples = options.examples === false ? [] : exampleWorkflows();
 	await timed('import', async () => {

@@ -38,6 +38,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	let session: Session;
 	let triggerRunId: number;
 	let triggerRunCreatedAt: number;
+	/** An Agent of alice's, watched by the All Agents trigger, that goes missing from one listing. */
+	let comingAndGoingAgentId: number;
 	const suiteStarted = Date.now();
 
 	const triggerPolls = (sinceMs: number) =>
@@ -48,6 +50,12 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	beforeAll(async () => {
 		emu = await startEmulator({ runDurationMs: 1500, logErrors: false });
 		emu.seedUsage(2400); // alice sees about half of them: more than one page of 1000
+		const copy = await fetch(`${emu.apiUrl}/agents/${DEMO_AGENT_IDS.invoices}/copy`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${emu.keys.alice}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ name: 'E2E coming and going' }),
+		});
+		comingAndGoingAgentId = ((await copy.json()) as { id: number }).id;
 		session = await startSession({ version: VERSION, serviceUrl: emu.url, apiKey: emu.keys.alice, triggerPollSeconds: POLL_SECONDS });
 		for (const file of E2E_FILES) fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
 		// The trigger polled once when its workflow was activated (that poll only records where the
@@ -250,6 +258,49 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			expect(triggerPolls(triggerRunCreatedAt).length).toBeGreaterThanOrEqual(2);
 		},
 		5 * 60_000,
+	);
+
+	test(
+		'(g) All Agents: an Agent missing from one GET /agents keeps its state; listed again, only the Run that finished meanwhile is emitted',
+		async () => {
+			const agentListings = (sinceMs: number) =>
+				emu.requestLog.filter((e) => e.method === 'GET' && e.path === '/api/v1/client/agents' && e.startedAt >= sinceMs && e.status === 200);
+			const emittedForAgent = async (): Promise<number[]> => {
+				const ids: number[] = [];
+				for (const summary of await session.executions(WORKFLOW_IDS.triggerAll)) {
+					if (summary.stoppedAt === null) continue;
+					const items = nodeItems(await session.execution(summary.id), 'Run finished');
+					ids.push(...items.filter((item) => item.json.agent_id === comingAndGoingAgentId).map((item) => Number(item.json.run_id)));
+				}
+				return ids;
+			};
+			const waitUntil = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 3 * 60_000) => {
+				const deadline = Date.now() + timeoutMs;
+				while (!(await done())) {
+					if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+					await sleep(1000);
+				}
+			};
+
+			const before = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'before.pdf' }], { durationMs: 500 }).run_id);
+			await waitUntil('the first Run is emitted', async () => (await emittedForAgent()).includes(before));
+
+			// A permission change leaves the Agent out of GET /agents for one poll; a Run finishes meanwhile.
+			emu.knobs.hiddenAgentIds = [comingAndGoingAgentId];
+			const hiddenAt = Date.now();
+			const meanwhile = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'meanwhile.pdf' }], { durationMs: 500 }).run_id);
+			try {
+				await waitUntil('a poll lists the Agents without it', () => agentListings(hiddenAt).length >= 1);
+			} finally {
+				emu.knobs.hiddenAgentIds = [];
+			}
+			await waitUntil('the Run that finished meanwhile is emitted', async () => (await emittedForAgent()).includes(meanwhile));
+			const after = Date.now();
+			await waitUntil('two more polls', () => agentListings(after).length >= 2);
+			await sleep(3000); // time for an execution those polls would have started
+			expect((await emittedForAgent()).sort((a, b) => a - b)).toEqual([before, meanwhile].sort((a, b) => a - b));
+		},
+		8 * 60_000,
 	);
 
 	test('the owner can log in to the editor with the printed credentials', async () => {
