@@ -515,7 +515,15 @@ class Churn {
 	}
 
 	async newAgentWithRuns(): Promise<void> {
-		const agentId = await newAgent(this.emulator, `churn ${this.newAgents.length}`);
+		// The user makes the Agent in the web app: no faults on the soak's own setup request.
+		const faultRate = this.emulator.knobs.faultRate;
+		this.emulator.knobs.faultRate = 0;
+		let agentId: number;
+		try {
+			agentId = await newAgent(this.emulator, `churn ${this.newAgents.length}`);
+		} finally {
+			this.emulator.knobs.faultRate = faultRate;
+		}
 		this.newAgents.push(agentId);
 		for (let i = 0; i < 3; i++) this.emulator.createRun(agentId, [{ name: `churn-${i}.pdf` }], { durationMs: 0 });
 		// Runs of earlier new Agents go on too.
