@@ -171,17 +171,23 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		// First activation (or a re-activation that skips the meantime): every watched
 		// Agent's past is history, and the trigger starts from now.
 		state = { version: STATE_VERSION, activatedAt: now, scope: scopeKey, newAgentsAreHistory: true, agents: {}, recentlyEmitted: [] };
-	} else if (state.scope !== scopeKey) {
+	}
+	const scopeChanged = state.scope !== scopeKey;
+	if (scopeChanged) {
 		// The user changed what is watched: the newly watched Agents' past is not news.
 		state = { ...state, scope: scopeKey, newAgentsAreHistory: true };
 	}
 
 	const agents: Record<string, AgentPollState> = { ...(state.agents as Record<string, AgentPollState>) };
 	// An Agent missing from this listing keeps its state (a permission change, a workspace
-	// move, a page boundary shifting), and is forgotten only after a long absence.
+	// move, a page boundary shifting), and is forgotten only after a long absence. After a
+	// change of scope, an Agent no longer watched is forgotten at once: watched again
+	// later, its past is history again.
 	const watched = new Set(agentIds.map(String));
 	for (const [agentId, agentState] of Object.entries(agents)) {
-		if (watched.has(agentId)) {
+		if (scopeChanged && !watched.has(agentId)) {
+			delete agents[agentId];
+		} else if (watched.has(agentId)) {
 			if (agentState.absentSince !== undefined) agents[agentId] = withoutAbsence(agentState);
 		} else if (agentState.absentSince === undefined) {
 			agents[agentId] = { ...agentState, absentSince: now };
