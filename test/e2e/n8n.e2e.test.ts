@@ -282,6 +282,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 				}
 			};
 
+			// The All Agents trigger is active: its activation poll and one more have listed the Agents
+			// (a Run made before its activation poll would be history to it).
+			await waitUntil('the All Agents trigger has polled twice', () => agentListings(0).length >= 2);
 			const before = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'before.pdf' }], { durationMs: 500 }).run_id);
 			await waitUntil('the first Run is emitted', async () => (await emittedForAgent()).includes(before));
 
