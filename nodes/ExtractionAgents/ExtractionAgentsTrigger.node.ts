@@ -13,22 +13,25 @@ import { parseResourceId } from './shared/ids';
 import { requestOptionsField } from './shared/requestOptions';
 import { fetchRun, isRunFinished, type Run } from './shared/runs';
 import { simplifyRun } from './shared/shapeRun';
-import { serviceTimestampMillis } from './shared/timestamps';
+import { pollBudget } from './trigger/pollBudget';
+import {
+	ABSENT_AGENT_KEPT_MS,
+	LOOKBACK_MS,
+	readTriggerState,
+	RECENTLY_EMITTED_LIMIT,
+	STATE_VERSION,
+	type AgentPollState,
+	type TriggerState,
+} from './trigger/pollState';
 import {
 	allRunsOf,
-	initialAgentState,
+	continueHistoryScan,
+	finishedAtOf,
+	hasChosenStatus,
+	READ_ERROR_FIELD,
 	runsCompletedSince,
-	type AgentPollState,
+	withoutStalePending,
 } from './trigger/runsCompletedSince';
-
-interface TriggerState extends IDataObject {
-	version?: number;
-	/** When the trigger was first activated (n8n's clock): the start for Agents seen later. */
-	activatedAt?: number;
-	agents?: Record<string, AgentPollState>;
-}
-
-const STATE_VERSION = 1;
 
 export class ExtractionAgentsTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -64,6 +67,11 @@ export class ExtractionAgentsTrigger implements INodeType {
 				options: [
 					{ name: 'Success', value: 'success' },
 					{ name: 'Failed', value: 'failed' },
+					{
+						name: 'Other',
+						value: 'other',
+						description: 'A final status the service adds later (e.g. cancelled): a Run in it counts as finished once it has a completed time',
+					},
 				],
 				description: 'Fire for Runs that finished with these statuses',
 			},
@@ -75,6 +83,25 @@ export class ExtractionAgentsTrigger implements INodeType {
 				default: true,
 				description:
 					'Whether to read each finished Run once more for the details only the single-Run read has: credits used, per-Prompt timings, citation regions and web citations (one extra request per Run)',
+			},
+			{
+				displayName: 'On Re-Activation',
+				name: 'onReactivation',
+				type: 'options',
+				default: 'emit',
+				options: [
+					{
+						name: 'Emit Runs Finished While Inactive',
+						value: 'emit',
+						description: 'Go on from where the trigger stopped: every Run that finished while the workflow was inactive is emitted once',
+					},
+					{
+						name: 'Skip Them',
+						value: 'skip',
+						description: 'Start afresh, as on the first activation: only Runs that finish from now on are emitted',
+					},
+				],
+				description: 'What to do with the Runs that finished while the workflow was inactive, when it is activated again',
 			},
 			requestOptionsField,
 		],
@@ -101,6 +128,20 @@ export class ExtractionAgentsTrigger implements INodeType {
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
 
+/**
+ * Poll contexts this process has polled with. n8n before 2.41 keeps one context per
+ * activation for every poll; 2.41 makes one per poll, and only the poll run at activation
+ * has the activation mode 'activate'. Either way, a context not seen before in mode
+ * 'activate' is the poll n8n runs when the user activates the workflow.
+ */
+const pollContextsSeen = new WeakSet<object>();
+
+function isActivationPoll(context: IPollFunctions): boolean {
+	const first = !pollContextsSeen.has(context);
+	pollContextsSeen.add(context);
+	return first && context.getActivationMode() === 'activate';
+}
+
 async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const statuses = this.getNodeParameter('statuses', []) as string[];
 	const simplify = this.getNodeParameter('simplify', true) as boolean;
@@ -111,56 +152,116 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		});
 	}
 	const scope = this.getNodeParameter('agentScope', 'one') as string;
+	const budget = pollBudget(this);
 	const agentIds = await watchedAgentIds(this, scope);
 
 	if (this.getMode() === 'manual') {
 		const run = await newestFinishedRun(this, agentIds, statuses);
-		return [[{ json: await shape(this, run, simplify, includeFullRun) }]];
+		const full = includeFullRun ? await fetchRun(this, Number(run.agent_id), Number(run.run_id)) : run;
+		return [[{ json: shape(full, simplify) }]];
 	}
 
+	const now = Date.now();
+	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
-	const firstActivation = stored.version !== STATE_VERSION || !stored.agents;
-	const activatedAt = firstActivation ? Date.now() : (stored.activatedAt as number);
-	const previousAgents = firstActivation ? {} : (stored.agents as Record<string, AgentPollState>);
-	const nextAgents: Record<string, AgentPollState> = {};
-	const finished: Run[] = [];
+	const activationPoll = isActivationPoll(this);
+	const skipWhileInactive = (this.getNodeParameter('onReactivation', 'emit') as string) === 'skip';
+	let state = readTriggerState(stored, scopeKey, now);
+	if (!state || (activationPoll && skipWhileInactive)) {
+		// First activation (or a re-activation that skips the meantime): every watched
+		// Agent's past is history, and the trigger starts from now.
+		state = { version: STATE_VERSION, activatedAt: now, scope: scopeKey, newAgentsAreHistory: true, agents: {}, recentlyEmitted: [] };
+	}
+	const scopeChanged = state.scope !== scopeKey;
+	if (scopeChanged) {
+		// The user changed what is watched: the newly watched Agents' past is not news.
+		state = { ...state, scope: scopeKey, newAgentsAreHistory: true };
+	}
+
+	const agents: Record<string, AgentPollState> = { ...(state.agents as Record<string, AgentPollState>) };
+	// An Agent missing from this listing keeps its state (a permission change, a workspace
+	// move, a page boundary shifting), and is forgotten only after a long absence. After a
+	// change of scope, an Agent no longer watched is forgotten at once: watched again
+	// later, its past is history again.
+	const watched = new Set(agentIds.map(String));
+	for (const [agentId, agentState] of Object.entries(agents)) {
+		if (scopeChanged && !watched.has(agentId)) {
+			delete agents[agentId];
+		} else if (watched.has(agentId)) {
+			if (agentState.absentSince !== undefined) agents[agentId] = withoutAbsence(agentState);
+		} else if (agentState.absentSince === undefined) {
+			agents[agentId] = { ...agentState, absentSince: now };
+		} else if (now - agentState.absentSince > ABSENT_AGENT_KEPT_MS) {
+			delete agents[agentId];
+		}
+	}
 
 	// All requests first; the state is assigned only at the end, so a poll that fails
-	// half-way leaves it as it was and the next poll emits what this one would have.
-	for (const agentId of agentIds) {
-		const previous = previousAgents[String(agentId)];
-		if (!previous) {
-			const runs = await allRunsOf(this, agentId);
-			if (firstActivation || scope === 'one') {
-				// Activation: the Agent's history is the past; Runs still running are pending.
-				// The watermark comes from the service's own timestamps (no clock skew).
-				// The same when the user points an active trigger at another Agent (n8n keeps
-				// the static data): that Agent's past is not news, however old the activation.
-				nextAgents[String(agentId)] = initialAgentState(runs, 0);
-				continue;
-			}
-			// An Agent that appeared after activation ("All Agents"): its Runs created
-			// since activation are new, older ones still running are pending.
-			const before = runs.filter((run) => (serviceTimestampMillis(run.created) ?? 0) < activatedAt);
-			const result = await runsCompletedSince(this, agentId, initialAgentState(before, activatedAt));
-			nextAgents[String(agentId)] = result.state;
-			finished.push(...result.finished);
-			continue;
+	// half-way leaves it as it was and the next poll emits what this one would have. A poll
+	// that runs out of budget stops between requests and commits what it finished.
+	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	const finished: Run[] = [];
+	let resumeAgent: number | undefined;
+	let polledAny = false;
+	for (const agentId of startingAt(agentIds, state.resumeAgent)) {
+		if (polledAny && budget.isSpent()) {
+			resumeAgent = agentId;
+			break;
 		}
-		const result = await runsCompletedSince(this, agentId, previous);
-		nextAgents[String(agentId)] = result.state;
+		polledAny = true;
+		let previous = agents[String(agentId)];
+		if (!previous || previous.scanPage !== undefined) {
+			// A first look at the Agent. On activation or a change of scope its past is
+			// history; an Agent first seen later ("All Agents") has as new the Runs created
+			// since this poll, less the lookback for slow uploads.
+			const floor = previous ? previous.floor : state.newAgentsAreHistory ? undefined : now - LOOKBACK_MS;
+			const scanning: AgentPollState = previous ?? { watermark: floor ?? 0, seen: [], pending: [], scanPage: 0, ...(floor !== undefined ? { floor } : {}) };
+			const scanned = await continueHistoryScan(this, agentId, scanning, budget);
+			previous = { ...scanned, pending: withoutStalePending(this, agentId, scanned.pending, now) };
+			agents[String(agentId)] = previous;
+			if (previous.scanPage !== undefined) {
+				resumeAgent = agentId;
+				break;
+			}
+			if (floor === undefined) continue;
+		}
+		const result = await runsCompletedSince(this, agentId, previous, { includeFullRun, budget, triggerKey, now });
+		agents[String(agentId)] = result.state;
 		finished.push(...result.finished);
+		if (result.stoppedEarly) {
+			resumeAgent = agentId;
+			break;
+		}
 	}
 
-	const items: INodeExecutionData[] = [];
-	for (const run of finished.filter((candidate) => statuses.includes(String(candidate.status)))) {
-		items.push({ json: await shape(this, run, simplify, includeFullRun) });
-	}
+	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
+	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
+	const items: INodeExecutionData[] = emitted
+		.filter((run) => hasChosenStatus(run, statuses))
+		.map((run) => ({ json: shape(run, simplify) }));
 
 	stored.version = STATE_VERSION;
-	stored.activatedAt = activatedAt;
-	stored.agents = nextAgents;
+	stored.activatedAt = state.activatedAt;
+	stored.scope = scopeKey;
+	// Until a poll has given every watched Agent its state, Agents without one are history.
+	stored.newAgentsAreHistory = resumeAgent === undefined ? false : state.newAgentsAreHistory;
+	if (resumeAgent === undefined) delete stored.resumeAgent;
+	else stored.resumeAgent = resumeAgent;
+	stored.agents = agents;
+	stored.recentlyEmitted = [...(state.recentlyEmitted ?? []), ...emitted.map((run) => Number(run.run_id))].slice(-RECENTLY_EMITTED_LIMIT);
 	return items.length > 0 ? [items] : null;
+}
+
+function withoutAbsence(agentState: AgentPollState): AgentPollState {
+	const present = { ...agentState };
+	delete present.absentSince;
+	return present;
+}
+
+/** The Agents in order, from the one a poll stopped at (so every Agent gets its turn). */
+function startingAt(agentIds: number[], resumeAgent: number | undefined): number[] {
+	const index = resumeAgent === undefined ? -1 : agentIds.indexOf(resumeAgent);
+	return index <= 0 ? agentIds : [...agentIds.slice(index), ...agentIds.slice(0, index)];
 }
 
 async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<number[]> {
@@ -177,9 +278,11 @@ async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<
 	];
 }
 
-async function shape(context: IPollFunctions, run: Run, simplify: boolean, includeFullRun: boolean): Promise<IDataObject> {
-	const full = includeFullRun ? await fetchRun(context, Number(run.agent_id), Number(run.run_id)) : run;
-	return simplify ? simplifyRun(full) : full;
+/** The Run as an item; a Run emitted from its list data keeps the error of its failed read. */
+function shape(run: Run, simplify: boolean): IDataObject {
+	if (!simplify) return run;
+	const readError = run[READ_ERROR_FIELD];
+	return readError === undefined ? simplifyRun(run) : { ...simplifyRun(run), [READ_ERROR_FIELD]: readError };
 }
 
 /** "Fetch Test Event": the newest finished Run, without touching the trigger's state. */
@@ -187,10 +290,8 @@ async function newestFinishedRun(context: IPollFunctions, agentIds: number[], st
 	let newest: Run | undefined;
 	for (const agentId of agentIds) {
 		for (const run of await allRunsOf(context, agentId)) {
-			if (!isRunFinished(run) || !statuses.includes(String(run.status))) continue;
-			const finishedAt = serviceTimestampMillis(run.completed) ?? serviceTimestampMillis(run.created) ?? 0;
-			const newestAt = newest ? (serviceTimestampMillis(newest.completed) ?? serviceTimestampMillis(newest.created) ?? 0) : -1;
-			if (finishedAt > newestAt) newest = run;
+			if (!isRunFinished(run) || !hasChosenStatus(run, statuses)) continue;
+			if (!newest || finishedAtOf(run) > finishedAtOf(newest)) newest = run;
 		}
 	}
 	if (!newest) {

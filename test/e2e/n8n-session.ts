@@ -14,6 +14,7 @@ import {
 	runAndRenderWorkflow,
 	triggerWorkflow,
 	usageWorkflow,
+	WORKFLOW_IDS,
 	type WorkflowJson,
 } from './workflows';
 
@@ -116,6 +117,8 @@ export interface SessionOptions {
 	examples?: boolean;
 	/** Ids of imported workflows to publish (through the REST API, once n8n is up); all of `workflows` by default. */
 	publish?: string[];
+	/** Ids of workflows left unpublished at the start, for a test to publish with `session.publish`. */
+	publishLater?: string[];
 	/** More environment for n8n (e.g. N8N_DEFAULT_BINARY_DATA_MODE). */
 	env?: Record<string, string>;
 	quiet?: boolean;
@@ -134,6 +137,8 @@ export interface Session {
 	/** The imported examples/*.json. */
 	examples: WorkflowJson[];
 	timings: Record<string, number>;
+	/** Publishes (activates) an imported workflow, as the editor's Publish does. */
+	publish(workflowId: string): Promise<void>;
 	/** Execution data of one execution (the flatted string n8n stores, parsed). */
 	execution(id: string): Promise<ExecutionDetails>;
 	/** Executions of a workflow, newest first. */
@@ -218,6 +223,12 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 			runAndRenderWorkflow(),
 			usageWorkflow(),
 			triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute')),
+			triggerWorkflow(pollTimesEvery(options.triggerPollSeconds ?? 'minute'), {
+				id: WORKFLOW_IDS.triggerAll,
+				name: 'E2E: Trigger on finished Runs of all Agents',
+				agentScope: 'all',
+				includeFullRun: false,
+			}),
 		]),
 		...(options.moreWorkflows ?? []),
 	];
@@ -230,7 +241,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 	let api: RestClient;
 	try {
 		api = await timed('owner', () => host.setupOwner(server.url, OWNER));
-		const published = options.publish ?? workflows.map((w) => w.id);
+		const published = (options.publish ?? workflows.map((w) => w.id)).filter((id) => !options.publishLater?.includes(id));
 		await timed('publish', async () => {
 			for (const id of published) await host.publishWorkflowRest(api, n8n.version, id);
 		});
@@ -287,6 +298,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		execution,
 		executions,
 		waitForExecutions,
+		async publish(workflowId: string) {
+			await host.publishWorkflowRest(api, n8n.version, workflowId);
+		},
 		async stop({ keepFolder = false } = {}) {
 			await server.stop();
 			if (!keepFolder && !options.userFolder) fs.rmSync(userFolder, { recursive: true, force: true });

@@ -41,6 +41,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	let model: ScriptedModel;
 	let triggerRunId: number;
 	let triggerRunCreatedAt: number;
+	/** An Agent of alice's, watched by the All Agents trigger, that goes missing from one listing. */
+	let comingAndGoingAgentId: number;
 	const suiteStarted = Date.now();
 
 	const triggerPolls = (sinceMs: number) =>
@@ -51,6 +53,12 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	beforeAll(async () => {
 		emu = await startEmulator({ runDurationMs: 1500, logErrors: false });
 		emu.seedUsage(2400); // alice sees about half of them: more than one page of 1000
+		const copy = await fetch(`${emu.apiUrl}/agents/${DEMO_AGENT_IDS.invoices}/copy`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${emu.keys.alice}`, 'content-type': 'application/json' },
+			body: JSON.stringify({ name: 'E2E coming and going' }),
+		});
+		comingAndGoingAgentId = ((await copy.json()) as { id: number }).id;
 		seedAskedRun(emu); // Run 1011 of the Invoices Agent, what the AI Agent is asked about
 		model = await startScriptedModel(); // the AI Agent's chat model, on loopback
 		session = await startSession({
@@ -59,6 +67,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			apiKey: emu.keys.alice,
 			triggerPollSeconds: POLL_SECONDS,
 			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow()],
+			// Published by test (g) itself: its polls of every Agent would otherwise mix with the
+			// requests the AI Agent's questions cause.
+			publishLater: [WORKFLOW_IDS.triggerAll],
 			moreCredentials: [openAiCredentialJson(model.baseUrl)],
 			// Often said to be needed for community nodes as tools; neither 2.41.1 nor 1.123.81 reads it.
 			env: { N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'false' },
@@ -268,6 +279,54 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			expect(triggerPolls(triggerRunCreatedAt).length).toBeGreaterThanOrEqual(2);
 		},
 		5 * 60_000,
+	);
+
+	test(
+		'(g) All Agents: an Agent missing from one GET /agents keeps its state; listed again, only the Run that finished meanwhile is emitted',
+		async () => {
+			const agentListings = (sinceMs: number) =>
+				emu.requestLog.filter((e) => e.method === 'GET' && e.path === '/api/v1/client/agents' && e.startedAt >= sinceMs && e.status === 200);
+			const emittedForAgent = async (): Promise<number[]> => {
+				const ids: number[] = [];
+				for (const summary of await session.executions(WORKFLOW_IDS.triggerAll)) {
+					if (summary.stoppedAt === null) continue;
+					const items = nodeItems(await session.execution(summary.id), 'Run finished');
+					ids.push(...items.filter((item) => item.json.agent_id === comingAndGoingAgentId).map((item) => Number(item.json.run_id)));
+				}
+				return ids;
+			};
+			const waitUntil = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 3 * 60_000) => {
+				const deadline = Date.now() + timeoutMs;
+				while (!(await done())) {
+					if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+					await sleep(1000);
+				}
+			};
+
+			// Published now: its activation poll and one more list the Agents (a Run made before its
+			// activation poll would be history to it).
+			const publishedAt = Date.now();
+			await session.publish(WORKFLOW_IDS.triggerAll);
+			await waitUntil('the All Agents trigger has polled twice', () => agentListings(publishedAt).length >= 2);
+			const before = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'before.pdf' }], { durationMs: 500 }).run_id);
+			await waitUntil('the first Run is emitted', async () => (await emittedForAgent()).includes(before));
+
+			// A permission change leaves the Agent out of GET /agents for one poll; a Run finishes meanwhile.
+			emu.knobs.hiddenAgentIds = [comingAndGoingAgentId];
+			const hiddenAt = Date.now();
+			const meanwhile = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'meanwhile.pdf' }], { durationMs: 500 }).run_id);
+			try {
+				await waitUntil('a poll lists the Agents without it', () => agentListings(hiddenAt).length >= 1);
+			} finally {
+				emu.knobs.hiddenAgentIds = [];
+			}
+			await waitUntil('the Run that finished meanwhile is emitted', async () => (await emittedForAgent()).includes(meanwhile));
+			const after = Date.now();
+			await waitUntil('two more polls', () => agentListings(after).length >= 2);
+			await sleep(3000); // time for an execution those polls would have started
+			expect((await emittedForAgent()).sort((a, b) => a - b)).toEqual([before, meanwhile].sort((a, b) => a - b));
+		},
+		8 * 60_000,
 	);
 
 	test('the owner can log in to the editor with the printed credentials', async () => {

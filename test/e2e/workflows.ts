@@ -17,6 +17,7 @@ export const WORKFLOW_IDS = {
 	runAndRender: 'eaE2eRunRender01',
 	usage: 'eaE2eUsageAll001',
 	trigger: 'eaE2eTriggerRun1',
+	triggerAll: 'eaE2eTriggerAll1',
 } as const;
 
 export const WEBHOOK_PATHS = {
@@ -234,6 +235,7 @@ export function triggerWorkflow(
 		name = 'E2E: Trigger on finished Runs',
 		agentId = TRIGGER_AGENT_ID as number,
 		includeFullRun = true,
+		agentScope = 'one' as 'one' | 'all',
 	} = {},
 ): WorkflowJson {
 	return workflow(
@@ -249,8 +251,8 @@ export function triggerWorkflow(
 				credentials,
 				parameters: {
 					pollTimes,
-					agentScope: 'one',
-					agent: agent(agentId),
+					agentScope,
+					...(agentScope === 'one' ? { agent: agent(agentId) } : {}),
 					statuses: ['success', 'failed'],
 					simplify: true,
 					includeFullRun,

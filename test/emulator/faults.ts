@@ -105,7 +105,7 @@ const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf
 
 /** Responses of the faults that are plain HTTP answers (status faults, 429, non-json). */
 export function plainFaultResponse(
-	kind: '500' | '502' | '503' | '504' | '429' | 'non-json',
+	kind: '500' | '502' | '503' | '504' | '429' | '403' | 'non-json',
 	opts: { retryAfter?: string; retryAfterStyle: RetryAfterStyle; now: number },
 ): PlainResponse {
 	const jsonHeaders = { 'content-type': 'application/json' };
@@ -120,6 +120,9 @@ export function plainFaultResponse(
 				headers: htmlHeaders,
 				body: html('<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n'),
 			};
+		case '403':
+			// A refusal tied to one resource (e.g. a Run the key's user may no longer see).
+			return { status: 403, headers: jsonHeaders, body: json({ detail: 'Not enough permissions' }) };
 		case '503':
 			return { status: 503, headers: jsonHeaders, body: json({ detail: 'Service temporarily unavailable' }) };
 		case '504':

@@ -83,6 +83,16 @@ export interface CreateRunOptions {
 	promptFailureRate?: number;
 	/** Keep the Run running until finishRun(). */
 	hold?: boolean;
+	/** When the Run first appears in GET runs (ms); default its creation time. See knobs.lateListing. */
+	listedAt?: number;
+}
+
+/** A request an afterRequest action waits for. */
+export interface RequestMatch {
+	method?: string;
+	path?: RegExp | string;
+	/** Query parameters that must have these values, e.g. { page_number: '1' }. */
+	query?: Record<string, string>;
 }
 
 export interface HistoricalRunsOptions {
@@ -115,6 +125,11 @@ export interface Emulator {
 	readonly lastSeq: number;
 	clearLog(): void;
 	requestsSince(seq: number): RequestLogEntry[];
+	/**
+	 * Runs `action` once the service has handled the next `times` (default 1) matching
+	 * requests, before their answers are sent: e.g. delete a Run between two page reads.
+	 */
+	afterRequest(match: RequestMatch, action: () => void, times?: number): void;
 	/** Queue one-shot faults, consumed in order by matching requests. */
 	injectFaults(faults: InjectedFault[]): void;
 	clearFaults(): void;
@@ -160,6 +175,18 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 	let seq = 0;
 	let url = '';
 	let webUrl = '';
+	const afterRequestActions: Array<{ match: RequestMatch; action: () => void; remaining: number }> = [];
+	const matches = (match: RequestMatch, entry: RequestLogEntry): boolean =>
+		(!match.method || match.method.toUpperCase() === entry.method) &&
+		(match.path === undefined || (typeof match.path === 'string' ? entry.path.includes(match.path) : match.path.test(entry.path))) &&
+		Object.entries(match.query ?? {}).every(([name, value]) => entry.query[name] === value);
+	const onHandled = (entry: RequestLogEntry): void => {
+		for (const hook of [...afterRequestActions]) {
+			if (!matches(hook.match, entry)) continue;
+			if (--hook.remaining <= 0) afterRequestActions.splice(afterRequestActions.indexOf(hook), 1);
+			hook.action();
+		}
+	};
 
 	const emuServer = createEmulatorServer({
 		state,
@@ -172,6 +199,7 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 		webUrl: () => webUrl,
 		apiUrl: () => url + API_PREFIX,
 		logErrors,
+		onHandled,
 	});
 	await new Promise<void>((resolve, reject) => {
 		emuServer.server.once('error', reject);
@@ -226,6 +254,9 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 		},
 		requestsSince(since: number) {
 			return requestLog.filter((e) => e.seq > since);
+		},
+		afterRequest(match, action, times = 1) {
+			afterRequestActions.push({ match, action, remaining: times });
 		},
 		injectFaults(list) {
 			faults.inject(list);
@@ -301,6 +332,7 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 				},
 			});
 			if (o.hold) run.held = true;
+			if (o.listedAt !== undefined) run.listedMs = o.listedAt;
 			state.settle(now);
 			return fullView(run);
 		},

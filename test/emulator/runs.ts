@@ -149,7 +149,7 @@ export function runView(run: RunRecord, now: number, mode: RunViewMode, ctx: Run
 		run_url: `${ctx.webUrl}/agents/${run.agentId}/runs/${run.runId}`,
 		order: run.prompts.map((p) => p.name),
 		data,
-		status,
+		status: run.reportedStatus ?? status,
 	};
 	if (mode === 'full') view.usage = ctx.billing === 'pages' ? null : { credits_used: runCredits(run, progress) };
 	return view;

@@ -83,6 +83,8 @@ export interface ServerDeps {
 	webUrl: () => string;
 	apiUrl: () => string;
 	logErrors: boolean;
+	/** Called once the service has handled a request, before its answer is sent (emulator.afterRequest). */
+	onHandled?: (entry: RequestLogEntry) => void;
 }
 
 export interface EmulatorServer {
@@ -386,6 +388,7 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 			res.destroy();
 			return;
 		}
+		deps.onHandled?.(entry);
 		if (fault) applyFault(fault, response, req, res, entry);
 		else send(req, res, entry, response);
 	};

@@ -19,7 +19,7 @@ export type FaultKind =
 	| '429';
 
 /** Faults that can be queued one-shot with `emulator.injectFaults`. */
-export type InjectedFaultKind = FaultKind | 'missing-fields';
+export type InjectedFaultKind = FaultKind | 'missing-fields' | '403';
 
 /**
  * 'before': the fault replaces the request before the service handles it (nothing changes).
@@ -102,6 +102,17 @@ export interface EmulatorKnobs {
 	omitTotalPages: boolean;
 	/** The access-log query answers a request's cursor as its next_cursor again (a stuck cursor). */
 	repeatAccessLogCursor: boolean;
+	/**
+	 * Agents left out of GET /agents (a permission change, a workspace move, a page boundary
+	 * shifting): they still exist and their Runs can be read, they are just not listed.
+	 */
+	hiddenAgentIds?: number[];
+	/**
+	 * Runs listed late: a fraction `rate` of new Runs (chosen from the seed) appears in GET runs
+	 * only `delayMs` after its `created` time, as when the service stamps `created` when an
+	 * upload starts and lists the Run when it ends. Their single read works at once.
+	 */
+	lateListing?: { rate: number; delayMs: number } | null;
 }
 
 export interface EmulatorOptions extends EmulatorKnobs {
@@ -236,6 +247,10 @@ export interface RunRecord {
 	completedNull: boolean;
 	/** Created by addHistoricalRuns / seed (not through the API). */
 	historical: boolean;
+	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
+	listedMs?: number;
+	/** A status the service reports instead of the computed one: a value added to the API later (gap 21), e.g. 'cancelled'. */
+	reportedStatus?: string;
 }
 
 export interface UsageRecord {

@@ -62,6 +62,14 @@ export interface CreatePollerOptions {
 	timezone?: string;
 	/** Binary data mode for binaries the poll prepares (default 'filesystem'). */
 	binaryMode?: BinaryMode;
+	/** What the PollContext's getPollBudgetMs() answers (n8n-core's default otherwise: 5 minutes). */
+	pollBudgetMs?: number;
+	/**
+	 * The activation mode of this poller's first scheduled poll: 'activate' (default) when the
+	 * user activates the workflow, 'init' when n8n starts with it active. Later polls are
+	 * 'update', as n8n 2.41's scheduler runs every tick after the activation poll.
+	 */
+	firstPollActivation?: WorkflowActivateMode;
 }
 
 export interface PollRecord {
@@ -171,7 +179,9 @@ export function createPoller(options: CreatePollerOptions): Poller {
 		const workflowNode = workflow.getNode(nodeName)!;
 		const additionalData = buildAdditionalData({ credentialsHelper, workflowId });
 		const executeMode: WorkflowExecuteMode = mode === 'manual' ? 'manual' : 'trigger';
-		const activation: WorkflowActivateMode = mode === 'manual' ? 'manual' : 'activate';
+		const scheduledBefore = history.some((record) => record.mode === 'trigger');
+		const activation: WorkflowActivateMode =
+			mode === 'manual' ? 'manual' : scheduledBefore ? 'update' : (options.firstPollActivation ?? 'activate');
 		// __emit would start the workflow run and __emitError an error execution; the poller
 		// hands the result back to the test instead.
 		const pollFunctions = new PollContext(
@@ -182,6 +192,10 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			activation,
 			() => {},
 			() => {},
+			undefined,
+			undefined,
+			undefined,
+			options.pollBudgetMs === undefined ? undefined : () => options.pollBudgetMs as number,
 		);
 
 		const triggersAndPollers = container().get(TriggersAndPollers);

@@ -13,10 +13,17 @@
  *  - no ID has two Runs, and every Run of the Agent belongs to an item;
  *  - after the faults stop, the trigger has emitted every finished Run of the Agent
  *    exactly once: 0 duplicates, 0 missed.
+ *
+ * A second trigger watches All Agents under the hazards of design.md ("Trigger"): Agent
+ * churn (the soak's Agent left out of every 5th GET /agents, new Agents made with Runs
+ * during the soak), Runs deleted while the triggers page through the list (Runs both
+ * triggers emitted, deleted from inside a list request, as a "trigger → process → delete"
+ * workflow does), and Runs listed late (a share of new Runs appears in the list seconds
+ * after its `created` time). It too must emit every finished Run of the soak's Agents once.
  */
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
-import { startEmulator, type Emulator, type FaultKind } from '../emulator';
-import { createPoller, executeNode, type HarnessInputItem } from '../harness';
+import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../emulator';
+import { createPoller, executeNode, type HarnessInputItem, type Poller } from '../harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
 import { newAgent, triggerParameters } from '../trigger/helpers';
 import { uploadOnlyParameters, pdf } from './helpers';
@@ -35,6 +42,14 @@ export interface SoakOptions {
 	requestTimeoutSeconds: number;
 	/** Pause between trigger polls (the polls run alongside the executions). */
 	pollIntervalMs: number;
+	/** Share of new Runs listed late, and how late (emulator knob lateListing). */
+	lateListing: { rate: number; delayMs: number };
+	/** Every n-th poll of the All Agents trigger, the soak's Agent is left out of GET /agents. */
+	hideAgentEvery: number;
+	/** Every n-th execution makes a new Agent with Runs (Agent churn). */
+	newAgentEvery: number;
+	/** Runs emitted by both triggers deleted from inside list requests, at most per poll. */
+	deletesPerPoll: number;
 	seed: number;
 	log: (line: string) => void;
 }
@@ -61,6 +76,10 @@ export const DEFAULT_SOAK_OPTIONS: SoakOptions = {
 	waitEvery: 20,
 	requestTimeoutSeconds: 1,
 	pollIntervalMs: 100,
+	lateListing: { rate: 0.2, delayMs: 1_500 },
+	hideAgentEvery: 5,
+	newAgentEvery: 10,
+	deletesPerPoll: 2,
 	seed: 7,
 	log: () => undefined,
 };
@@ -103,6 +122,26 @@ export interface SoakReport {
 		drainPolls: number;
 		/** Why polls failed under the faults, counted. */
 		pollErrors: Record<string, number>;
+	};
+	/** The All Agents trigger under Agent churn, deletes during polls and Runs listed late. */
+	churn: {
+		polls: number;
+		failedPolls: number;
+		/** Agents made during the soak, with Runs. */
+		newAgents: number;
+		/** Polls in which the soak's Agent was left out of GET /agents. */
+		pollsWithAgentHidden: number;
+		/** Runs deleted from inside a list request of a poll. */
+		deletedDuringPolls: number;
+		/** Runs the emulator listed late. */
+		listedLate: number;
+		/** Finished Runs of the soak's Agent and the new Agents (deleted ones included). */
+		finishedRuns: number;
+		emitted: number;
+		duplicates: number;
+		missed: number;
+		unexpected: number;
+		drainPolls: number;
 	};
 	seconds: number;
 }
@@ -170,7 +209,13 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 	// The trigger is activated before the faults start (activation reads the Agent's Runs).
 	const poller = createPoller({ parameters: { ...triggerParameters(agentId), options: requestOptions }, credentials });
 	if ((await poller.poll()) !== null) throw new Error('activation emitted something');
+	const allAgents = createPoller({
+		parameters: { ...triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }), options: requestOptions },
+		credentials,
+	});
+	if ((await allAgents.poll()) !== null) throw new Error('activation (All Agents) emitted something');
 	const firstSeq = emulator.lastSeq;
+	const churn = new Churn(emulator, agentId, options);
 
 	const emitted: number[] = [];
 	const pollErrors: Record<string, number> = {};
@@ -185,6 +230,7 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 			const message = (error as Error).message;
 			pollErrors[message] = (pollErrors[message] ?? 0) + 1;
 		}
+		await churn.pollAllAgents(allAgents, emitted);
 	};
 	const polling = (async () => {
 		while (!stopPolling) {
@@ -193,7 +239,12 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 		}
 	})();
 
-	Object.assign(emulator.knobs, { faultRate: options.faultRate, faultKinds: options.faultKinds, faultTiming: 'random' });
+	Object.assign(emulator.knobs, {
+		faultRate: options.faultRate,
+		faultKinds: options.faultKinds,
+		faultTiming: 'random',
+		lateListing: options.lateListing,
+	});
 	log(
 		`soak: ${options.runs} Runs of ${options.filesPerRun} files, ${options.itemsPerExecution} items per execution; ` +
 			`${Math.round(options.faultRate * 100)}% of requests get a fault (${options.faultKinds.join(', ')}), before or after the service acts`,
@@ -207,6 +258,8 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 		const wait = executions % options.waitEvery === options.waitEvery - 1;
 		// Some Runs end failed, so that the trigger sees both statuses.
 		emulator.knobs.runOutcome = executions % 7 === 3 ? 'failed' : 'success';
+		// Runs of the execution under way are not deleted: it may still be waiting for them.
+		churn.busyUserDefinedIds = new Set(items.map((item) => String(item.json?.udid)));
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials,
@@ -224,6 +277,8 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 			inputItems: items,
 		});
 		executions++;
+		churn.busyUserDefinedIds = new Set();
+		if (executions % options.newAgentEvery === 0) await churn.newAgentWithRuns();
 		if (result.status !== 'success') throw new Error(`execution ${executions} ended ${result.status}: ${result.error?.message}`);
 		const byItem = new Map<number, INodeExecutionData[]>();
 		for (const item of result.items) {
@@ -241,6 +296,7 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 
 	// Faults stop; the Runs finish; poll until every finished Run is emitted.
 	emulator.knobs.faultRate = 0;
+	emulator.knobs.lateListing = null;
 	stopPolling = true;
 	await polling;
 	const faultEntries = emulator.requestsSince(firstSeq);
@@ -251,20 +307,27 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 	const agentRuns = () => emulator.state.runsOfAgent(agentId);
 	const isFinished = (runId: number) => emulator.getRun(agentId, runId)?.status !== 'running';
 	for (let i = 0; i < 100 && !agentRuns().every((run) => isFinished(run.runId)); i++) await sleep(100);
-	const finishedIds = agentRuns()
-		.map((run) => run.runId)
-		.filter(isFinished);
+	// Runs deleted during the soak had finished (both triggers had emitted them): they count.
+	const finishedIds = [
+		...agentRuns()
+			.map((run) => run.runId)
+			.filter(isFinished),
+		...churn.deletedRunIds(),
+	];
+	const churnExpected = [...finishedIds, ...churn.newAgentRunIds()];
 	let drainPolls = 0;
-	while (drainPolls < 20 && !finishedIds.every((id) => emitted.includes(id))) {
+	const drained = () => finishedIds.every((id) => emitted.includes(id)) && churnExpected.every((id) => churn.emitted.includes(id));
+	while (drainPolls < 50 && !drained()) {
 		drainPolls++;
 		await pollOnce();
+		await sleep(options.pollIntervalMs); // Runs listed late appear a moment later
 	}
 	drainPolls++;
 	await pollOnce(); // one more: nothing new may come
 
 	// The judge: the emulator's Runs per User-Defined ID.
 	const runsByUdid = new Map<string, number[]>();
-	for (const run of agentRuns()) {
+	for (const run of [...agentRuns(), ...churn.deletedRuns()]) {
 		const key = run.userDefinedId ?? '(none)';
 		runsByUdid.set(key, [...(runsByUdid.get(key) ?? []), run.runId]);
 	}
@@ -293,6 +356,20 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 			unexpected: emitted.filter((id) => !finishedIds.includes(id)).length,
 			drainPolls,
 			pollErrors,
+		},
+		churn: {
+			polls: allAgents.history.length - 1,
+			failedPolls: churn.failedPolls,
+			newAgents: churn.newAgents.length,
+			pollsWithAgentHidden: churn.pollsWithAgentHidden,
+			deletedDuringPolls: churn.deletedRunIds().length,
+			listedLate: [...agentRuns(), ...churn.deletedRuns()].filter((run) => run.listedMs !== undefined).length,
+			finishedRuns: churnExpected.length,
+			emitted: churn.emitted.filter((id) => churnExpected.includes(id)).length,
+			duplicates: churn.emitted.length - new Set(churn.emitted).size,
+			missed: churnExpected.filter((id) => !churn.emitted.includes(id)).length,
+			unexpected: churn.emitted.filter((id) => !churnExpected.includes(id) && !churn.otherAgentsRun(id)).length,
+			drainPolls,
 		},
 		seconds: 0,
 	};
@@ -346,6 +423,8 @@ export function formatSoakReport(report: SoakReport): string {
 		`Trigger: ${t.polls} polls (${t.failedPolls} failed under faults and were retried whole; ${t.drainPolls} clean polls after the faults stopped)`,
 		...(pollErrors.length ? ['  errors of the failed polls:', ...pollErrors] : []),
 		`  finished Runs: ${t.finishedRuns}, emitted: ${t.emitted}, duplicates: ${t.duplicates}, missed: ${t.missed}, unexpected: ${t.unexpected}`,
+		`Trigger on All Agents, under churn: ${report.churn.polls} polls (${report.churn.failedPolls} failed under faults); ${report.churn.newAgents} Agents made during the soak; the soak's Agent left out of GET /agents in ${report.churn.pollsWithAgentHidden} polls; ${report.churn.deletedDuringPolls} Runs deleted during polls; ${report.churn.listedLate} Runs listed late`,
+		`  finished Runs: ${report.churn.finishedRuns}, emitted: ${report.churn.emitted}, duplicates: ${report.churn.duplicates}, missed: ${report.churn.missed}, unexpected: ${report.churn.unexpected}`,
 		`Took ${report.seconds} s`,
 	].join('\n');
 }
@@ -363,8 +442,103 @@ export function soakViolations(report: SoakReport): string[] {
 	if (report.trigger.duplicates) problems.push(`trigger emitted ${report.trigger.duplicates} duplicates`);
 	if (report.trigger.missed) problems.push(`trigger missed ${report.trigger.missed} Runs`);
 	if (report.trigger.unexpected) problems.push(`trigger emitted ${report.trigger.unexpected} unexpected Runs`);
+	if (report.churn.duplicates) problems.push(`All Agents trigger emitted ${report.churn.duplicates} duplicates`);
+	if (report.churn.missed) problems.push(`All Agents trigger missed ${report.churn.missed} Runs`);
+	if (report.churn.unexpected) problems.push(`All Agents trigger emitted ${report.churn.unexpected} unexpected Runs`);
 	if (report.trigger.finishedRuns !== report.createdOnce + report.failedWithRunAndWarning + report.failedWithRunSilently) {
 		problems.push('the Agent has a different number of Runs than the items made');
 	}
 	return problems;
+}
+
+/**
+ * The All Agents trigger's hazards: the soak's Agent left out of some listings, new Agents
+ * with Runs, Runs deleted from inside the triggers' list requests, and (through the
+ * emulator's lateListing knob) Runs listed late.
+ */
+class Churn {
+	readonly emitted: number[] = [];
+	readonly newAgents: number[] = [];
+	failedPolls = 0;
+	pollsWithAgentHidden = 0;
+	/** User-Defined IDs of the items of the execution under way. */
+	busyUserDefinedIds = new Set<string>();
+	private polls = 0;
+	private readonly deleted = new Map<number, RunRecord>();
+	private readonly otherAgentRuns = new Set<number>();
+
+	constructor(
+		private readonly emulator: Emulator,
+		private readonly agentId: number,
+		private readonly options: SoakOptions,
+	) {}
+
+	async pollAllAgents(poller: Poller, emittedByTheOther: number[]): Promise<void> {
+		this.polls++;
+		const hide = this.polls % this.options.hideAgentEvery === 0;
+		if (hide) {
+			this.emulator.knobs.hiddenAgentIds = [this.agentId];
+			this.pollsWithAgentHidden++;
+		}
+		this.deleteDuringTheNextListRead(emittedByTheOther);
+		try {
+			const result = await poller.poll();
+			for (const item of result?.[0] ?? []) {
+				const runId = Number(item.json.run_id);
+				this.emitted.push(runId);
+				const agentId = Number(item.json.agent_id);
+				if (agentId !== this.agentId && !this.newAgents.includes(agentId)) this.otherAgentRuns.add(runId);
+			}
+		} catch {
+			this.failedPolls++; // retried whole by the next poll
+		} finally {
+			if (hide) this.emulator.knobs.hiddenAgentIds = [];
+		}
+	}
+
+	/** A Run of another (demo) Agent that finished during the soak: not judged. */
+	otherAgentsRun(runId: number): boolean {
+		return this.otherAgentRuns.has(runId);
+	}
+
+	/** Deletes Runs both triggers emitted, each right after a list request of the soak's Agent is handled. */
+	private deleteDuringTheNextListRead(emittedByTheOther: number[]): void {
+		const done = new Set(emittedByTheOther);
+		const candidates = this.emitted.filter((id) => done.has(id) && !this.deleted.has(id) && this.emulator.state.runOf(this.agentId, id));
+		for (const runId of candidates.slice(0, this.options.deletesPerPoll)) {
+			this.emulator.afterRequest({ method: 'GET', path: new RegExp(`/agents/${this.agentId}/runs$`) }, () => {
+				const run = this.emulator.state.runOf(this.agentId, runId);
+				if (!run || this.busyUserDefinedIds.has(String(run.userDefinedId))) return;
+				if (this.emulator.deleteRun(this.agentId, runId)) this.deleted.set(runId, run);
+			});
+		}
+	}
+
+	async newAgentWithRuns(): Promise<void> {
+		// The user makes the Agent in the web app: no faults on the soak's own setup request.
+		const faultRate = this.emulator.knobs.faultRate;
+		this.emulator.knobs.faultRate = 0;
+		let agentId: number;
+		try {
+			agentId = await newAgent(this.emulator, `churn ${this.newAgents.length}`);
+		} finally {
+			this.emulator.knobs.faultRate = faultRate;
+		}
+		this.newAgents.push(agentId);
+		for (let i = 0; i < 3; i++) this.emulator.createRun(agentId, [{ name: `churn-${i}.pdf` }], { durationMs: 0 });
+		// Runs of earlier new Agents go on too.
+		for (const earlier of this.newAgents.slice(0, -1)) this.emulator.createRun(earlier, [{ name: 'more.pdf' }], { durationMs: 0 });
+	}
+
+	newAgentRunIds(): number[] {
+		return this.newAgents.flatMap((agentId) => this.emulator.state.runsOfAgent(agentId).map((run) => run.runId));
+	}
+
+	deletedRuns(): RunRecord[] {
+		return [...this.deleted.values()];
+	}
+
+	deletedRunIds(): number[] {
+		return [...this.deleted.keys()];
+	}
 }

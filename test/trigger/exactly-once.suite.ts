@@ -4,6 +4,7 @@
  * an n8n restart.
  */
 import type { ListOrder, RunsListShape } from '../emulator';
+import { STATE_VERSION } from '../../nodes/ExtractionAgents/trigger/pollState';
 import {
 	classify,
 	createPoller,
@@ -60,7 +61,7 @@ async function fiftyRuns(layout: Layout, seed: number, includeFullRun: boolean):
 
 	// Activation: 273 finished Runs exist; nothing is emitted, the state is stored.
 	await expectNothing(poller);
-	expect(poller.nodeStaticData).toMatchObject({ version: 1 });
+	expect(poller.nodeStaticData).toMatchObject({ version: STATE_VERSION });
 
 	const random = seededRandom(seed);
 	const all: number[] = [];

@@ -13,6 +13,7 @@ import {
 	heldRun,
 	listPath,
 	newAgent,
+	pendingRunIds,
 	probedTrigger,
 	runIdsOf,
 	runPath,
@@ -49,7 +50,7 @@ async function scenario(name: string): Promise<Scenario> {
 	await expectNothing(poller);
 	const runs = [0, 1, 2, 3, 4, 5].map((i) => heldRun(emulator, agentId, `r${i}.pdf`));
 	await expectNothing(poller);
-	const pending = (poller.nodeStaticData as { agents: Record<string, { pending: number[] }> }).agents[agentId].pending;
+	const pending = pendingRunIds(poller.nodeStaticData, agentId);
 	expect(sorted(pending)).toEqual(sorted(runs));
 
 	const nowFinished = [pending[0], pending[3], pending[5]];

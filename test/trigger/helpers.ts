@@ -117,6 +117,12 @@ export function probedTrigger(): { type: ExtractionAgentsTrigger; inMemory: IDat
 	return { type, inMemory };
 }
 
+/** The ids of an Agent's pending Runs in the trigger's static data, in the order they are re-read. */
+export function pendingRunIds(nodeStaticData: IDataObject | undefined, agentId: number): number[] {
+	const agents = (nodeStaticData as { agents?: Record<string, { pending: Array<[number, number]> }> } | undefined)?.agents;
+	return (agents?.[agentId]?.pending ?? []).map(([runId]) => runId);
+}
+
 /** Polls and asserts it emitted nothing. */
 export async function expectNothing(poller: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<void> {
 	expect(await poller.poll(mode)).toBeNull();

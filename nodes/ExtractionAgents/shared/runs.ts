@@ -24,9 +24,14 @@ export interface Run extends IDataObject {
 
 const FINAL_STATUSES = new Set(['success', 'failed']);
 
-/** Runs go `running` → `success` | `failed`, and both are final (gaps.md #12). */
-export function isRunFinished(run: Pick<Run, 'status'>): boolean {
-	return FINAL_STATUSES.has(String(run.status));
+/**
+ * Runs go `running` → `success` | `failed`, and both are final (gaps.md #12). A status the
+ * API adds later (gaps.md #21, e.g. `cancelled`) is final once the Run has a `completed`
+ * time: otherwise the trigger would re-read such a Run forever and a wait would time out.
+ */
+export function isRunFinished(run: Pick<Run, 'status' | 'completed'>): boolean {
+	const status = String(run.status);
+	return FINAL_STATUSES.has(status) || (status !== 'running' && typeof run.completed === 'string' && run.completed !== '');
 }
 
 /** The list's `runs` is an array of arrays (gaps.md #8); a flat array is tolerated. */

@@ -1,26 +1,39 @@
-import type { IDataObject, IPollFunctions, JsonObject } from 'n8n-workflow';
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { unexpectedAnswer } from '../shared/answers';
 import { MAX_PAGE_SIZE } from '../shared/pagination';
 import { fetchRun, flattenRunList, isRunFinished, type Run } from '../shared/runs';
 import { serviceTimestampMillis } from '../shared/timestamps';
 import { serviceRequest } from '../shared/transport';
+import type { PollBudget } from './pollBudget';
+import {
+	compareRuns,
+	createdOf,
+	isNewRun,
+	isPendingTooLong,
+	LOOKBACK_MS,
+	PENDING_GIVE_UP_MS,
+	seenNear,
+	type AgentPollState,
+	type PendingRun,
+} from './pollState';
 
-/** Per-Agent memory of the trigger, kept in the workflow's static data. */
-export interface AgentPollState {
-	/** Highest `created` (ms) among Runs already discovered. */
-	watermark: number;
-	/** Runs created exactly at the watermark: equal timestamps must not emit twice. */
-	idsAtWatermark: number[];
-	/** Discovered Runs that were still running at the last poll. */
-	pending: number[];
-	/** Recently emitted Runs: defence in depth against any double emission. */
-	emitted: number[];
-}
-
-export const RECENTLY_EMITTED_LIMIT = 500;
 /** Page size while polling: one page usually covers every Run created since the last poll. */
 export const POLL_PAGE_SIZE = 100;
+/**
+ * Reads of the same pages within one poll, at most: page numbers shift when a Run is
+ * deleted or created between two page reads, so pages are read again until two reads agree.
+ */
+export const MAX_LIST_PASSES = 3;
+/**
+ * Polls in a row in which one Run's read fails with a 5xx, a dropped connection or an answer
+ * cut off before that failure is taken as the Run's own (not the service's): from then on
+ * it no longer fails the poll.
+ */
+export const FAILURES_BEFORE_RUN_IS_BLAMED = 3;
+
+/** A Run emitted from its list data because its single read failed: the failure, for the user. */
+export const READ_ERROR_FIELD = 'read_error';
 
 interface RunPage {
 	runs: Run[];
@@ -32,11 +45,12 @@ async function fetchRunPage(
 	agentId: number,
 	pageNumber: number,
 	pageSize: number,
+	filter: IDataObject = {},
 ): Promise<RunPage> {
 	const { body } = await serviceRequest<IDataObject>(context, {
 		method: 'GET',
 		path: `/agents/${agentId}/runs`,
-		qs: { page_number: pageNumber, page_size: pageSize },
+		qs: { ...filter, page_number: pageNumber, page_size: pageSize },
 		subject: { agentId },
 	});
 	const runs = flattenRunList(body);
@@ -52,12 +66,6 @@ async function fetchRunPage(
 	return { runs, totalPages };
 }
 
-const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
-
-function compareRuns(a: Run, b: Run): number {
-	return createdOf(a) - createdOf(b) || Number(a.run_id) - Number(b.run_id);
-}
-
 /** The list order is not promised (gaps.md #7): tell it from the page itself. */
 export function detectOrder(runs: Run[]): 'newest-first' | 'oldest-first' | 'unknown' {
 	let ascending = true;
@@ -71,140 +79,308 @@ export function detectOrder(runs: Run[]): 'newest-first' | 'oldest-first' | 'unk
 	return ascending ? 'oldest-first' : 'newest-first';
 }
 
-function isNewSince(run: Run, state: Pick<AgentPollState, 'watermark' | 'idsAtWatermark'>): boolean {
-	const created = createdOf(run);
-	return created > state.watermark || (created === state.watermark && !state.idsAtWatermark.includes(Number(run.run_id)));
-}
-
 /**
- * Every Run of the Agent created since the watermark, reading as few pages as the
- * list's order allows: from the front when newest-first, from the back when
- * oldest-first, all pages when the order cannot be told.
+ * One read of every Run created at or after `since`, reading as few pages as the list's
+ * order allows: from the front when newest-first, from the back when oldest-first, all
+ * pages when the order cannot be told. Returns every Run on the pages read.
  */
-export async function runsCreatedSince(
+async function readRunsSince(
 	context: IPollFunctions,
 	agentId: number,
-	state: Pick<AgentPollState, 'watermark' | 'idsAtWatermark'>,
-	pageSize = POLL_PAGE_SIZE,
-): Promise<Run[]> {
-	const found = new Map<number, Run>();
-	const collect = (runs: Run[]) => {
-		for (const run of runs) if (isNewSince(run, state)) found.set(Number(run.run_id), run);
-	};
-	const allNew = (runs: Run[]) => runs.every((run) => isNewSince(run, state));
-
+	since: number,
+	pageSize: number,
+): Promise<{ runs: Run[]; pages: number; shiftProof: boolean }> {
+	const runs: Run[] = [];
+	const reachesBack = (page: Run[]) => page.some((run) => createdOf(run) < since);
 	const first = await fetchRunPage(context, agentId, 0, pageSize);
-	collect(first.runs);
-	if (first.totalPages <= 1 || first.runs.length === 0) return [...found.values()];
+	runs.push(...first.runs);
+	if (first.totalPages <= 1 || first.runs.length === 0) return { runs, pages: 1, shiftProof: true };
 
+	let pages = 1;
 	const order = detectOrder(first.runs);
 	if (order === 'newest-first') {
 		let page = first;
-		for (let pageNumber = 1; allNew(page.runs) && pageNumber < page.totalPages; pageNumber++) {
+		for (let pageNumber = 1; !reachesBack(page.runs) && pageNumber < page.totalPages; pageNumber++) {
 			page = await fetchRunPage(context, agentId, pageNumber, pageSize);
-			collect(page.runs);
+			runs.push(...page.runs);
+			pages++;
 		}
 	} else if (order === 'oldest-first') {
-		for (let pageNumber = first.totalPages - 1; pageNumber > 0; pageNumber--) {
+		let reachedBack = false;
+		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
 			const page = await fetchRunPage(context, agentId, pageNumber, pageSize);
-			collect(page.runs);
-			if (!allNew(page.runs)) break;
+			runs.push(...page.runs);
+			pages++;
+			reachedBack = reachesBack(page.runs);
 		}
+		// Read from the back, a deletion only moves Runs onto the page read next, never onto
+		// one already read; a Run created meanwhile goes on the end and is new next poll. Only
+		// page 0, read first, can go stale: it matters when the new Runs reach back to it.
+		return { runs, pages, shiftProof: reachedBack };
 	} else {
 		// No order to rely on: read every Run, in the largest pages the API allows.
-		collect(await allRunsOf(context, agentId));
+		// Only those pages count: page 0 above is part of them.
+		const all = await readAllPages(context, agentId);
+		runs.push(...all.runs);
+		pages = all.pages;
+	}
+	return { runs, pages, shiftProof: pages <= 1 };
+}
+
+async function readAllPages(context: IPollFunctions, agentId: number): Promise<{ runs: Run[]; pages: number }> {
+	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
+	const runs = [...first.runs];
+	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
+		runs.push(...(await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE)).runs);
+	}
+	return { runs, pages: Math.max(1, first.totalPages) };
+}
+
+/**
+ * Every Run of the Agent created at or after `since`. One page is one answer, so it cannot
+ * shift under the reader; when the Runs span several pages, the pages are read again until
+ * two reads find the same Runs (at most MAX_LIST_PASSES), and the union is returned: a Run
+ * that slid onto a page already read, because another was deleted, is found the second time.
+ */
+export async function runsListedSince(context: IPollFunctions, agentId: number, since: number, pageSize = POLL_PAGE_SIZE): Promise<Run[]> {
+	const found = new Map<number, Run>();
+	let previous: string | undefined;
+	for (let pass = 0; pass < MAX_LIST_PASSES; pass++) {
+		const { runs, shiftProof } = await readRunsSince(context, agentId, since, pageSize);
+		for (const run of runs) found.set(Number(run.run_id), run); // a later read has the fresher status
+		if (shiftProof) break;
+		const ids = runs
+			.filter((run) => createdOf(run) >= since)
+			.map((run) => Number(run.run_id))
+			.sort((a, b) => a - b)
+			.join(',');
+		if (ids === previous) break;
+		previous = ids;
 	}
 	return [...found.values()];
 }
 
-/** Every Run of the Agent, for activation (finding Runs still running) and manual mode. */
-export async function allRunsOf(context: IPollFunctions, agentId: number): Promise<Run[]> {
-	const runs: Run[] = [];
-	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
-	runs.push(...first.runs);
-	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
-		runs.push(...(await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE)).runs);
+/**
+ * The first look at an Agent: every page of its Runs (the largest the API allows), to find
+ * the newest `created` and the Runs still running; Runs created before `floor` only, when
+ * set. Reads at least one page, then stops when the budget is spent: the state says which
+ * page is next, so a history of any size is read across polls instead of never.
+ */
+export async function continueHistoryScan(
+	context: IPollFunctions,
+	agentId: number,
+	scanning: AgentPollState,
+	budget: PollBudget,
+): Promise<AgentPollState> {
+	const { floor } = scanning;
+	let watermark = scanning.watermark;
+	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
+	const pending = new Map<number, number>(scanning.pending);
+	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
+		const { runs, totalPages } = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		for (const run of runs) {
+			const created = createdOf(run);
+			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
+			watermark = Math.max(watermark, created);
+			stamps.set(Number(run.run_id), created);
+			if (!isRunFinished(run)) pending.set(Number(run.run_id), created);
+		}
+		stamps = new Map([...stamps].filter(([, created]) => created >= watermark - LOOKBACK_MS));
+		pageNumber++;
+		const base = { watermark, pending: [...pending.entries()], ...(floor !== undefined ? { floor } : {}) };
+		if (runs.length === 0 || pageNumber >= totalPages) return { ...base, seen: [...stamps.keys()] };
+		if (budget.isSpent()) return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
 	}
-	return runs;
 }
 
+/** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
+export async function allRunsOf(context: IPollFunctions, agentId: number): Promise<Run[]> {
+	return (await readAllPages(context, agentId)).runs;
+}
+
+/** Consecutive failed reads per Run in this n8n process (a failed poll commits no state). */
+const failedReads = new Map<string, number>();
+const FAILED_READS_TRACKED = 10_000;
+
+function countFailedRead(key: string): number {
+	const count = (failedReads.get(key) ?? 0) + 1;
+	failedReads.delete(key);
+	if (failedReads.size >= FAILED_READS_TRACKED) failedReads.delete(failedReads.keys().next().value as string);
+	failedReads.set(key, count);
+	return count;
+}
+
+type RunRead = { run: Run } | { gone: true } | { failure: Error };
+
 /**
- * The state right after activation: nothing to emit, Runs still running become
- * pending; the watermark is the newest `created` seen, or `floor` when that is later.
+ * One Run's single read, sorted by whom a failure concerns. 401 (the key) and 429 (the
+ * account) concern every request: the poll fails. A 5xx, a dropped connection or an answer
+ * cut off may be the service's moment: the poll fails too, until the same Run has failed in
+ * FAILURES_BEFORE_RUN_IS_BLAMED polls in a row. Any other 4xx concerns this Run only. 404:
+ * the Run was deleted.
  */
-export function initialAgentState(runs: Run[], floor: number): AgentPollState {
-	let watermark = floor;
-	for (const run of runs) watermark = Math.max(watermark, createdOf(run));
-	return {
-		watermark,
-		idsAtWatermark: runs.filter((run) => createdOf(run) === watermark).map((run) => Number(run.run_id)),
-		pending: runs.filter((run) => !isRunFinished(run)).map((run) => Number(run.run_id)),
-		emitted: [],
-	};
+async function readRun(context: IPollFunctions, agentId: number, runId: number, failureKey: string): Promise<RunRead> {
+	const read = await fetchRun(context, agentId, runId).then(
+		(run) => ({ run, failure: undefined }),
+		(failure: unknown) => ({ run: undefined, failure }),
+	);
+	if (read.run) {
+		failedReads.delete(failureKey);
+		return { run: read.run };
+	}
+	const { failure } = read;
+	// Not a failed request (e.g. the execution was cancelled): nothing to sort.
+	if (!(failure instanceof NodeApiError)) throw failure;
+	const status = Number(failure.httpCode);
+	if (status === 404) return { gone: true };
+	if (status === 401 || status === 429) throw failure;
+	const passing = !failure.httpCode || status >= 500;
+	if (passing && countFailedRead(failureKey) < FAILURES_BEFORE_RUN_IS_BLAMED) throw failure;
+	return { failure };
+}
+
+/** The Run as the list shows it (GET runs filtered by run_id), when its single read fails. */
+async function listedRun(context: IPollFunctions, agentId: number, runId: number): Promise<Run | undefined> {
+	const { runs } = await fetchRunPage(context, agentId, 0, 10, { run_id: runId });
+	return runs.find((run) => Number(run.run_id) === runId);
+}
+
+function withReadError(run: Run, failure: Error): Run {
+	return { ...run, [READ_ERROR_FIELD]: failure.message };
+}
+
+export interface AgentPollOptions {
+	/** Read each Run found finished in the list once more, for the details only the single read has. */
+	includeFullRun: boolean;
+	budget: PollBudget;
+	/** Identifies this trigger node in this n8n process (workflow and node id). */
+	triggerKey: string;
+	now: number;
 }
 
 export interface AgentPollResult {
 	state: AgentPollState;
 	/** Runs that finished since the last poll, in the order they were created. */
 	finished: Run[];
+	/** The budget ran out before every pending Run was read: the next poll goes on here. */
+	stoppedEarly: boolean;
+}
+
+/** Drops pending Runs still running days after they were created, with a line in n8n's log. */
+export function withoutStalePending(context: IPollFunctions, agentId: number, pending: PendingRun[], now: number): PendingRun[] {
+	return pending.filter((entry) => {
+		if (!isPendingTooLong(entry, now)) return true;
+		context.logger.warn(
+			`Extraction Agents Trigger: Run ${entry[0]} of Agent ${agentId} is still running ${Math.floor(PENDING_GIVE_UP_MS / 86_400_000)}+ days after it was created; it is no longer checked and will not be emitted`,
+			{ agentId, runId: entry[0] },
+		);
+		return false;
+	});
 }
 
 /**
- * One poll of one Agent: discover Runs created since the watermark, re-read the
- * pending ones, and return the new state without storing it — the caller commits
- * it only when every Agent's poll succeeded.
+ * One poll of one Agent: discover Runs new since the last poll, re-read the pending ones,
+ * and return the new state without storing it (the caller commits it with the others).
+ * Stops before the budget runs out; what is left stays pending for the next poll.
  */
 export async function runsCompletedSince(
 	context: IPollFunctions,
 	agentId: number,
 	previous: AgentPollState,
+	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
-	const discovered = await runsCreatedSince(context, agentId, previous);
-	const emitted = new Set(previous.emitted);
+	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
+	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
+	const listed = await runsListedSince(context, agentId, previous.watermark - LOOKBACK_MS, pageSize);
+	const seen = new Set(previous.seen);
 	const finished: Run[] = [];
-	const pending = new Set<number>();
-
-	for (const run of discovered) {
-		const runId = Number(run.run_id);
-		if (isRunFinished(run)) {
-			if (!emitted.has(runId)) finished.push(run);
-		} else {
-			pending.add(runId);
-		}
+	const listedFinished: Run[] = [];
+	const pending = new Map<number, number>();
+	for (const run of listed) {
+		if (!isNewRun(run, previous, seen)) continue;
+		if (isRunFinished(run)) listedFinished.push(run);
+		else pending.set(Number(run.run_id), createdOf(run));
 	}
-	for (const runId of previous.pending) {
+
+	let stoppedEarly = false;
+	const failureKey = (runId: number) => `${options.triggerKey}:${agentId}:${runId}`;
+	// Pending Runs, least recently read first; those left for the next poll keep their place.
+	const stillPending: PendingRun[] = [];
+	const readThisPoll: PendingRun[] = [];
+	for (const entry of withoutStalePending(context, agentId, previous.pending, options.now)) {
+		const [runId] = entry;
 		if (pending.has(runId)) continue;
-		let run: Run;
-		try {
-			run = await fetchRun(context, agentId, runId);
-		} catch (error) {
-			// A Run deleted while it was pending is dropped: there is nothing left to emit.
-			if (error instanceof NodeApiError && error.httpCode === '404') continue;
-			throw new NodeApiError(context.getNode(), error as JsonObject);
+		if (options.budget.isSpent()) {
+			stillPending.push(entry);
+			stoppedEarly = true;
+			continue;
 		}
-		if (!isRunFinished(run)) pending.add(runId);
-		else if (!emitted.has(runId)) finished.push(run);
+		const read = await readRun(context, agentId, runId, failureKey(runId));
+		if ('gone' in read) continue; // deleted while pending: nothing left to emit
+		if ('run' in read) {
+			if (isRunFinished(read.run)) finished.push(read.run);
+			else readThisPoll.push(entry);
+			continue;
+		}
+		const fromList = await listedRun(context, agentId, runId).catch(() => undefined);
+		if (fromList && isRunFinished(fromList)) {
+			finished.push(withReadError(fromList, read.failure));
+			continue;
+		}
+		context.logger.warn(
+			`Extraction Agents Trigger: Run ${runId} of Agent ${agentId} could not be read (${read.failure.message}); it stays pending and the other Runs go on`,
+			{ agentId, runId },
+		);
+		readThisPoll.push(entry);
+	}
+
+	// Runs first seen finished: emitted from the list, or from their single read (last, so
+	// that a poll cut short by its budget leaves them pending, to be read next poll).
+	for (const run of listedFinished) {
+		const runId = Number(run.run_id);
+		if (!options.includeFullRun) {
+			finished.push(run);
+			continue;
+		}
+		if (options.budget.isSpent()) {
+			// Read next poll, as a pending Run (its single read is the full read).
+			pending.set(runId, createdOf(run));
+			stoppedEarly = true;
+			continue;
+		}
+		const read = await readRun(context, agentId, runId, failureKey(runId));
+		if ('run' in read) finished.push(read.run);
+		else if ('gone' in read) finished.push(run); // it finished, then was deleted: its list data is all there is
+		else finished.push(withReadError(run, read.failure));
 	}
 
 	let watermark = previous.watermark;
-	let idsAtWatermark = [...previous.idsAtWatermark];
-	for (const run of discovered) {
-		const created = createdOf(run);
-		if (created > watermark) {
-			watermark = created;
-			idsAtWatermark = [];
-		}
-		if (created === watermark && !idsAtWatermark.includes(Number(run.run_id))) idsAtWatermark.push(Number(run.run_id));
-	}
+	for (const run of listed) watermark = Math.max(watermark, createdOf(run));
+	// Every Run within the lookback of the new watermark was on the pages read (they reach
+	// back past the old one), so the Runs read are exactly the ones to remember.
+	const nextSeen = seenNear(listed, watermark);
 	finished.sort(compareRuns);
-	const nowEmitted = [...previous.emitted, ...finished.map((run) => Number(run.run_id))];
 	return {
 		finished,
+		stoppedEarly,
 		state: {
 			watermark,
-			idsAtWatermark,
-			pending: [...pending],
-			emitted: nowEmitted.slice(-RECENTLY_EMITTED_LIMIT),
+			seen: nextSeen,
+			pending: [...stillPending, ...[...pending.entries()], ...readThisPoll],
+			// The floor matters only until the lookback has moved past it.
+			...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS ? { floor: previous.floor } : {}),
 		},
 	};
+}
+
+/** Whether `run` finished with one of the chosen statuses; "other" is any status added to the API later. */
+export function hasChosenStatus(run: Run, statuses: string[]): boolean {
+	const status = String(run.status);
+	if (statuses.includes(status)) return true;
+	return statuses.includes('other') && !['success', 'failed', 'running'].includes(status);
+}
+
+/** When the Run finished, for "Fetch Test Event" (its creation when `completed` is null). */
+export function finishedAtOf(run: Run): number {
+	return serviceTimestampMillis(run.completed) ?? createdOf(run);
 }

@@ -89,7 +89,9 @@ export const agentRoutes: Route[] = [
 			const issues = new Issues();
 			const { pageNumber, pageSize } = queryPaging(ctx.query, issues);
 			issues.throwIfAny();
-			const page = paginate(ctx.state.agentsOf(ctx.user), pageNumber, pageSize);
+			const hidden = new Set(ctx.knobs.hiddenAgentIds ?? []);
+			const visible = ctx.state.agentsOf(ctx.user).filter((agent) => !hidden.has(agent.id));
+			const page = paginate(visible, pageNumber, pageSize);
 			if (ctx.knobs.agentsListShape === 'bare-array') return ok(page.items.map(agentView));
 			return ok({ agents: page.items.map(agentView), total_pages: page.totalPages, page_number: pageNumber, page_size: pageSize });
 		},

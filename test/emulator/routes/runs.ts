@@ -84,6 +84,8 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 		createdMs: ctx.clock(), // after the upload, which may have taken a while
 		knobs: ctx.knobs,
 	});
+	const late = ctx.knobs.lateListing;
+	if (late && late.rate > 0 && chance(ctx.knobs.seed, 'late-listing', run.runId) < late.rate) run.listedMs = run.createdMs + late.delayMs;
 	return ok(runView(run, run.createdMs, 'created', viewContext(ctx)));
 }
 
@@ -93,7 +95,8 @@ function listRuns(ctx: RequestContext): EmuResponse {
 	const runIdFilter = queryInt(ctx.query, 'run_id', {}, issues); // gap 6: integer
 	issues.throwIfAny();
 	const agent = requireAgent(ctx);
-	let runs = ctx.state.runsOfAgent(agent.id); // oldest first
+	// oldest first; a Run listed late (knobs.lateListing) is left out until its time comes
+	let runs = ctx.state.runsOfAgent(agent.id).filter((r) => r.listedMs === undefined || r.listedMs <= ctx.now);
 	if (runIdFilter !== undefined) runs = runs.filter((r) => r.runId === runIdFilter);
 	else if (ctx.knobs.listOrder === 'newest-first') runs = [...runs].reverse();
 	else if (ctx.knobs.listOrder === 'random') {

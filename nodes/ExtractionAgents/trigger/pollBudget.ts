@@ -1,0 +1,31 @@
+import type { IPollFunctions } from 'n8n-workflow';
+
+/**
+ * The budget when n8n gives none (before 2.41, `getPollBudgetMs` does not exist): about a
+ * once-a-minute poll interval, so a long catch-up spreads over polls instead of overlapping
+ * the next one (which then skips its turn).
+ */
+export const SELF_IMPOSED_POLL_BUDGET_MS = 60_000;
+/**
+ * Share of the budget spent starting new requests. The rest covers the requests already
+ * under way (each may wait for a 429's Retry-After) and the return to n8n.
+ */
+export const BUDGET_SHARE_FOR_NEW_WORK = 0.6;
+
+export interface PollBudget {
+	/** Whether to stop starting new requests and commit what is done. */
+	isSpent(): boolean;
+}
+
+/**
+ * n8n 2.41 abandons a poll that outlives its budget (`getPollBudgetMs()` on the poll
+ * context), and an abandoned poll commits nothing, so the next one would repeat the same
+ * work. The trigger stops in time instead, emits what it finished and commits its progress.
+ */
+export function pollBudget(context: IPollFunctions, startedAt = Date.now()): PollBudget {
+	const withBudget = context as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>;
+	const given = typeof withBudget.getPollBudgetMs === 'function' ? withBudget.getPollBudgetMs() : undefined;
+	const budgetMs = typeof given === 'number' && given > 0 ? given : SELF_IMPOSED_POLL_BUDGET_MS;
+	const stopAt = startedAt + budgetMs * BUDGET_SHARE_FOR_NEW_WORK;
+	return { isSpent: () => Date.now() >= stopAt };
+}

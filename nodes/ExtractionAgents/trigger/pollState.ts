@@ -1,0 +1,118 @@
+import type { IDataObject } from 'n8n-workflow';
+import type { Run } from '../shared/runs';
+import { serviceTimestampMillis } from '../shared/timestamps';
+
+/**
+ * How late a Run may appear in the list after its `created` time and still be emitted: the
+ * service stamps `created` when an upload starts and lists the Run when it ends, and 300
+ * files of 250 MB take minutes.
+ */
+export const LOOKBACK_MS = 10 * 60_000;
+/** An Agent missing from GET /agents keeps its state this long (a permission change, a move). */
+export const ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;
+/** A Run still running this long after its `created` time is no longer checked (gaps.md #12). */
+export const PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;
+/** Recently emitted Runs of all Agents: defence in depth against any double emission. */
+export const RECENTLY_EMITTED_LIMIT = 200;
+
+export const STATE_VERSION = 2;
+
+/** A Run and its `created` time: [run id, ms]. */
+export type RunStamp = [number, number];
+/** A Run still running at the last poll. */
+export type PendingRun = RunStamp;
+
+/**
+ * Per-Agent memory of the trigger (Gmail Trigger's model: a watermark plus the ids near it).
+ * A Run is new when its `created` is within LOOKBACK_MS of the watermark or later, it is not
+ * in `seen`, and it is not older than `floor`.
+ */
+export interface AgentPollState extends IDataObject {
+	/** Highest `created` (ms) among Runs discovered. */
+	watermark: number;
+	/** Runs discovered with `created` within LOOKBACK_MS of the watermark. */
+	seen: number[];
+	/** Discovered Runs still running at the last poll, read again each poll. */
+	pending: PendingRun[];
+	/** Runs created before this (ms) are history: an Agent first seen after activation. */
+	floor?: number;
+	/** When the Agent was first missing from GET /agents (n8n's clock); unset while listed. */
+	absentSince?: number;
+	/**
+	 * The first look at an Agent's Runs (every page, to find those still running) is under
+	 * way: the next page to read. It goes on next poll when the budget runs out.
+	 */
+	scanPage?: number;
+	/** During that look: the Runs near the newest `created` so far, which become `seen`. */
+	scanSeen?: RunStamp[];
+}
+
+export interface TriggerState extends IDataObject {
+	version?: number;
+	/** When the trigger was activated (n8n's clock). */
+	activatedAt?: number;
+	/** What is watched: 'all', or 'one:<agent id>'. A change makes newly watched Agents' past history. */
+	scope?: string;
+	/** Agents without state are history (activation, a change of scope) until every watched Agent has state. */
+	newAgentsAreHistory?: boolean;
+	/** The Agent a poll stopped at for its budget: the next poll starts there. */
+	resumeAgent?: number;
+	agents?: Record<string, AgentPollState>;
+	recentlyEmitted?: number[];
+}
+
+export const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
+
+export function compareRuns(a: Run, b: Run): number {
+	return createdOf(a) - createdOf(b) || Number(a.run_id) - Number(b.run_id);
+}
+
+export function isNewRun(run: Run, state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor'>, seen = new Set(state.seen)): boolean {
+	const created = createdOf(run);
+	return created >= state.watermark - LOOKBACK_MS && (state.floor === undefined || created >= state.floor) && !seen.has(Number(run.run_id));
+}
+
+/** The ids of `runs` within LOOKBACK_MS of `watermark`: the next poll's `seen`. */
+export function seenNear(runs: Run[], watermark: number): number[] {
+	return [...new Set(runs.filter((run) => createdOf(run) >= watermark - LOOKBACK_MS).map((run) => Number(run.run_id)))];
+}
+
+export function isPendingTooLong([, created]: PendingRun, now: number): boolean {
+	return now - created > PENDING_GIVE_UP_MS;
+}
+
+/** The state of version 1 (watermark, ids at it, pending ids, emitted ids), carried over exactly. */
+interface AgentPollStateV1 {
+	watermark: number;
+	idsAtWatermark: number[];
+	pending: number[];
+	emitted: number[];
+}
+
+/**
+ * Reads the stored state, upgrading version 1: its watermark becomes the floor (everything
+ * discovered before stays discovered), its pending Runs stay pending.
+ */
+export function readTriggerState(stored: TriggerState, scope: string, now: number): TriggerState | undefined {
+	if (stored.version === STATE_VERSION && stored.agents) return stored;
+	if (stored.version !== 1 || !stored.agents) return undefined;
+	const agents: Record<string, AgentPollState> = {};
+	const recentlyEmitted: number[] = [];
+	for (const [agentId, old] of Object.entries(stored.agents as unknown as Record<string, AgentPollStateV1>)) {
+		agents[agentId] = {
+			watermark: old.watermark,
+			seen: [...new Set([...old.idsAtWatermark, ...old.pending])],
+			pending: old.pending.map((runId): PendingRun => [runId, now]),
+			floor: old.watermark,
+		};
+		recentlyEmitted.push(...old.emitted);
+	}
+	return {
+		version: STATE_VERSION,
+		activatedAt: stored.activatedAt,
+		scope,
+		newAgentsAreHistory: false,
+		agents,
+		recentlyEmitted: recentlyEmitted.slice(-RECENTLY_EMITTED_LIMIT),
+	};
+}
