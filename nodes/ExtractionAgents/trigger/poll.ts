@@ -1,0 +1,219 @@
+import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+import { listAgents } from '../actions/agent/agents';
+import { parseResourceId } from '../shared/ids';
+import { fetchRun, isRunFinished, type Run } from '../shared/runs';
+import { simplifyRun } from '../shared/shapeRun';
+import { pollBudget } from './pollBudget';
+import {
+	ABSENT_AGENT_KEPT_MS,
+	LOOKBACK_MS,
+	readTriggerState,
+	RECENTLY_EMITTED_LIMIT,
+	STATE_VERSION,
+	type AgentPollState,
+	type TriggerState,
+} from './pollState';
+import {
+	allRunsOf,
+	continueHistoryScan,
+	finishedAtOf,
+	hasChosenStatus,
+	READ_ERROR_FIELD,
+	runsCompletedSince,
+	withoutStalePending,
+} from './runsCompletedSince';
+
+/** Trigger polls under way in this n8n process (polls run on the main instance only). */
+const pollsInProgress = new Set<string>();
+
+/**
+ * Poll contexts this process has polled with. n8n before 2.41 keeps one context per
+ * activation for every poll; 2.41 makes one per poll, and only the poll run at activation
+ * has the activation mode 'activate'. Either way, a context not seen before in mode
+ * 'activate' is the poll n8n runs when the user activates the workflow.
+ */
+const pollContextsSeen = new WeakSet<object>();
+
+function isActivationPoll(context: IPollFunctions): boolean {
+	const first = !pollContextsSeen.has(context);
+	pollContextsSeen.add(context);
+	return first && context.getActivationMode() === 'activate';
+}
+
+async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	const statuses = this.getNodeParameter('statuses', []) as string[];
+	const simplify = this.getNodeParameter('simplify', true) as boolean;
+	const includeFullRun = this.getNodeParameter('includeFullRun', true) as boolean;
+	if (statuses.length === 0) {
+		throw new NodeOperationError(this.getNode(), 'No status selected', {
+			description: 'Choose Success, Failed or both under Statuses.',
+		});
+	}
+	const scope = this.getNodeParameter('agentScope', 'one') as string;
+	const budget = pollBudget(this);
+	const agentIds = await watchedAgentIds(this, scope);
+
+	if (this.getMode() === 'manual') {
+		const run = await newestFinishedRun(this, agentIds, statuses);
+		const full = includeFullRun ? await fetchRun(this, Number(run.agent_id), Number(run.run_id)) : run;
+		return [[{ json: shape(full, simplify) }]];
+	}
+
+	const now = Date.now();
+	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
+	const stored = this.getWorkflowStaticData('node') as TriggerState;
+	const activationPoll = isActivationPoll(this);
+	const skipWhileInactive = (this.getNodeParameter('onReactivation', 'emit') as string) === 'skip';
+	let state = readTriggerState(stored, scopeKey, now);
+	if (!state || (activationPoll && skipWhileInactive)) {
+		// First activation (or a re-activation that skips the meantime): every watched
+		// Agent's past is history, and the trigger starts from now.
+		state = { version: STATE_VERSION, activatedAt: now, scope: scopeKey, newAgentsAreHistory: true, agents: {}, recentlyEmitted: [] };
+	}
+	const scopeChanged = state.scope !== scopeKey;
+	if (scopeChanged) {
+		// The user changed what is watched: the newly watched Agents' past is not news.
+		state = { ...state, scope: scopeKey, newAgentsAreHistory: true };
+	}
+
+	const agents: Record<string, AgentPollState> = { ...(state.agents as Record<string, AgentPollState>) };
+	// An Agent missing from this listing keeps its state (a permission change, a workspace
+	// move, a page boundary shifting), and is forgotten only after a long absence. After a
+	// change of scope, an Agent no longer watched is forgotten at once: watched again
+	// later, its past is history again.
+	const watched = new Set(agentIds.map(String));
+	for (const [agentId, agentState] of Object.entries(agents)) {
+		if (scopeChanged && !watched.has(agentId)) {
+			delete agents[agentId];
+		} else if (watched.has(agentId)) {
+			if (agentState.absentSince !== undefined) agents[agentId] = withoutAbsence(agentState);
+		} else if (agentState.absentSince === undefined) {
+			agents[agentId] = { ...agentState, absentSince: now };
+		} else if (now - agentState.absentSince > ABSENT_AGENT_KEPT_MS) {
+			delete agents[agentId];
+		}
+	}
+
+	// All requests first; the state is assigned only at the end, so a poll that fails
+	// half-way leaves it as it was and the next poll emits what this one would have. A poll
+	// that runs out of budget stops between requests and commits what it finished.
+	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	const finished: Run[] = [];
+	let resumeAgent: number | undefined;
+	let polledAny = false;
+	for (const agentId of startingAt(agentIds, state.resumeAgent)) {
+		if (polledAny && budget.isSpent()) {
+			resumeAgent = agentId;
+			break;
+		}
+		polledAny = true;
+		let previous = agents[String(agentId)];
+		if (!previous || previous.scanPage !== undefined) {
+			// A first look at the Agent. On activation or a change of scope its past is
+			// history; an Agent first seen later ("All Agents") has as new the Runs created
+			// since this poll, less the lookback for slow uploads.
+			const floor = previous ? previous.floor : state.newAgentsAreHistory ? undefined : now - LOOKBACK_MS;
+			const scanning: AgentPollState = previous ?? { watermark: floor ?? 0, seen: [], pending: [], scanPage: 0, ...(floor !== undefined ? { floor } : {}) };
+			const scanned = await continueHistoryScan(this, agentId, scanning, budget);
+			previous = { ...scanned, pending: withoutStalePending(this, agentId, scanned.pending, now) };
+			agents[String(agentId)] = previous;
+			if (previous.scanPage !== undefined) {
+				resumeAgent = agentId;
+				break;
+			}
+			if (floor === undefined) continue;
+		}
+		const result = await runsCompletedSince(this, agentId, previous, { includeFullRun, budget, triggerKey, now });
+		agents[String(agentId)] = result.state;
+		finished.push(...result.finished);
+		if (result.stoppedEarly) {
+			resumeAgent = agentId;
+			break;
+		}
+	}
+
+	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
+	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
+	const items: INodeExecutionData[] = emitted
+		.filter((run) => hasChosenStatus(run, statuses))
+		.map((run) => ({ json: shape(run, simplify) }));
+
+	stored.version = STATE_VERSION;
+	stored.activatedAt = state.activatedAt;
+	stored.scope = scopeKey;
+	// Until a poll has given every watched Agent its state, Agents without one are history.
+	stored.newAgentsAreHistory = resumeAgent === undefined ? false : state.newAgentsAreHistory;
+	if (resumeAgent === undefined) delete stored.resumeAgent;
+	else stored.resumeAgent = resumeAgent;
+	stored.agents = agents;
+	stored.recentlyEmitted = [...(state.recentlyEmitted ?? []), ...emitted.map((run) => Number(run.run_id))].slice(-RECENTLY_EMITTED_LIMIT);
+	return items.length > 0 ? [items] : null;
+}
+
+function withoutAbsence(agentState: AgentPollState): AgentPollState {
+	const present = { ...agentState };
+	delete present.absentSince;
+	return present;
+}
+
+/** The Agents in order, from the one a poll stopped at (so every Agent gets its turn). */
+function startingAt(agentIds: number[], resumeAgent: number | undefined): number[] {
+	const index = resumeAgent === undefined ? -1 : agentIds.indexOf(resumeAgent);
+	return index <= 0 ? agentIds : [...agentIds.slice(index), ...agentIds.slice(0, index)];
+}
+
+async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<number[]> {
+	if (scope === 'all') {
+		const agents = await listAgents(context, { returnAll: true, limit: 0 });
+		return agents.map((agent) => Number(agent.id));
+	}
+	return [
+		parseResourceId(
+			context.getNode(),
+			context.getNodeParameter('agent', '', { extractValue: true }) as string,
+			'Agent',
+		),
+	];
+}
+
+/** The Run as an item; a Run emitted from its list data keeps the error of its failed read. */
+function shape(run: Run, simplify: boolean): IDataObject {
+	if (!simplify) return run;
+	const readError = run[READ_ERROR_FIELD];
+	return readError === undefined ? simplifyRun(run) : { ...simplifyRun(run), [READ_ERROR_FIELD]: readError };
+}
+
+/** "Fetch Test Event": the newest finished Run, without touching the trigger's state. */
+async function newestFinishedRun(context: IPollFunctions, agentIds: number[], statuses: string[]): Promise<Run> {
+	let newest: Run | undefined;
+	for (const agentId of agentIds) {
+		for (const run of await allRunsOf(context, agentId)) {
+			if (!isRunFinished(run) || !hasChosenStatus(run, statuses)) continue;
+			if (!newest || finishedAtOf(run) > finishedAtOf(newest)) newest = run;
+		}
+	}
+	if (!newest) {
+		throw new NodeOperationError(context.getNode(), 'No finished Run yet', {
+			description: `${agentIds.length === 1 ? `Agent ${agentIds[0]} has` : 'The watched Agents have'} no Run that finished with status ${statuses.join(' or ')}. Upload a file (Extraction Agents → Run → Create), wait for it to finish, then fetch again.`,
+		});
+	}
+	return newest;
+}
+
+/**
+ * The trigger's poll. n8n starts a poll at every poll time even while the previous one
+ * still runs (a slow service, many pending Runs). Both would start from the same saved
+ * state and emit the same Runs, so a poll that finds another one running skips its turn.
+ */
+export async function pollFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+	if (this.getMode() === 'manual') return await pollForFinishedRuns.call(this);
+	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	if (pollsInProgress.has(key)) return null;
+	pollsInProgress.add(key);
+	try {
+		return await pollForFinishedRuns.call(this);
+	} finally {
+		pollsInProgress.delete(key);
+	}
+}
