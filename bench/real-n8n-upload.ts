@@ -25,7 +25,7 @@ import * as path from 'node:path';
 import { startEmulator } from '../test/emulator';
 import { callWebhook, startSession, type Session } from '../test/e2e/n8n-session';
 import { ACTION_TYPE, chain, CREDENTIAL_ID, CREDENTIAL_NAME, webhook, workflow, type NodeJson, type WorkflowJson } from '../test/e2e/workflows';
-import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/shared/requestOptions';
+import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/descriptions/options';
 import { median, prepareFiles, procRss, renderTable, sizesFrom, uploadWithCurl, type Row } from './figures';
 
 const MiB = 1024 * 1024;

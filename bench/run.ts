@@ -15,7 +15,7 @@ import * as path from 'node:path';
 
 import { startEmulator } from '../test/emulator';
 import { setSecretScanning, shutdownHarness } from '../test/harness';
-import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/shared/requestOptions';
+import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/descriptions/options';
 import {
 	benchBatch,
 	benchPackage,

@@ -6,7 +6,7 @@ import type {
 	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
-import { apiKeyFromCredential, apiRootFromBaseUrl } from '../nodes/ExtractionAgents/shared/baseUrl';
+import { apiKeyFromCredential, apiRootFromBaseUrl } from '../nodes/ExtractionAgents/transport/baseUrl';
 
 export class ExtractionAgentsApi implements ICredentialType {
 	name = 'extractionAgentsApi';

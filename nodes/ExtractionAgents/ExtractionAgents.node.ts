@@ -16,7 +16,7 @@ export class ExtractionAgents implements INodeType {
 		name: 'extractionAgents',
 		icon: { light: 'file:icons/extractionAgents.svg', dark: 'file:icons/extractionAgents.dark.svg' },
 		group: ['transform'],
-		// 1.1: Agent → Get / Get Many simplify by default (see actions/agent/agents.ts).
+		// 1.1: Agent → Get / Get Many simplify by default (see helpers/agents.ts).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',

@@ -1,8 +1,8 @@
 import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { listSearch } from './methods';
-import { agentLocator, simplifyField } from './shared/descriptions';
-import { requestOptionsField } from './shared/requestOptions';
+import { agentLocator, simplifyField } from './descriptions/parameters';
+import { optionsField } from './descriptions/options';
 import { pollFinishedRuns } from './trigger/poll';
 
 export class ExtractionAgentsTrigger implements INodeType {
@@ -75,7 +75,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 				],
 				description: 'What to do with the Runs that finished while the workflow was inactive, when it is activated again',
 			},
-			requestOptionsField,
+			optionsField,
 		],
 	};
 

@@ -1,5 +1,5 @@
 /**
- * Bearer authentication (spec "Authentication", gap 2): a missing, unknown, deleted or expired key
+ * Bearer authentication (spec "Authentication", service note 1): a missing, unknown, deleted or expired key
  * answers 401 with `{"detail": "..."}`.
  */
 import { unauthorized } from './errors';

@@ -1,5 +1,5 @@
 /**
- * The emulator against client-api.md + gaps.md: auth, Agents, API keys, usage, access logs and the
+ * The emulator against the client API as docs/service-notes.md describes it: auth, Agents, API keys, usage, access logs and the
  * generic error shapes. Runs, templated output and faults have their own files.
  */
 import { DEMO_KEYS, Emulator, startEmulator } from './index';
@@ -20,7 +20,7 @@ const NAIVE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}$/;
 const OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}\+00:00$/;
 const ZULU = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-describe('authentication (gap 2: 401 with {"detail": "..."})', () => {
+describe('authentication (service note 6: 401 with {"detail": "..."})', () => {
 	test('missing key', async () => {
 		const r = await client(emu, null).get('/agents');
 		expect(r.status).toBe(401);
@@ -60,7 +60,7 @@ describe('authentication (gap 2: 401 with {"detail": "..."})', () => {
 });
 
 describe('Agents', () => {
-	test('list is paged (gap 4) and limited to the caller\'s workspaces', async () => {
+	test('list is paged (service note 11) and limited to the caller\'s workspaces', async () => {
 		const all = await alice.get('/agents?page_number=0&page_size=50');
 		expect(all.status).toBe(200);
 		expect(all.json.agents.map((a: any) => a.id)).toEqual([1, 2, 4]);
@@ -79,7 +79,7 @@ describe('Agents', () => {
 			['agent_guidelines', 'created', 'created_by', 'id', 'metadata', 'n_runs', 'name', 'objective', 'output_templates', 'prompts', 'updated', 'workspace_id'].sort(),
 		);
 		expect(a).toMatchObject({ id: 1, workspace_id: 1, name: 'Invoices', created_by: 'alice@acme.example' });
-		expect(a.created).toMatch(NAIVE); // no offset: UTC (gap 20)
+		expect(a.created).toMatch(NAIVE); // no offset: UTC (service note 3)
 		expect(a.agent_guidelines.prompt).toContain('ISO 8601');
 		expect(a.prompts.map((p: any) => p.name)).toEqual(['Invoice number', 'Invoice date', 'Vendor', 'Total amount']);
 		const total = a.prompts[3];
@@ -127,7 +127,7 @@ describe('Agents', () => {
 		expect(await alice.send('PATCH', '/agents/3', { metadata: {} }).then((r) => r.status)).toBe(404);
 	});
 
-	test('copy creates a new Agent with the same Prompts and templates (gap 25)', async () => {
+	test('copy creates a new Agent with the same Prompts and templates (service note 27)', async () => {
 		const r = await alice.send('POST', '/agents/2/copy', { name: '  Contracts (copy)  ' });
 		expect(r.status).toBe(200);
 		const copy = r.json;
@@ -202,7 +202,7 @@ describe('API keys', () => {
 		expect(emu.state.apiKeys.has('ak_demo_bob')).toBe(true);
 	});
 
-	test('422 for a missing name or a bad expires_at (gap 16)', async () => {
+	test('422 for a missing name or a bad expires_at (service note 28)', async () => {
 		expect((await alice.send('POST', '/api-keys', {})).json.detail[0]).toMatchObject({ loc: ['body', 'name'], type: 'missing' });
 		const bad = await alice.send('POST', '/api-keys', { name: 'x', expires_at: 'tomorrow' });
 		expect(bad.status).toBe(422);
@@ -278,7 +278,7 @@ describe('access logs', () => {
 		expect(r.json).toEqual({ detail: 'Access logs need the Enterprise plan' });
 	});
 
-	test('422: time_range required, page_size 1..1000, valid cursor (gap 17)', async () => {
+	test('422: time_range required, page_size 1..1000, valid cursor (service note 30)', async () => {
 		const missing = await alice.send('PUT', '/access-logs/query', {});
 		expect(missing.status).toBe(422);
 		expect(missing.json.detail[0]).toMatchObject({ loc: ['body', 'time_range'], type: 'missing' });

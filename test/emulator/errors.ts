@@ -1,6 +1,6 @@
 /**
  * FastAPI-style errors. 422 bodies are `{"detail": [issue, ...]}` (spec "Validation error body");
- * every other error is `{"detail": "<message>"}` (gap 1).
+ * every other error is `{"detail": "<message>"}` (service note 5).
  */
 
 export interface ValidationIssue {

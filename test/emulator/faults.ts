@@ -87,7 +87,7 @@ export class FaultController {
 	}
 }
 
-/** A Retry-After value in the configured style, or undefined for 'absent' (gap 2 tolerance). */
+/** A Retry-After value in the configured style, or undefined for 'absent' (service note 7 tolerance). */
 export function retryAfterValue(style: RetryAfterStyle, seconds: number, now: number): string | undefined {
 	if (style === 'absent') return undefined;
 	if (style === 'http-date') return new Date(now + seconds * 1000).toUTCString();
@@ -114,7 +114,7 @@ export function plainFaultResponse(
 		case '500':
 			return { status: 500, headers: jsonHeaders, body: json({ detail: 'Internal Server Error' }) };
 		case '502':
-			// Proxies answer with HTML, not the service's JSON (gap 1 tolerance: non-JSON bodies).
+			// Proxies answer with HTML, not the service's JSON (service note 5 tolerance: non-JSON bodies).
 			return {
 				status: 502,
 				headers: htmlHeaders,

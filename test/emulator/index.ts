@@ -1,6 +1,6 @@
 /**
- * HTTP emulator of the Document-Extraction Agents client API (/work/shared/spec/client-api.md with
- * the decisions of gaps.md), for tests and the demo.
+ * HTTP emulator of the Document-Extraction Agents client API, as docs/service-notes.md
+ * describes it, for tests and the demo.
  *
  *   const emu = await startEmulator({ runDurationMs: 200 });
  *   // credential: base URL emu.url, API key emu.keys.alice
@@ -100,7 +100,7 @@ export interface HistoricalRunsOptions {
 	/** Every Run is created before this time (ms); default one day ago. Runs are one spacingMs apart. */
 	createdBefore?: number;
 	spacingMs?: number;
-	/** Force completed null (default: only for Runs created before March 2026, gap 23). */
+	/** Force completed null (default: only for Runs created before March 2026, service note 19). */
 	completedNull?: boolean;
 	/** Creating user (demo id or email); default the owner of the Agent's workspace. */
 	user?: string;
@@ -134,7 +134,7 @@ export interface Emulator {
 	injectFaults(faults: InjectedFault[]): void;
 	clearFaults(): void;
 	readonly pendingFaults: InjectedFault[];
-	/** Finish a running Run now (no-op on a finished Run: final states are final, gap 12). Returns the full Run JSON. */
+	/** Finish a running Run now (no-op on a finished Run: final states are final, service note 17). Returns the full Run JSON. */
 	finishRun(agentId: number, runId: number, status?: 'success' | 'failed'): Record<string, unknown>;
 	/** Keep a Run running until finishRun(). Throws if it already finished. */
 	holdRun(agentId: number, runId: number): void;

@@ -3,7 +3,7 @@
  * (sha256) and counted as it streams through busboy; bytes are kept only for small files
  * (keepUploadBytesUnder), so tests can inspect them.
  *
- * Limits (spec "Limits", gap 26): at most maxFiles `files` parts, each at most maxFileSize bytes.
+ * Limits (spec "Limits", service note 16): at most maxFiles `files` parts, each at most maxFileSize bytes.
  * A too-large file stops the parse at once (the caller answers 422 and discards the rest of the
  * body, see server.ts); too many files are counted to the end so the 422 can give the real number.
  */
@@ -53,7 +53,7 @@ export class ClientGoneError extends Error {
 	}
 }
 
-/** The field name every file goes under (gap 11). */
+/** The field name every file goes under (service note 15). */
 export const FILES_FIELD = 'files';
 
 export function newUploadInfo(req: IncomingMessage): UploadInfo {

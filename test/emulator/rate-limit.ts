@@ -1,6 +1,6 @@
 /**
  * Per-user, per-endpoint-family rate limits (spec "Limits": GET /usage 600 a minute a user; the
- * other values are unknown, gap 19). A sliding one-minute window; rejected requests do not count.
+ * other values are unknown, service note 7). A sliding one-minute window; rejected requests do not count.
  */
 import type { EmulatorKnobs, EndpointFamily } from './types';
 

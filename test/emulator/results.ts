@@ -28,7 +28,7 @@ export interface FullPromptResult {
 	value: unknown;
 	metadata: {
 		reasoning: string;
-		/** Deprecated (gap 22): always 1.0 on success, never a real score. */
+		/** Deprecated (service note 22): always 1.0 on success, never a real score. */
 		confidence?: number;
 		citations: Citation[];
 		url_citations: Array<{ cited_text: string; title: string; url: string }>;

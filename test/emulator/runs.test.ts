@@ -136,7 +136,7 @@ describe('POST runs (multipart)', () => {
 });
 
 describe('GET runs (list)', () => {
-	test('nested by default (gap 8), flat by knob; summaries without timing/usage', async () => {
+	test('nested by default (service note 12), flat by knob; summaries without timing/usage', async () => {
 		const nested = await alice.get('/agents/1/runs?page_number=0&page_size=50');
 		expect(nested.status).toBe(200);
 		expect(nested.json).toMatchObject({ page_number: 0, page_size: 50, total_pages: 1 });
@@ -157,7 +157,7 @@ describe('GET runs (list)', () => {
 		}
 	});
 
-	test('order knobs: newest-first, oldest-first, deterministic random (gap 7)', async () => {
+	test('order knobs: newest-first, oldest-first, deterministic random (service note 13)', async () => {
 		const ids = async (): Promise<number[]> => flattenRuns((await alice.get('/agents/1/runs?page_number=0&page_size=1000')).json.runs).map((r) => r.run_id);
 		const newest = await ids();
 		const created = newest.map((id) => emu.state.runs.get(id)!.createdMs);
@@ -174,7 +174,7 @@ describe('GET runs (list)', () => {
 		}
 	});
 
-	test('run_id filter (gap 6: integer) and 422s', async () => {
+	test('run_id filter (service note 14: integer) and 422s', async () => {
 		const one = await alice.get('/agents/1/runs?page_number=0&page_size=10&run_id=1002');
 		expect(flattenRuns(one.json.runs).map((r) => r.run_id)).toEqual([1002]);
 		expect(flattenRuns((await alice.get('/agents/1/runs?run_id=1005')).json.runs)).toEqual([]); // a Contracts Run
@@ -192,7 +192,7 @@ describe('GET runs (list)', () => {
 		const last = await alice.get(`/agents/4/runs?page_number=${first.json.total_pages - 1}&page_size=1000`);
 		const oldest = flattenRuns(last.json.runs).pop();
 		expect(oldest.run_id).toBe(ids[ids.length - 1]);
-		expect(oldest).toMatchObject({ status: 'success', completed: null }); // before March 2026 (gap 23)
+		expect(oldest).toMatchObject({ status: 'success', completed: null }); // before March 2026 (service note 19)
 		expect(Object.keys(oldest.data)).toEqual(['PO number', 'Line items', 'Supplier']);
 		const recent = emu.addHistoricalRuns(4, 2, { status: 'failed', completedNull: false });
 		const got = (await alice.get(`/agents/4/runs/${recent[0]}`)).json;
@@ -225,7 +225,7 @@ describe('GET run (full read) and DELETE', () => {
 		expect(Array.isArray(contracts.data.Parties.value)).toBe(true);
 	});
 
-	test('page-based billing: usage null (gap 24)', async () => {
+	test('page-based billing: usage null (service note 21)', async () => {
 		const dave = client(emu, DEMO_KEYS.dave);
 		const list = flattenRuns((await dave.get('/agents/5/runs?page_number=0&page_size=10')).json.runs);
 		expect((await dave.get(`/agents/5/runs/${list[0].run_id}`)).json.usage).toBeNull();
@@ -313,7 +313,7 @@ describe('progression over time', () => {
 			expect(f.status).toBe('failed');
 			expect((f.data as any).Supplier.status).toBe('failed');
 			expect(() => emu.holdRun(4, held.run_id as number)).toThrow(/already finished/);
-			// Final states are final (gap 12).
+			// Final states are final (service note 17).
 			expect(emu.finishRun(4, held.run_id as number, 'success').status).toBe('failed');
 		} finally {
 			emu.advanceTime(-20_000);

@@ -2,7 +2,7 @@
  * Run progression and the Run's JSON views.
  *
  * A Run is never "ticked": its state is computed from the clock on every read (lazily). Prompt i of
- * n runs from created + d*i/n to created + d*(i+1)/n, d being the Run's duration (gap 12: running ->
+ * n runs from created + d*i/n to created + d*(i+1)/n, d being the Run's duration (service note 17: running ->
  * success | failed, both final). `data` holds only the Prompts that are done (spec: running Prompts
  * are omitted). Knobs are snapshotted into the Run at creation, so changing them later never
  * rewrites a Run's history.
@@ -12,7 +12,7 @@
  *   (they show up as failed Prompt results inside a successful Run).
  * - runOutcome 'failed': the last Prompt fails and the Run ends `failed`.
  * - runOutcome 'never' or holdRun(): the last Prompt never completes, so the Run stays `running`
- *   until finishRun() (gap 12 tolerance: "a Run that stays running forever").
+ *   until finishRun() (service note 17 tolerance: "a Run that stays running forever").
  * - finishRun(status): every Prompt not yet done completes now; with 'failed' those Prompts fail.
  */
 import { chance } from './random';
@@ -118,7 +118,7 @@ export function runCredits(run: RunRecord, progress: RunProgress): number {
 
 export interface RunViewContext {
 	webUrl: string;
-	/** Page-based billing: usage is null (gap 24). */
+	/** Page-based billing: usage is null (service note 21). */
 	billing: 'credits' | 'pages';
 }
 
@@ -140,7 +140,7 @@ export function runView(run: RunRecord, now: number, mode: RunViewMode, ctx: Run
 	const view: Record<string, unknown> = {
 		agent_id: run.agentId,
 		run_id: run.runId,
-		user_defined_id: run.userDefinedId, // gap 10
+		user_defined_id: run.userDefinedId, // service note 20
 		created: tsOffset(run.createdMs),
 		updated: tsOffset(created ? run.createdMs : progress.updatedMs),
 		// Gap 23: null while running and for historical Runs made before March 2026.

@@ -176,7 +176,7 @@ export const DEMO_AGENTS: AgentDef[] = [
 			{ id: 22, filename: 'Clause register.xlsm' },
 			// Non-ASCII name: exercises Content-Disposition filename* (RFC 6266/5987).
 			{ id: 23, filename: 'Vertragsübersicht – Deutsch.docx' },
-			// Neither Word nor Excel (gap 14): the service answers 422 for every format.
+			// Neither Word nor Excel (service note 24): the service answers 422 for every format.
 			{ id: 24, filename: 'Legacy layout.odt' },
 		],
 		metadata: {},
@@ -285,7 +285,7 @@ interface SeedRunDef {
 }
 
 const DEMO_RUNS: SeedRunDef[] = [
-	// Before March 2026: completed stays null (gap 23).
+	// Before March 2026: completed stays null (service note 19).
 	{ agentId: 1, files: ['invoice-2026-02-10_10342.pdf'], at: { abs: Date.UTC(2026, 1, 12, 8, 30, 0, 250) }, status: 'success' },
 	{ agentId: 1, files: ['INV-20417 Acme GmbH.pdf'], at: { ago: 3 * DAY }, status: 'success' },
 	{ agentId: 1, files: ['invoice_88123.pdf', 'invoice_88124.pdf'], at: { ago: 26 * HOUR }, status: 'success', userDefinedId: 'erp-88123' },
@@ -348,7 +348,7 @@ export function contentTypeOf(filename: string): string {
 
 /**
  * Adds `count` usage records spread over the 90 days before `now`: mostly agent_run, some
- * validation, and a few of a type clients do not know yet (gap 21: new values may be added).
+ * validation, and a few of a type clients do not know yet (service note 23: new values may be added).
  * `tag` keeps successive calls deterministic but different.
  */
 export function addUsageHistory(state: EmulatorState, count: number, now: number, seed: number, tag: string): void {

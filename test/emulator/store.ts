@@ -227,7 +227,7 @@ export class EmulatorState {
 
 	private recordRunUsage(run: RunRecord, credits: number, atMs: number): void {
 		const user = this.userByEmail(run.createdBy);
-		if (user?.billing === 'pages') return; // page-based billing: no credit records (gap 24)
+		if (user?.billing === 'pages') return; // page-based billing: no credit records (service note 21)
 		this.addUsage({
 			type: 'agent_run',
 			workspaceId: run.workspaceId,

@@ -1,6 +1,6 @@
 /**
  * Templated output: real files with the right magic bytes, content types and Content-Disposition;
- * 404/409/422 rules (gaps 13, 14, 15, 27).
+ * 404/409/422 rules (service note 24, 14, 15, 27).
  */
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
@@ -99,14 +99,14 @@ describe('formats', () => {
 		expect(cd).toContain(`filename*=UTF-8''Vertrags%C3%BCbersicht%20%E2%80%93%20Deutsch%20-%20run%20${CONTRACT_RUN}.docx`);
 	});
 
-	test('format omitted: the UI default (gap 13)', async () => {
+	test('format omitted: the UI default (service note 24)', async () => {
 		const word = await output(1, INVOICE_RUN, { output_template_id: 11 });
 		expect(word.headers.get('content-type')).toBe(CONTENT_TYPES.docx);
 		const excel = await output(1, INVOICE_RUN, { output_template_id: 12 });
 		expect(excel.headers.get('content-type')).toBe(CONTENT_TYPES.xlsx);
 	});
 
-	test('a .dotx template counts as Word (gap 14)', async () => {
+	test('a .dotx template counts as Word (service note 24)', async () => {
 		const bob = client(emu, DEMO_KEYS.bob);
 		const r = await bob.raw('POST', '/agents/3/runs/1007/templated-output', { output_template_id: 32, format: 'pdf' });
 		expect(r.status).toBe(200);
@@ -117,7 +117,7 @@ describe('formats', () => {
 describe('errors', () => {
 	const json = (r: { bytes: Buffer }) => JSON.parse(r.bytes.toString('utf8'));
 
-	test('409 while the Run is running (gap 27)', async () => {
+	test('409 while the Run is running (service note 18)', async () => {
 		const run = emu.createRun(1, [{ name: 'slow.pdf' }], { hold: true });
 		const r = await output(1, run.run_id as number, { output_template_id: 11, format: 'docx' });
 		expect(r.status).toBe(409);

@@ -1,12 +1,12 @@
 /**
  * Templated output: real files built from a Run's results (a table of Prompt name -> value).
  *
- * - Word or Excel template by filename extension (gap 14): Word allows docx/pdf, Excel xlsx/xlsm/csv.
+ * - Word or Excel template by filename extension (service note 24): Word allows docx/pdf, Excel xlsx/xlsm/csv.
  *   A template with another extension is "unknown": every format answers 422.
  * - docx via `docx`, pdf via `pdf-lib`, xlsx via `exceljs`; xlsm is an exceljs workbook whose main
  *   part content type is patched to the macro-enabled one (jszip); csv is the FIRST worksheet only
  *   (spec: "csv exports only the first worksheet of the Excel template").
- * - Response headers (gap 15): Content-Type of the format and Content-Disposition attachment with
+ * - Response headers (service note 25): Content-Type of the format and Content-Disposition attachment with
  *   an ASCII fallback `filename` plus an RFC 5987 `filename*` for non-ASCII names.
  */
 import type { TableCell as DocxTableCell } from 'docx';

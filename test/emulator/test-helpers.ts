@@ -48,7 +48,7 @@ export function client(emu: Emulator, key: string | null) {
 	};
 }
 
-/** FormData with the given files under `files` (gap 11) plus fields. */
+/** FormData with the given files under `files` (service note 15) plus fields. */
 export function filesForm(files: Array<{ name: string; content: string | Buffer; type?: string }>, fields: Record<string, string> = {}): FormData {
 	const form = new FormData();
 	for (const f of files) form.append('files', new Blob([f.content], { type: f.type ?? 'application/pdf' }), f.name);
@@ -77,7 +77,7 @@ export function rawRequest(
 	});
 }
 
-/** Flattens the runs list (gap 8: array of arrays, or flat). */
+/** Flattens the runs list (service note 12: array of arrays, or flat). */
 export function flattenRuns(runs: unknown[]): any[] {
 	return runs.flatMap((r) => (Array.isArray(r) ? r : [r]));
 }

@@ -1,5 +1,5 @@
 /**
- * Timestamps. The spec says some timestamps carry a UTC offset or Z and some carry none (gap 20:
+ * Timestamps. The spec says some timestamps carry a UTC offset or Z and some carry none (service note 3:
  * those without are UTC). The emulator deliberately emits a MIX, so clients must parse all three:
  *
  * | Style  | Example                            | Used for                                                   |
@@ -31,7 +31,7 @@ function micros6(ms: number): string {
 	return String(millis).padStart(3, '0') + String(microExtra(ms)).padStart(3, '0');
 }
 
-/** "2026-03-01T10:00:00.123456" (no offset: UTC, gap 20). */
+/** "2026-03-01T10:00:00.123456" (no offset: UTC, service note 3). */
 export function tsNaive(ms: number): string {
 	return `${core(ms)}.${micros6(ms)}`;
 }
@@ -58,7 +58,7 @@ const ISO_RE =
 
 /**
  * Parses an ISO 8601 date or date-time into epoch microseconds, or null when invalid.
- * No offset means UTC (gap 20). A date alone means midnight UTC (as pydantic accepts dates).
+ * No offset means UTC (service note 3). A date alone means midnight UTC (as pydantic accepts dates).
  */
 export function parseIsoMicros(text: string): number | null {
 	const m = ISO_RE.exec(text.trim());
@@ -93,5 +93,5 @@ export function parseIsoMs(text: string): number | null {
 	return us === null ? null : Math.floor(us / 1000);
 }
 
-/** Start of March 2026 (UTC): Runs created before it have completed null (gap 23). */
+/** Start of March 2026 (UTC): Runs created before it have completed null (service note 19). */
 export const MARCH_2026_MS = Date.UTC(2026, 2, 1);

@@ -35,7 +35,7 @@ export type RunOutcome = 'success' | 'failed' | 'never';
 export type RetryAfterStyle = 'seconds' | 'http-date' | 'absent';
 export type RunStatus = 'running' | 'success' | 'failed';
 
-/** Rate limits are counted per user and per endpoint family (spec "Limits", gap 19). */
+/** Rate limits are counted per user and per endpoint family (spec "Limits", service note 7). */
 export type EndpointFamily =
 	| 'usage'
 	| 'agents'
@@ -64,13 +64,13 @@ export interface EmulatorKnobs {
 	faultPaths?: Array<string | RegExp>;
 	/** Timing of random faults; see FaultTiming. 'random': each fault draws 'before' or 'after' (from the seed). */
 	faultTiming: FaultTiming | 'random';
-	/** Order of Runs in GET runs (gap 7: not promised). */
+	/** Order of Runs in GET runs (service note 13: not promised). */
 	listOrder: ListOrder;
-	/** Shape of `runs` in GET runs (gap 8: array of arrays by default). */
+	/** Shape of `runs` in GET runs (service note 12: array of arrays by default). */
 	runsListShape: RunsListShape;
 	/** Time a new Run takes; Prompt i of n completes at created + runDurationMs*(i+1)/n. */
 	runDurationMs: number;
-	/** Final state of new Runs ('never' = stays running forever, gap 12 tolerance). */
+	/** Final state of new Runs ('never' = stays running forever, service note 17 tolerance). */
 	runOutcome: RunOutcome;
 	/** Probability (0..1) that a Prompt result of a new Run is `failed` (deterministic from seed). */
 	promptFailureRate: number;
@@ -79,9 +79,9 @@ export interface EmulatorKnobs {
 	 * Default { usage: 600 } (the only published value).
 	 */
 	rateLimitPerMinute: number | Partial<Record<EndpointFamily, number>> | null;
-	/** How 429 responses give Retry-After (gap 2 and its tolerance). */
+	/** How 429 responses give Retry-After (service note 7 and its tolerance). */
 	retryAfterStyle: RetryAfterStyle;
-	/** Largest accepted file in bytes (gap 26: 250,000,000). */
+	/** Largest accepted file in bytes (service note 16: 250,000,000). */
 	maxFileSize: number;
 	/** Most files per Run-creation request (spec: 300). */
 	maxFiles: number;
@@ -94,7 +94,7 @@ export interface EmulatorKnobs {
 	 * to the requests whose path contains that text. Null = off.
 	 */
 	redirect: { status: number; location: string; html?: boolean; pathContains?: string } | null;
-	/** Shape of a GET /agents page (gap 4 tolerance: a bare array, still paged). */
+	/** Shape of a GET /agents page (service note 11 tolerance: a bare array, still paged). */
 	agentsListShape: 'object' | 'bare-array';
 	/** A service that ignores `page_number`: every paged list answers page 0. */
 	ignorePageNumber: boolean;
@@ -138,7 +138,7 @@ export interface UserRecord {
 	email: string;
 	plan: Plan;
 	workspaces: number[];
-	/** 'pages' = page-based billing: Run.usage is null (gap 24) and no credit usage records. */
+	/** 'pages' = page-based billing: Run.usage is null (service note 21) and no credit usage records. */
 	billing: 'credits' | 'pages';
 }
 
@@ -243,13 +243,13 @@ export interface RunRecord {
 	forced: { status: 'success' | 'failed'; atMs: number } | null;
 	/** Set once the Run has reached its final state (then it is never recomputed differently). */
 	settled: { status: 'success' | 'failed'; completedMs: number } | null;
-	/** Historical Runs made before March 2026 keep completed null (gap 23). */
+	/** Historical Runs made before March 2026 keep completed null (service note 19). */
 	completedNull: boolean;
 	/** Created by addHistoricalRuns / seed (not through the API). */
 	historical: boolean;
 	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
 	listedMs?: number;
-	/** A status the service reports instead of the computed one: a value added to the API later (gap 21), e.g. 'cancelled'. */
+	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
 }
 
@@ -283,7 +283,7 @@ export interface AccessLogEvent {
 // ---------------------------------------------------------------------------------------------
 
 export interface UploadedFileInfo {
-	/** Form field name of the part (`files` for every file, gap 11). */
+	/** Form field name of the part (`files` for every file, service note 15). */
 	field: string;
 	filename: string;
 	contentType: string;

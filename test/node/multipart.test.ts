@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import FormData from 'form-data';
 import { createHash, randomBytes } from 'crypto';
-import { encodeMultipartStream, type MultipartFile } from '../../nodes/ExtractionAgents/shared/multipart';
+import { encodeMultipartStream, type MultipartFile } from '../../nodes/ExtractionAgents/transport/multipart';
 import { ensurePythonMultipart, parseWithPythonMultipart } from './python-multipart';
 
 interface ParsedPart {

@@ -3,7 +3,7 @@
  * whatever the JSON's fields are called.
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
-import { serviceRequest } from '../../nodes/ExtractionAgents/shared/transport';
+import { serviceRequest } from '../../nodes/ExtractionAgents/transport/serviceRequest';
 import { executeNode, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
 import { useEmulator } from './fixtures';

@@ -1,6 +1,6 @@
 import { executeNode, useHarness, type HarnessInputItem } from '../harness';
 import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
-import { DEFAULT_ITEMS_IN_PARALLEL } from '../../nodes/ExtractionAgents/shared/requestOptions';
+import { DEFAULT_ITEMS_IN_PARALLEL } from '../../nodes/ExtractionAgents/descriptions/options';
 import { INVOICES, agentById, createRunParameters, pdf, runById, useEmulator } from './fixtures';
 
 useHarness();

@@ -9,8 +9,8 @@
 import type { INodeParameters } from 'n8n-workflow';
 import { executeNode, useHarness } from '../harness';
 import type { FaultKind, InjectedFault, RetryAfterStyle } from '../emulator';
-import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
-import { toNodeApiError } from '../../nodes/ExtractionAgents/shared/errors';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
+import { toNodeApiError } from '../../nodes/ExtractionAgents/transport/errors';
 import {
 	agentById,
 	apiPath,

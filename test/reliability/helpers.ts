@@ -5,7 +5,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import type { HarnessInputItem } from '../harness';
 import type { Emulator, RequestLogEntry, RunRecord } from '../emulator';
-import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { INVOICES, agentById, createRunParameters, pdf, runById } from '../node/fixtures';
 
 export { INVOICES, agentById, finishedRun, pdf, runById, useEmulator } from '../node/fixtures';

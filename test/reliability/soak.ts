@@ -14,7 +14,7 @@
  *  - after the faults stop, the trigger has emitted every finished Run of the Agent
  *    exactly once: 0 duplicates, 0 missed.
  *
- * A second trigger watches All Agents under the hazards of design.md ("Trigger"): Agent
+ * A second trigger watches All Agents under the hazards of docs/service-notes.md ("Trigger"): Agent
  * churn (the soak's Agent left out of every 5th GET /agents, new Agents made with Runs
  * during the soak), Runs deleted while the triggers page through the list (Runs both
  * triggers emitted, deleted from inside a list request, as a "trigger → process → delete"
@@ -24,7 +24,7 @@
 import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
 import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../emulator';
 import { createPoller, executeNode, type HarnessInputItem, type Poller } from '../harness';
-import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { newAgent, triggerParameters } from '../trigger/helpers';
 import { uploadOnlyParameters, pdf } from './helpers';
 

@@ -8,8 +8,8 @@
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { createPoller, executeNode, listSearch, useHarness } from '../harness';
-import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
-import { requestTimeoutMs } from '../../nodes/ExtractionAgents/shared/requestOptions';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
+import { requestTimeoutMs } from '../../nodes/ExtractionAgents/transport/requestTimeout';
 import { newAgent, runIdsOf, triggerParameters } from '../trigger/helpers';
 import {
 	agentById,

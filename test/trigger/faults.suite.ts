@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 import type { InjectedFault } from '../emulator';
-import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/shared/retry';
+import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import {
 	createPoller,
 	expectNothing,

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { RunWaiter } from '../shared/runWaiter';
-import type { Run } from '../shared/runs';
+import { DEFAULT_ITEMS_IN_PARALLEL, MAX_ITEMS_IN_PARALLEL } from '../descriptions/options';
+import { RunWaiter } from '../helpers/runWaiter';
+import type { Run } from '../helpers/runs';
 
 /** A Run one item created, named in the error if the node stops on another item. */
 interface CreatedRun {
@@ -169,4 +170,23 @@ export class ItemBatch {
 		if (notes.length > 0) error.description = [error.description, ...notes].filter(Boolean).join(' ');
 		return error;
 	}
+}
+
+const ITEMS_IN_PARALLEL_PARAMETER = 'options.itemsInParallel';
+
+/**
+ * Options → Items in Parallel of the action node: a whole number from 1 to 20, read once
+ * for the execution (it shapes how all items are run, so it is not per item).
+ */
+export function itemsInParallel(context: IExecuteFunctions): number {
+	const raw = context.getNodeParameter(ITEMS_IN_PARALLEL_PARAMETER, 0, DEFAULT_ITEMS_IN_PARALLEL);
+	const count = raw === undefined || raw === null || raw === '' ? DEFAULT_ITEMS_IN_PARALLEL : Number(raw);
+	if (!Number.isInteger(count) || count < 1 || count > MAX_ITEMS_IN_PARALLEL) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Items in Parallel "${String(raw).slice(0, 40)}" is not a whole number from 1 to ${MAX_ITEMS_IN_PARALLEL}`,
+			{ description: `Set Options → Items in Parallel to how many items to send at once, e.g. ${DEFAULT_ITEMS_IN_PARALLEL}.` },
+		);
+	}
+	return count;
 }

@@ -4,7 +4,7 @@ import * as agent from './agent';
 import * as apiKey from './apiKey';
 import * as run from './run';
 import * as usage from './usage';
-import { requestOptionsField } from '../shared/requestOptions';
+import { optionsField } from '../descriptions/options';
 
 /** The resource selector followed by every resource's operations and fields. */
 export const resourceProperties: INodeProperties[] = [
@@ -27,5 +27,5 @@ export const resourceProperties: INodeProperties[] = [
 	...apiKey.description,
 	...run.description,
 	...usage.description,
-	requestOptionsField,
+	optionsField,
 ];

@@ -1,10 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { itemsInParallel } from '../shared/requestOptions';
+import { ItemBatch, itemsInParallel } from './itemBatch';
 import * as accessLog from './accessLog';
 import * as agent from './agent';
 import * as apiKey from './apiKey';
-import { ItemBatch } from './itemBatch';
 import * as run from './run';
 import * as usage from './usage';
 import type { ExecutionCache, Operation } from './types';

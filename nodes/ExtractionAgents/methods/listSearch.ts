@@ -1,9 +1,9 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { listAgents } from '../actions/agent/agents';
-import { currentAgentId } from '../shared/ids';
-import { newestRuns } from '../shared/newestRuns';
-import { itemsUnder, listAllPages } from '../shared/pagination';
-import type { Run } from '../shared/runs';
+import { listAgents } from '../helpers/agents';
+import { currentAgentId } from '../helpers/ids';
+import { newestRuns } from '../helpers/newestRuns';
+import { itemsUnder, listAllPages } from '../transport/pagination';
+import type { Run } from '../helpers/runs';
 
 const PICKER_PAGE = 200;
 

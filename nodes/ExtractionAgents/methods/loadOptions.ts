@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodePropertyOptions } from 'n8n-workflow';
-import { fetchAgent } from '../actions/agent/agents';
-import { currentAgentId } from '../shared/ids';
-import { templateKindOf, templateNameOf } from '../shared/templates';
+import { fetchAgent } from '../helpers/agents';
+import { currentAgentId } from '../helpers/ids';
+import { templateKindOf, templateNameOf } from '../helpers/templates';
 
 /** Output templates of the chosen Agent, shown by file name. */
 export async function getOutputTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {

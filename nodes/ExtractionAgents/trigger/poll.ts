@@ -1,9 +1,9 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { listAgents } from '../actions/agent/agents';
-import { parseResourceId } from '../shared/ids';
-import { fetchRun, isRunFinished, type Run } from '../shared/runs';
-import { simplifyRun } from '../shared/shapeRun';
+import { listAgents } from '../helpers/agents';
+import { parseResourceId } from '../helpers/ids';
+import { fetchRun, isRunFinished, type Run } from '../helpers/runs';
+import { simplifyRun } from '../helpers/shapeRun';
 import { pollBudget } from './pollBudget';
 import {
 	ABSENT_AGENT_KEPT_MS,

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { Run } from '../shared/runs';
-import { serviceTimestampMillis } from '../shared/timestamps';
+import type { Run } from '../helpers/runs';
+import { serviceTimestampMillis } from '../helpers/timestamps';
 
 /**
  * How late a Run may appear in the list after its `created` time and still be emitted: the
@@ -10,7 +10,7 @@ import { serviceTimestampMillis } from '../shared/timestamps';
 export const LOOKBACK_MS = 10 * 60_000;
 /** An Agent missing from GET /agents keeps its state this long (a permission change, a move). */
 export const ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;
-/** A Run still running this long after its `created` time is no longer checked (gaps.md #12). */
+/** A Run still running this long after its `created` time is no longer checked (docs/service-notes.md #17). */
 export const PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;
 /** Recently emitted Runs of all Agents: defence in depth against any double emission. */
 export const RECENTLY_EMITTED_LIMIT = 200;

@@ -1,10 +1,10 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
-import { unexpectedAnswer } from '../shared/answers';
-import { MAX_PAGE_SIZE } from '../shared/pagination';
-import { fetchRun, flattenRunList, isRunFinished, type Run } from '../shared/runs';
-import { serviceTimestampMillis } from '../shared/timestamps';
-import { serviceRequest } from '../shared/transport';
+import { unexpectedAnswer } from '../transport/answers';
+import { MAX_PAGE_SIZE } from '../transport/pagination';
+import { fetchRun, flattenRunList, isRunFinished, type Run } from '../helpers/runs';
+import { serviceTimestampMillis } from '../helpers/timestamps';
+import { serviceRequest } from '../transport/serviceRequest';
 import type { PollBudget } from './pollBudget';
 import {
 	compareRuns,
@@ -66,7 +66,7 @@ async function fetchRunPage(
 	return { runs, totalPages };
 }
 
-/** The list order is not promised (gaps.md #7): tell it from the page itself. */
+/** The list order is not promised (docs/service-notes.md #13): tell it from the page itself. */
 export function detectOrder(runs: Run[]): 'newest-first' | 'oldest-first' | 'unknown' {
 	let ascending = true;
 	let descending = true;

@@ -1,5 +1,5 @@
 /**
- * Agents: list (gap 4: paged like the other lists), read, PATCH metadata, copy (gap 25).
+ * Agents: list (service note 11: paged like the other lists), read, PATCH metadata, copy (service note 27).
  */
 import { Issues, issue, paginate, queryPaging, validationError } from '../errors';
 import { tsNaive } from '../time';

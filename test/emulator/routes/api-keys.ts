@@ -1,6 +1,6 @@
 /**
  * API keys of the caller (spec: a user lists, reads and deletes only their own keys).
- * Another user's key is invisible: 404 on read (gap 2), and DELETE answers 204 without touching it.
+ * Another user's key is invisible: 404 on read (service note 29), and DELETE answers 204 without touching it.
  */
 import { randomBytes } from 'node:crypto';
 import { isExpired } from '../auth';

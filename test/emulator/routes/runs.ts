@@ -92,7 +92,7 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 function listRuns(ctx: RequestContext): EmuResponse {
 	const issues = new Issues();
 	const { pageNumber, pageSize } = queryPaging(ctx.query, issues);
-	const runIdFilter = queryInt(ctx.query, 'run_id', {}, issues); // gap 6: integer
+	const runIdFilter = queryInt(ctx.query, 'run_id', {}, issues); // service note 14: integer
 	issues.throwIfAny();
 	const agent = requireAgent(ctx);
 	// oldest first; a Run listed late (knobs.lateListing) is left out until its time comes
@@ -144,7 +144,7 @@ async function templatedOutput(ctx: RequestContext): Promise<EmuResponse> {
 			issue.valueError(['body', 'output_template_id'], templateId, `template "${template.filename}" is neither a Word nor an Excel template`),
 		]);
 	}
-	const chosen = format ?? DEFAULT_FORMAT[kind]; // gap 13
+	const chosen = format ?? DEFAULT_FORMAT[kind]; // service note 24
 	const allowed = FORMATS_BY_KIND[kind];
 	if (!allowed.includes(chosen)) {
 		throw validationError([
@@ -156,7 +156,7 @@ async function templatedOutput(ctx: RequestContext): Promise<EmuResponse> {
 		]);
 	}
 	const progress = runProgress(run, ctx.now);
-	if (progress.status === 'running') throw conflict(`Run ${run.runId} is still running`); // gap 27
+	if (progress.status === 'running') throw conflict(`Run ${run.runId} is still running`); // service note 18
 
 	const results = runResults(run, progress);
 	const file = await renderTemplatedOutput(chosen, {

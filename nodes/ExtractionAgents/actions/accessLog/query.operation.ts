@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { returnAllAndLimit } from '../../shared/descriptions';
-import { listAllByCursor, listLimitParameters } from '../../shared/pagination';
-import { commaList, userDateToIso } from '../dates';
+import { returnAllAndLimit } from '../../descriptions/parameters';
+import { listAllByCursor, listLimitParameters } from '../../transport/pagination';
+import { commaList, userDateToIso } from '../../helpers/dates';
 
 const properties: INodeProperties[] = [
 	{

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { requireFields } from '../../shared/answers';
-import { agentLocator } from '../../shared/descriptions';
-import { agentIdParameter } from '../../shared/ids';
-import { serviceRequest } from '../../shared/transport';
+import { requireFields } from '../../transport/answers';
+import { agentLocator } from '../../descriptions/parameters';
+import { agentIdParameter } from '../../helpers/ids';
+import { serviceRequest } from '../../transport/serviceRequest';
 
 const properties: INodeProperties[] = [
 	agentLocator,

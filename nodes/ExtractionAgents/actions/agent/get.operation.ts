@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator } from '../../shared/descriptions';
-import { agentIdParameter } from '../../shared/ids';
-import { fetchAgent, simplifiesAgents, simplifyAgent, simplifyAgentFields } from './agents';
+import { agentLocator } from '../../descriptions/parameters';
+import { agentIdParameter } from '../../helpers/ids';
+import { fetchAgent, simplifiesAgents, simplifyAgent, simplifyAgentFields } from '../../helpers/agents';
 
 const properties: INodeProperties[] = [agentLocator, ...simplifyAgentFields];
 

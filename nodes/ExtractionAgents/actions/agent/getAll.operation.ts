@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { returnAllAndLimit } from '../../shared/descriptions';
-import { listLimitParameters } from '../../shared/pagination';
-import { listAgents, simplifiesAgents, simplifyAgent, simplifyAgentFields } from './agents';
+import { returnAllAndLimit } from '../../descriptions/parameters';
+import { listLimitParameters } from '../../transport/pagination';
+import { listAgents, simplifiesAgents, simplifyAgent, simplifyAgentFields } from '../../helpers/agents';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { requireFields } from '../../shared/answers';
-import { agentLocator } from '../../shared/descriptions';
-import { agentIdParameter } from '../../shared/ids';
-import { serviceRequest } from '../../shared/transport';
+import { requireFields } from '../../transport/answers';
+import { agentLocator } from '../../descriptions/parameters';
+import { agentIdParameter } from '../../helpers/ids';
+import { serviceRequest } from '../../transport/serviceRequest';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -66,7 +66,7 @@ function isPrimitive(value: unknown): boolean {
 	return value === null || ['string', 'number', 'boolean'].includes(typeof value);
 }
 
-/** Metadata values are primitives or lists of primitives (client-api.md, metadata rules). */
+/** Metadata values are primitives or lists of primitives (docs/service-notes.md #26). */
 export function assertValidMetadata(
 	context: IExecuteFunctions,
 	metadata: unknown,

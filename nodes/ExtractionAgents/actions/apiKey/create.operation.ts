@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { requireFields } from '../../shared/answers';
-import { serviceRequest } from '../../shared/transport';
-import { userDateToIso } from '../dates';
+import { requireFields } from '../../transport/answers';
+import { serviceRequest } from '../../transport/serviceRequest';
+import { userDateToIso } from '../../helpers/dates';
 
 const properties: INodeProperties[] = [
 	{
@@ -49,7 +49,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const { body } = await serviceRequest<IDataObject>(this, {
 		method: 'POST',
 		path: '/api-keys',
-		// gaps.md #16: the expiry field is expires_at.
+		// docs/service-notes.md #28: the expiry field is expires_at.
 		body: { name, ...(expiresAt ? { expires_at: expiresAt } : {}) },
 		itemIndex,
 	});

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { serviceRequest } from '../../shared/transport';
-import { apiKeyIdField, apiKeyIdParameter } from './apiKeys';
+import { serviceRequest } from '../../transport/serviceRequest';
+import { apiKeyIdField, apiKeyIdParameter } from '../../helpers/apiKeys';
 
 const properties: INodeProperties[] = [
 	apiKeyIdField,
@@ -17,7 +17,7 @@ export const description = updateDisplayOptions({ show: { resource: ['apiKey'], 
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
-	// Deleting a key that does not exist also succeeds (client-api.md), so a rerun is harmless.
+	// Deleting a key that does not exist also succeeds (docs/service-notes.md #29), so a rerun is harmless.
 	await serviceRequest(this, {
 		method: 'DELETE',
 		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,

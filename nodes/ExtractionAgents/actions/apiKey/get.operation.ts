@@ -1,8 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { requireFields } from '../../shared/answers';
-import { serviceRequest } from '../../shared/transport';
-import { apiKeyIdParameter, apiKeyIdField } from './apiKeys';
+import { requireFields } from '../../transport/answers';
+import { serviceRequest } from '../../transport/serviceRequest';
+import { apiKeyIdParameter, apiKeyIdField } from '../../helpers/apiKeys';
 
 const properties: INodeProperties[] = [apiKeyIdField];
 

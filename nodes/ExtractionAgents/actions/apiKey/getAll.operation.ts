@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { returnAllAndLimit } from '../../shared/descriptions';
-import { itemsUnder, listAllPages, listLimitParameters } from '../../shared/pagination';
+import { returnAllAndLimit } from '../../descriptions/parameters';
+import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
 
 const properties: INodeProperties[] = [...returnAllAndLimit({})];
 

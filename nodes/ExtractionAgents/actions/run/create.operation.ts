@@ -1,12 +1,12 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, runOutputField, simplifyField } from '../../shared/descriptions';
-import { agentIdParameter } from '../../shared/ids';
-import { encodeMultipartStream, type MultipartField } from '../../shared/multipart';
-import { asRun } from '../../shared/runs';
-import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
-import { userDateToIso } from '../dates';
-import { serviceRequest } from '../../shared/transport';
+import { agentLocator, runOutputField, simplifyField } from '../../descriptions/parameters';
+import { agentIdParameter } from '../../helpers/ids';
+import { encodeMultipartStream, type MultipartField } from '../../transport/multipart';
+import { asRun } from '../../helpers/runs';
+import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
+import { userDateToIso } from '../../helpers/dates';
+import { serviceRequest } from '../../transport/serviceRequest';
 import type { ItemBatch } from '../itemBatch';
 import type { ExecutionCache } from '../types';
 import { filesForUpload, selectBinaryFields } from './upload';
@@ -91,7 +91,7 @@ function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: numbe
 			itemIndex,
 		});
 	}
-	// gaps.md #9: ISO 8601 with an offset.
+	// docs/service-notes.md #15: ISO 8601 with an offset.
 	return { fieldName: 'due_date', value: dueDate };
 }
 

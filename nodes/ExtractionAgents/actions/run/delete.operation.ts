@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, runLocator } from '../../shared/descriptions';
-import { agentIdParameter, runIdParameter } from '../../shared/ids';
-import { serviceRequest } from '../../shared/transport';
+import { agentLocator, runLocator } from '../../descriptions/parameters';
+import { agentIdParameter, runIdParameter } from '../../helpers/ids';
+import { serviceRequest } from '../../transport/serviceRequest';
 
 const properties: INodeProperties[] = [
 	agentLocator,

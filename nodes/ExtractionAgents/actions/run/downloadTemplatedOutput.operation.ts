@@ -1,8 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { unexpectedAnswer } from '../../shared/answers';
-import { agentLocator, runLocator } from '../../shared/descriptions';
-import { agentIdParameter, parseResourceId, runIdParameter } from '../../shared/ids';
+import { unexpectedAnswer } from '../../transport/answers';
+import { agentLocator, runLocator } from '../../descriptions/parameters';
+import { agentIdParameter, parseResourceId, runIdParameter } from '../../helpers/ids';
 import {
 	DEFAULT_FORMAT_BY_KIND,
 	FORMATS_BY_KIND,
@@ -12,9 +12,9 @@ import {
 	templateKindOf,
 	templateNameOf,
 	type OutputFormat,
-} from '../../shared/templates';
-import { serviceRequest } from '../../shared/transport';
-import { fetchAgent, type Agent } from '../agent/agents';
+} from '../../helpers/templates';
+import { serviceRequest } from '../../transport/serviceRequest';
+import { fetchAgent, type Agent } from '../../helpers/agents';
 import type { ExecutionCache } from '../types';
 
 const properties: INodeProperties[] = [
@@ -96,7 +96,7 @@ export async function execute(
 	const requested = this.getNodeParameter('format', itemIndex) as OutputFormat | 'default';
 	const binaryField = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim() || 'data';
 
-	// The template's kind decides the allowed formats (gaps.md #14); checking it here
+	// The template's kind decides the allowed formats (docs/service-notes.md #24); checking it here
 	// refuses a wrong pair before the render request.
 	const agent = await cachedAgent(this, cache, agentId, itemIndex);
 	if (!Array.isArray(agent.output_templates)) {

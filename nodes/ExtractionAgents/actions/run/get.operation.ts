@@ -1,9 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, runLocator, runOutputField, simplifyField } from '../../shared/descriptions';
-import { agentIdParameter, runIdParameter } from '../../shared/ids';
-import { fetchRun } from '../../shared/runs';
-import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
+import { agentLocator, runLocator, runOutputField, simplifyField } from '../../descriptions/parameters';
+import { agentIdParameter, runIdParameter } from '../../helpers/ids';
+import { fetchRun } from '../../helpers/runs';
+import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 
 const properties: INodeProperties[] = [agentLocator, runLocator, simplifyField({}), runOutputField({})];
 

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, returnAllAndLimit, runOutputField, simplifyField } from '../../shared/descriptions';
-import { agentIdParameter, parseResourceId } from '../../shared/ids';
-import { listAllPages, listLimitParameters } from '../../shared/pagination';
-import { newestRuns, sortNewestFirst } from '../../shared/newestRuns';
-import { flattenRunList, type Run } from '../../shared/runs';
-import { runToItemsJson, type RunOutputMode } from '../../shared/shapeRun';
+import { agentLocator, returnAllAndLimit, runOutputField, simplifyField } from '../../descriptions/parameters';
+import { agentIdParameter, parseResourceId } from '../../helpers/ids';
+import { listAllPages, listLimitParameters } from '../../transport/pagination';
+import { newestRuns, sortNewestFirst } from '../../helpers/newestRuns';
+import { flattenRunList, type Run } from '../../helpers/runs';
+import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -57,7 +57,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 			: {};
 	// The API cannot filter by status, so with that filter every page is read and the
 	// filter applied here before cutting to the limit. Either way the newest Runs come
-	// first, whatever order the service lists them in (gaps.md #7).
+	// first, whatever order the service lists them in (docs/service-notes.md #13).
 	const listing = { path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}`, idOf: (run: Run) => run.run_id };
 	const runs =
 		returnAll || statuses.length > 0

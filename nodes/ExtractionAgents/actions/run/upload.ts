@@ -1,8 +1,8 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { BINARY_ENCODING, NodeOperationError } from 'n8n-workflow';
-import type { MultipartFile } from '../../shared/multipart';
+import type { MultipartFile } from '../../transport/multipart';
 
-import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes, formatMegabytes } from '../../shared/serviceLimits';
+import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes, formatMegabytes } from '../../transport/serviceLimits';
 
 /** Which binary fields of the item become files of the Run. */
 export function selectBinaryFields(

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, returnAllAndLimit } from '../../shared/descriptions';
-import { parseResourceId } from '../../shared/ids';
-import { itemsUnder, listAllPages, listLimitParameters } from '../../shared/pagination';
-import { userDateToIso } from '../dates';
+import { agentLocator, returnAllAndLimit } from '../../descriptions/parameters';
+import { parseResourceId } from '../../helpers/ids';
+import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
+import { userDateToIso } from '../../helpers/dates';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -95,7 +95,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (workspaceId !== undefined) qs.workspace_id = workspaceId;
 	const user = String(filters.user ?? '').trim();
 	if (user) qs.user = user;
-	// Records pass through untouched: unknown `type` values are kept (gaps.md #21).
+	// Records pass through untouched: unknown `type` values are kept (docs/service-notes.md #23).
 	const records = await listAllPages<IDataObject>(
 		this,
 		{ path: '/usage', qs, itemIndex, what: 'usage records' },

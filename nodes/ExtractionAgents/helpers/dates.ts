@@ -1,6 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { parseServiceTimestamp } from '../shared/timestamps';
+import { parseServiceTimestamp } from './timestamps';
 
 /**
  * A date the user set, as ISO 8601 with offset for the service. A value without an

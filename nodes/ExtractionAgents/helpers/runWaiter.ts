@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { sleepUnlessCancelled } from './cancellation';
+import { sleepUnlessCancelled } from '../transport/cancellation';
 import { fetchRun, isRunFinished, type Run } from './runs';
 
 /**

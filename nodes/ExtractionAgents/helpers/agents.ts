@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { requireFields } from '../../shared/answers';
-import { itemsUnder, listAllPages, type ListLimit } from '../../shared/pagination';
-import { serviceRequest, type ServiceContext } from '../../shared/transport';
+import { requireFields } from '../transport/answers';
+import { itemsUnder, listAllPages, type ListLimit } from '../transport/pagination';
+import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
 
 export interface Agent extends IDataObject {
 	id: number;
@@ -65,7 +65,7 @@ export async function fetchAgent(context: ServiceContext, agentId: number, itemI
 	return requireFields(context, body, ['id'], `Agent ${agentId}`, { itemIndex }) as Agent;
 }
 
-/** GET /agents is paged like the other lists (gaps.md #4); a bare array is tolerated. */
+/** GET /agents is paged like the other lists (docs/service-notes.md #11); a bare array is tolerated. */
 export async function listAgents(
 	context: ServiceContext,
 	limit: ListLimit,

@@ -1,10 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 import { detectOrder } from '../trigger/runsCompletedSince';
-import { unexpectedAnswer } from './answers';
-import { listAllPages, MAX_PAGE_SIZE } from './pagination';
+import { unexpectedAnswer } from '../transport/answers';
+import { listAllPages, MAX_PAGE_SIZE } from '../transport/pagination';
 import { flattenRunList, type Run } from './runs';
 import { serviceTimestampMillis } from './timestamps';
-import { serviceRequest, type ServiceContext } from './transport';
+import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
 
 export interface RunListRequest {
 	agentId: number;
@@ -48,7 +48,7 @@ async function fetchRunPage(
 
 /**
  * The `count` newest Runs of an Agent, newest first. The list's order is not promised
- * (gaps.md #7), so it is told from the first page the way the trigger tells it: on an
+ * (docs/service-notes.md #13), so it is told from the first page the way the trigger tells it: on an
  * oldest-first list the newest Runs are on the last pages, which are read backwards;
  * when the order cannot be told, every page is read.
  */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
-import { unexpectedAnswer } from './answers';
-import { serviceRequest, type ServiceContext } from './transport';
+import { unexpectedAnswer } from '../transport/answers';
+import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
 
 export interface PromptResult extends IDataObject {
 	status?: string;
@@ -25,8 +25,8 @@ export interface Run extends IDataObject {
 const FINAL_STATUSES = new Set(['success', 'failed']);
 
 /**
- * Runs go `running` → `success` | `failed`, and both are final (gaps.md #12). A status the
- * API adds later (gaps.md #21, e.g. `cancelled`) is final once the Run has a `completed`
+ * Runs go `running` → `success` | `failed`, and both are final (docs/service-notes.md #17). A status the
+ * API adds later (docs/service-notes.md #23, e.g. `cancelled`) is final once the Run has a `completed`
  * time: otherwise the trigger would re-read such a Run forever and a wait would time out.
  */
 export function isRunFinished(run: Pick<Run, 'status' | 'completed'>): boolean {
@@ -34,7 +34,7 @@ export function isRunFinished(run: Pick<Run, 'status' | 'completed'>): boolean {
 	return FINAL_STATUSES.has(status) || (status !== 'running' && typeof run.completed === 'string' && run.completed !== '');
 }
 
-/** The list's `runs` is an array of arrays (gaps.md #8); a flat array is tolerated. */
+/** The list's `runs` is an array of arrays (docs/service-notes.md #12); a flat array is tolerated. */
 export function flattenRunList(body: unknown): Run[] | undefined {
 	const runs = Array.isArray(body) ? body : (body as IDataObject | undefined)?.runs;
 	if (!Array.isArray(runs)) return undefined;

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { unexpectedAnswer } from './answers';
-import { serviceRequest, type ServiceContext } from './transport';
+import { serviceRequest, type ServiceContext } from './serviceRequest';
 import type { RequestSubject } from './subjects';
 
 export const MAX_PAGE_SIZE = 1000;
@@ -37,7 +37,7 @@ export function listLimitParameters(context: IExecuteFunctions, itemIndex: numbe
 /**
  * The page-number paginator for every paged list (Agents, Runs, API keys, usage).
  * `pickItems` takes one page's body and returns its elements (and tolerates the shape
- * variants gaps.md names, e.g. a bare array of Agents). Pages are read until enough
+ * variants of docs/service-notes.md #11 and #12, e.g. a bare array of Agents). Pages are read until enough
  * items are collected or `total_pages` says there are no more; a page without
  * `total_pages` (a bare array has none) is followed by the next one while it is full,
  * so nothing is cut off. A page that repeats the previous one ends the list: a service
@@ -103,7 +103,7 @@ export function itemsUnder<T = IDataObject>(key: string): (body: unknown) => T[]
 
 /**
  * The cursor paginator (access logs). The end is a missing or empty `next_cursor`, or
- * an empty page (gaps.md #17); a cursor given twice is an error.
+ * an empty page (docs/service-notes.md #30); a cursor given twice is an error.
  */
 export async function listAllByCursor<T = IDataObject>(
 	context: ServiceContext,

@@ -12,7 +12,7 @@ import { apiKeyFromCredential, apiRootFromBaseUrl } from './baseUrl';
 import { sleepUnlessCancelled } from './cancellation';
 import { toNodeApiError, type RequestFailure } from './errors';
 import type { MultipartBody } from './multipart';
-import { requestTimeoutMs } from './requestOptions';
+import { requestTimeoutMs } from './requestTimeout';
 import { rateLimitGateOf } from './rateLimitGate';
 import { isIdempotent, retryAfterMs, retryDelayMs, RETRY_LIMITS, type Idempotency } from './retry';
 import type { RequestSubject } from './subjects';
@@ -158,7 +158,7 @@ export async function serviceRequest<T = unknown>(
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
 			// The service never redirects its API; following redirects would also make
-			// axios keep a copy of every uploaded byte in memory (design.md).
+			// axios keep a copy of every uploaded byte in memory (docs/service-notes.md #9).
 			disableFollowRedirect: true,
 			headers: upload
 				? {

@@ -1,0 +1,46 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
+export const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
+
+/**
+ * Items sent to the service at once. 10: with 300 ms a request and uploads at 2 MB/s
+ * (emulator knobs), 50 documents took 31.7 s one at a time, 9.7 s at 5, 7.9 s at 10 and
+ * 7.5 s at 20 (one Run: about 4 s); more at once only adds to the service's rate limit
+ * (`npm run bench`, figure 6).
+ */
+export const DEFAULT_ITEMS_IN_PARALLEL = 10;
+export const MAX_ITEMS_IN_PARALLEL = 20;
+
+/** The "Options" collection of both nodes (every operation of the action node). */
+export const optionsField: INodeProperties = {
+	displayName: 'Options',
+	name: 'options',
+	type: 'collection',
+	placeholder: 'Add option',
+	default: {},
+	options: [
+		{
+			displayName: 'Items in Parallel',
+			name: 'itemsInParallel',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_ITEMS_IN_PARALLEL },
+			default: DEFAULT_ITEMS_IN_PARALLEL,
+			description:
+				'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
+			// Operations whose items are independent: Run → Create, Get, Delete, Download Templated Output; Agent → Get.
+			displayOptions: {
+				show: { '/resource': ['run', 'agent'], '/operation': ['create', 'get', 'delete', 'downloadTemplatedOutput'] },
+			},
+		},
+		{
+			displayName: 'Request Timeout (Seconds)',
+			name: 'requestTimeout',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_REQUEST_TIMEOUT_SECONDS },
+			default: DEFAULT_REQUEST_TIMEOUT_SECONDS,
+			description:
+				'How long one request to the service may wait for its answer before it fails. Uploads get 1 second more per MB. A read that times out is tried again; creating a Run is not.',
+		},
+	],
+};
