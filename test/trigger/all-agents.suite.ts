@@ -14,13 +14,13 @@ describe('Extraction Agents Trigger: All Agents', () => {
 	it('picks up an Agent created after activation and the Runs it gets, each once', async () => {
 		const { emulator, credentials } = ctx;
 		const existing = await newAgent(emulator, 'existing');
-		finishedRun(emulator, existing); // history
+		finishedRun(emulator, existing).run_id; // history
 		const runningAtActivation = heldRun(emulator, existing);
 		const poller = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all' }), credentials });
 		await expectNothing(poller);
 
 		// A Run on a demo Agent and one on the existing copy.
-		const onInvoices = finishedRun(emulator, DEMO_AGENT_IDS.invoices);
+		const onInvoices = finishedRun(emulator, DEMO_AGENT_IDS.invoices).run_id;
 		const onContracts = heldRun(emulator, DEMO_AGENT_IDS.contracts);
 		emulator.finishRun(existing, runningAtActivation);
 		expect(sorted(runIdsOf(await poller.poll()))).toEqual(sorted([onInvoices, runningAtActivation]));
@@ -28,7 +28,7 @@ describe('Extraction Agents Trigger: All Agents', () => {
 		// A new Agent (POST copy, as a user would make it), with a Run that finishes at once,
 		// one still running, and one backdated to before activation (the past: never emitted).
 		const later = await newAgent(emulator, 'made later', DEMO_AGENT_IDS.contracts);
-		const laterDone = finishedRun(emulator, later);
+		const laterDone = finishedRun(emulator, later).run_id;
 		const laterRunning = heldRun(emulator, later);
 		const before = Number(emulator.createRun(later, [{ name: 'old.pdf' }], { createdAt: Date.now() - 3_600_000, durationMs: 1 }).run_id);
 		// One from before activation that is still running: emitted when it finishes, as on any Agent.

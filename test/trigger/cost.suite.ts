@@ -30,7 +30,7 @@ const shared = { agentId: 0, staticData: {} as IDataObject, pending: [] as numbe
 beforeAll(async () => {
 	const { emulator, credentials } = ctx;
 	shared.agentId = await newAgent(emulator, 'cost');
-	finishedRun(emulator, shared.agentId);
+	finishedRun(emulator, shared.agentId).run_id;
 	const poller = createPoller({ parameters: triggerParameters(shared.agentId), credentials });
 	await expectNothing(poller);
 	emulator.addHistoricalRuns(shared.agentId, HISTORY);
@@ -64,7 +64,7 @@ async function measure(listOrder: Exclude<ListOrder, 'random'>, includeFullRun: 
 	emulator.knobs.listOrder = listOrder;
 	try {
 		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun }), credentials, staticData: shared.staticData });
-		const fresh = Array.from({ length: NEW_RUNS }, () => finishedRun(emulator, agentId));
+		const fresh = Array.from({ length: NEW_RUNS }, () => finishedRun(emulator, agentId).run_id);
 
 		let seq = emulator.lastSeq;
 		const ids = runIdsOf(await poller.poll());

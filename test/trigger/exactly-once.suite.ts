@@ -134,13 +134,24 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 				await expectNothing(poller);
 
 				const burst: number[] = [];
-				for (let i = 0; i < 230; i++) burst.push(finishedRun(emulator, agentId, i % 7 === 0 ? 'failed' : 'success'));
+				for (let i = 0; i < 230; i++) burst.push(finishedRun(emulator, agentId, { outcome: i % 7 === 0 ? 'failed' : 'success' }).run_id);
 				const seq = emulator.lastSeq;
 				const ids = runIdsOf(await poller.poll());
 				expect(ids).toHaveLength(230);
 				expect(sorted(ids)).toEqual(sorted(burst));
-				const { lists } = classify(emulator.requestsSince(seq));
-				console.log(`burst of 230 new Runs, ${listOrder}: ${lists.length} list page(s) read`);
+				// 380 Runs in pages of 100, the 230 new ones newest. What the poll reads is what the
+				// order allows: newest-first, the three pages that hold new Runs, read a second time
+				// to see that none shifted while paging; oldest-first, page 0 (to tell the order), then
+				// the three last pages from the back; no order, the whole list in one page of 1000.
+				const { lists, runReads } = classify(emulator.requestsSince(seq));
+				const pages = lists.map((list) => `${list.query.page_number}/${list.query.page_size}`);
+				const expected = {
+					'newest-first': ['0/100', '1/100', '2/100', '0/100', '1/100', '2/100'],
+					'oldest-first': ['0/100', '3/100', '2/100', '1/100'],
+					random: ['0/100', '0/1000'],
+				}[listOrder];
+				expect(pages).toEqual(expected);
+				expect(runReads).toEqual([]);
 				await expectNothing(poller);
 			},
 		));
@@ -149,7 +160,7 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 	it('a Run already running at activation is emitted once when it finishes; finished history never is', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'running at activation');
-		const old = finishedRun(emulator, agentId);
+		const old = finishedRun(emulator, agentId).run_id;
 		const running = heldRun(emulator, agentId);
 		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
 
@@ -167,18 +178,18 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 		const second = await newAgent(emulator, 'switch to');
 		const poller = createPoller({ parameters: triggerParameters(first), credentials });
 		await expectNothing(poller);
-		const onFirst = finishedRun(emulator, first);
+		const onFirst = finishedRun(emulator, first).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([onFirst]);
 
 		// Meanwhile the other Agent has a past: Runs finished since this trigger was activated.
-		const past = [finishedRun(emulator, second), finishedRun(emulator, second, 'failed')];
+		const past = [finishedRun(emulator, second).run_id, finishedRun(emulator, second, { outcome: 'failed' }).run_id];
 		const runningThen = heldRun(emulator, second);
 
 		// The user points the trigger at the other Agent and saves: n8n keeps the static data.
 		const switched = createPoller({ parameters: triggerParameters(second), credentials, staticData: poller.staticData });
 		await expectNothing(switched);
 		emulator.finishRun(second, runningThen);
-		const next = finishedRun(emulator, second);
+		const next = finishedRun(emulator, second).run_id;
 		expect(sorted(runIdsOf(await switched.poll()))).toEqual(sorted([runningThen, next]));
 		expect(past).toHaveLength(2);
 		await expectNothing(switched);
@@ -199,7 +210,7 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 		// n8n goes down. Meanwhile one pending Run finishes and two new Runs are made, one
 		// finishing at once, one still running.
 		emulator.finishRun(agentId, runs[3]);
-		const madeWhileDown = finishedRun(emulator, agentId);
+		const madeWhileDown = finishedRun(emulator, agentId).run_id;
 		const runningWhileDown = heldRun(emulator, agentId);
 
 		// n8n comes back: a new Workflow, a new node instance, the stored (JSON) static data.

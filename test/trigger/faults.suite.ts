@@ -57,7 +57,7 @@ async function scenario(name: string): Promise<Scenario> {
 	emulator.finishRun(agentId, pending[0]);
 	emulator.finishRun(agentId, pending[3], 'failed');
 	emulator.finishRun(agentId, pending[5]);
-	const newFinished = [finishedRun(emulator, agentId), finishedRun(emulator, agentId, 'failed')];
+	const newFinished = [finishedRun(emulator, agentId).run_id, finishedRun(emulator, agentId, { outcome: 'failed' }).run_id];
 	return { agentId, poller, inMemory: probe.inMemory, pending, nowFinished, newFinished };
 }
 

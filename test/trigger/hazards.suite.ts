@@ -40,11 +40,11 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 	it('an Agent missing from one listing keeps its state: when it is listed again, only the Runs that finished meanwhile are emitted', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'hidden for one poll');
-		finishedRun(emulator, agentId); // history
+		finishedRun(emulator, agentId).run_id; // history
 		const runningThen = heldRun(emulator, agentId);
 		const poller = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }), credentials });
 		await expectNothing(poller);
-		const first = finishedRun(emulator, agentId);
+		const first = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([first]);
 
 		// A permission change (or a page boundary shifting) leaves it out of one GET /agents.
@@ -54,7 +54,7 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 		} finally {
 			emulator.knobs.hiddenAgentIds = [];
 		}
-		const whileHidden = finishedRun(emulator, agentId);
+		const whileHidden = finishedRun(emulator, agentId).run_id;
 		emulator.finishRun(agentId, runningThen);
 		expect(sorted(runIdsOf(await poller.poll()))).toEqual(sorted([whileHidden, runningThen]));
 		await expectNothing(poller);
@@ -67,9 +67,9 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 		const one = createPoller({ parameters: triggerParameters(watched, { includeFullRun: false }), credentials });
 		await expectNothing(one);
 		// Runs of the other Agent finish while only `watched` is watched: not news to this trigger.
-		finishedRun(emulator, other);
-		finishedRun(emulator, DEMO_AGENT_IDS.contracts);
-		const onWatched = finishedRun(emulator, watched);
+		finishedRun(emulator, other).run_id;
+		finishedRun(emulator, DEMO_AGENT_IDS.contracts).run_id;
+		const onWatched = finishedRun(emulator, watched).run_id;
 		expect(runIdsOf(await one.poll())).toEqual([onWatched]);
 
 		const all = createPoller({
@@ -79,7 +79,7 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 			firstPollActivation: 'update',
 		});
 		await expectNothing(all);
-		const next = [finishedRun(emulator, other), finishedRun(emulator, watched)];
+		const next = [finishedRun(emulator, other).run_id, finishedRun(emulator, watched).run_id];
 		expect(sorted(runIdsOf(await all.poll()))).toEqual(sorted(next));
 		await expectNothing(all);
 	});
@@ -131,7 +131,7 @@ describe('Extraction Agents Trigger: one unreadable Run', () => {
 			expect(fromList).toMatchObject({ status: 'success', read_error: expect.stringMatching(/Not allowed to access Run/) });
 			expect(items.find((item) => Number(item.run_id) === readable)).not.toHaveProperty('read_error');
 			await expectNothing(poller);
-			const another = finishedRun(emulator, agentId);
+			const another = finishedRun(emulator, agentId).run_id;
 			expect(runIdsOf(await poller.poll())).toEqual([another]);
 		} finally {
 			emulator.clearFaults();
@@ -146,7 +146,7 @@ describe('Extraction Agents Trigger: one unreadable Run', () => {
 		const broken = heldRun(emulator, agentId, 'broken.pdf');
 		await expectNothing(poller);
 		emulator.finishRun(agentId, broken);
-		const other = finishedRun(emulator, agentId);
+		const other = finishedRun(emulator, agentId).run_id;
 		emulator.injectFaults([{ match: { method: 'GET', path: runPath(agentId, broken) }, kind: '500', times: 1000 }]);
 		try {
 			// A 500 may be the whole service having a moment: the poll fails and is retried whole.
@@ -173,7 +173,7 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 		await expectNothing(poller);
 		// A backlog of 150 Runs (two pages of 100, newest first), processed and deleted one by
 		// one by another workflow while this poll reads the list.
-		const backlog = Array.from({ length: 150 }, () => finishedRun(emulator, agentId));
+		const backlog = Array.from({ length: 150 }, () => finishedRun(emulator, agentId).run_id);
 		emulator.afterRequest({ method: 'GET', path: listPath(agentId), query: { page_number: '0' } }, () => {
 			emulator.deleteRun(agentId, backlog[149]);
 		});
@@ -192,7 +192,7 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 		const uploadStart = emulator.now() - 5 * MINUTE;
 		const slowUpload = Number(emulator.createRun(agentId, [{ name: 'huge.pdf' }], { createdAt: uploadStart, hold: true, listedAt: Number.MAX_SAFE_INTEGER }).run_id);
 		const slowFinished = Number(emulator.createRun(agentId, [{ name: 'huge-2.pdf' }], { createdAt: uploadStart + 1, durationMs: 1, listedAt: Number.MAX_SAFE_INTEGER }).run_id);
-		const quick = finishedRun(emulator, agentId);
+		const quick = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([quick]);
 
 		emulator.state.runs.get(slowUpload)!.listedMs = emulator.now();
@@ -313,7 +313,7 @@ describe('Extraction Agents Trigger: a first look at many Agents under the poll 
 
 		// The Runs running at activation finish, and every Agent gets a new Run.
 		for (const [index, agentId] of agents.entries()) emulator.finishRun(agentId, runningAtActivation[index]);
-		const fresh = agents.map((agentId) => finishedRun(emulator, agentId));
+		const fresh = agents.map((agentId) => finishedRun(emulator, agentId).run_id);
 		const emitted: number[] = [];
 		for (let poll = 0; poll < 80 && emitted.length < 40; poll++) emitted.push(...runIdsOf(await poller.poll()));
 		expect(sorted(emitted)).toEqual(sorted([...runningAtActivation, ...fresh]));
@@ -370,7 +370,7 @@ describe('Extraction Agents Trigger: static data size', () => {
 		await expectNothing(poller);
 		let emitted = 0;
 		for (let round = 0; round < 5; round++) {
-			for (const agentId of agents) for (let i = 0; i < 12; i++) finishedRun(emulator, agentId);
+			for (const agentId of agents) for (let i = 0; i < 12; i++) finishedRun(emulator, agentId).run_id;
 			emitted += runIdsOf(await poller.poll()).length;
 			emulator.advanceTime(12 * MINUTE);
 		}
@@ -390,10 +390,10 @@ describe('Extraction Agents Trigger: re-activation', () => {
 		const parameters = { ...triggerParameters(agentId, { includeFullRun: false }), ...(onReactivation ? { onReactivation } : {}) };
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);
-		const before = finishedRun(emulator, agentId);
+		const before = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([before]);
 		// The user deactivates the workflow; Runs finish meanwhile; the user activates it again.
-		const meanwhile = [finishedRun(emulator, agentId), finishedRun(emulator, agentId, 'failed')];
+		const meanwhile = [finishedRun(emulator, agentId).run_id, finishedRun(emulator, agentId, { outcome: 'failed' }).run_id];
 		const restarted = createPoller({ parameters, credentials, staticData: poller.staticData, firstPollActivation: 'activate' });
 		return { restarted, meanwhile, agentId };
 	}
@@ -401,7 +401,7 @@ describe('Extraction Agents Trigger: re-activation', () => {
 	it('On Re-activation: Skip Them emits nothing that finished while the workflow was inactive, then every new Run', async () => {
 		const { restarted, agentId } = await pausedTrigger('skip');
 		await expectNothing(restarted);
-		const after = finishedRun(ctx.emulator, agentId);
+		const after = finishedRun(ctx.emulator, agentId).run_id;
 		expect(runIdsOf(await restarted.poll())).toEqual([after]);
 		await expectNothing(restarted);
 	});
@@ -418,7 +418,7 @@ describe('Extraction Agents Trigger: re-activation', () => {
 		const parameters = { ...triggerParameters(agentId, { includeFullRun: false }), onReactivation: 'skip' };
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);
-		const meanwhile = finishedRun(emulator, agentId);
+		const meanwhile = finishedRun(emulator, agentId).run_id;
 		const restarted = createPoller({ parameters, credentials, staticData: poller.staticData, firstPollActivation: 'init' });
 		expect(runIdsOf(await restarted.poll())).toEqual([meanwhile]);
 	});

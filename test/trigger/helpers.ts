@@ -10,7 +10,7 @@ import { createPoller, type Poller } from '../harness';
 import { ExtractionAgentsTrigger } from '../../nodes/ExtractionAgents/ExtractionAgentsTrigger.node';
 import { agentById } from '../node/fixtures';
 
-export { agentById, useEmulator, requestLines } from '../node/fixtures';
+export { agentById, finishedRun, useEmulator, requestLines } from '../node/fixtures';
 
 export interface TriggerParameterOverrides {
 	agentScope?: 'one' | 'all';
@@ -68,12 +68,6 @@ export const runIdsOf = (result: INodeExecutionData[][] | null): number[] => ite
 /** Creates a Run that stays running until emulator.finishRun(). Returns its id. */
 export function heldRun(emulator: Emulator, agentId: number, name = 'doc.pdf', createdAt?: number): number {
 	const run = emulator.createRun(agentId, [{ name }], { hold: true, ...(createdAt !== undefined ? { createdAt } : {}) });
-	return Number(run.run_id);
-}
-
-/** Creates a Run that is already finished when it is first listed. Returns its id. */
-export function finishedRun(emulator: Emulator, agentId: number, outcome: 'success' | 'failed' = 'success', name = 'doc.pdf'): number {
-	const run = emulator.createRun(agentId, [{ name }], { durationMs: 0, outcome });
 	return Number(run.run_id);
 }
 

@@ -21,8 +21,8 @@ describe('Extraction Agents Trigger: parameters', () => {
 		await expectNothing(poller);
 		emulator.finishRun(agentId, a, 'success');
 		emulator.finishRun(agentId, b, 'failed');
-		const newOk = finishedRun(emulator, agentId, 'success');
-		const newFailed = finishedRun(emulator, agentId, 'failed');
+		const newOk = finishedRun(emulator, agentId, { outcome: 'success' }).run_id;
+		const newFailed = finishedRun(emulator, agentId, { outcome: 'failed' }).run_id;
 
 		const items = itemsOf(await poller.poll());
 		expect(sorted(items.map((item) => Number(item.run_id)))).toEqual(sorted([b, newFailed]));
@@ -138,7 +138,7 @@ describe('Extraction Agents Trigger: parameters', () => {
 		const viaPending = heldRun(emulator, agentId);
 		await expectNothing(poller);
 		emulator.finishRun(agentId, viaPending);
-		const viaList = finishedRun(emulator, agentId);
+		const viaList = finishedRun(emulator, agentId).run_id;
 		const items = itemsOf(await poller.poll());
 		expect(sorted(runIdsOf([items.map((json) => ({ json }))]))).toEqual(sorted([viaPending, viaList]));
 		expect(Object.keys(items[0])).toEqual(Object.keys(items[1]));
