@@ -1,5 +1,5 @@
 /**
- * The figures of `npm run bench` (issue 6). Each function measures our package and its
+ * The figures of `npm run bench`. Each function measures our package and its
  * baseline in the same run against the same emulator, and returns table rows plus the raw
  * numbers. `run.ts` prints / writes them; test/bench/bench-smoke.test.ts runs them at smoke size.
  */

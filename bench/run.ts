@@ -1,5 +1,5 @@
 /**
- * `npm run bench` (issue 6): every figure beside its baseline, measured in the same run
+ * `npm run bench`: every figure beside its baseline, measured in the same run
  * against the same emulator. Prints one table and writes it to bench/RESULTS.md.
  *
  *   npx tsx bench/run.ts            full size (1 GiB upload, 100,000 usage records, 20,000 Runs)

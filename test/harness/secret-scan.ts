@@ -1,5 +1,5 @@
 /**
- * Secret hygiene across the whole suite (issue 7): every API key a test hands the
+ * Secret hygiene across the whole suite: every API key a test hands the
  * harness as a credential is remembered, and everything the nodes produce through the
  * harness — output items, errors (message, description, cause, what n8n stores of
  * them), run data, trigger static data — and every console line of the test file is

@@ -1,5 +1,5 @@
 /**
- * `npm run test:queue` (issue 9, part 2): the package in n8n's queue mode, as users who outgrow
+ * `npm run test:queue`: the package in n8n's queue mode, as users who outgrow
  * one n8n run it.
  *
  *   Debian's redis-server and PostgreSQL on loopback (installed with apt when missing)

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Bad-input catalogue": every row of bad-inputs.ts through n8n-core's engine
+ * Bad-input catalogue: every row of bad-inputs.ts through n8n-core's engine
  * against the emulator. Each row asserts the exact message the user sees and the exact
  * requests sent (the emulator's request log; none for what can be caught locally).
  * The README's Troubleshooting table must be the catalogue as rendered from the rows.

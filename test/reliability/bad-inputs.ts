@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Bad-input catalogue": what the user sees for each bad input, and whether a
+ * Bad-input catalogue: what the user sees for each bad input, and whether a
  * request was sent. One row per bad input; bad-inputs.test.ts runs every row through
  * n8n-core's engine against the emulator and asserts the exact message and the exact
  * requests (from the emulator's request log). The README's Troubleshooting section

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Faults": what the action node does for each fault the service (or the
+ * Faults: what the action node does for each fault the service (or the
  * network in between) can produce, through n8n-core's engine against the emulator.
  * The emulator's request log says how many attempts were made; its state says how
  * many Runs exist (a POST that creates a Run is never repeated).

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Soak" inside `npm test`: 60 Runs (12 executions of 5 items, 3 files each)
+ * The soak inside `npm test`: 60 Runs (12 executions of 5 items, 3 files each)
  * under 10% random faults on every endpoint, with the trigger polling throughout.
  * `npm run soak` runs the full size (1,000 Runs); see soak.ts for what is judged.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Soak": many Runs created through the action node while the emulator injects
+ * Soak: many Runs created through the action node while the emulator injects
  * random faults on every endpoint, and the trigger polling the same Agent throughout.
  *
  *   npm run soak                      1,000 Runs (test/reliability/soak-cli.ts)

@@ -1,5 +1,5 @@
 /**
- * Issue 7, "Timeouts": every request has a timeout, and a service that stalls (takes
+ * Timeouts: every request has a timeout, and a service that stalls (takes
  * the request, never answers) gives a clear error instead of a hung execution, for the
  * action node, the trigger and the editor's pickers. Reads are tried again after a
  * timeout; creating a Run is not (the service may have made it).

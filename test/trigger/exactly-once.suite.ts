@@ -1,5 +1,5 @@
 /**
- * Issue 4, items 1, 2 and 7: every Run that finishes after activation is emitted exactly
+ * every Run that finishes after activation is emitted exactly
  * once, in the poll right after it finished, whatever the list order or shape, and across
  * an n8n restart.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 6: "Fetch Test Event" (manual mode) returns the newest finished Run and
+ * "Fetch Test Event" (manual mode) returns the newest finished Run and
  * leaves the trigger's state alone; with no finished Run it says so clearly.
  */
 import { NodeOperationError } from 'n8n-workflow';

@@ -1,5 +1,5 @@
 /**
- * Issue 4, item 4: Runs deleted while pending, Runs that stay running for a long time, and
+ * Runs deleted while pending, Runs that stay running for a long time, and
  * finished Runs whose `completed` is null (docs/service-notes.md #19).
  */
 import { classify, createPoller, expectNothing, heldRun, itemsOf, newAgent, pendingRunIds, runIdsOf, runPath, triggerParameters, useEmulator } from './helpers';

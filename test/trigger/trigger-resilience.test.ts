@@ -1,5 +1,5 @@
 /**
- * Engine-level tests of the Extraction Agents Trigger (issue 4), second half; see trigger.test.ts.
+ * Engine-level tests of the Extraction Agents Trigger, second half; see trigger.test.ts.
  *
  *   faults.suite.ts   item 3: a poll failing half-way, then a clean poll; random faults
  *   cost.suite.ts     item 5: request count of a poll with 20,000 historical Runs

@@ -1,5 +1,5 @@
 /**
- * Engine-level tests of the Extraction Agents Trigger (issue 4): n8n-core's PollContext runs
+ * Engine-level tests of the Extraction Agents Trigger: n8n-core's PollContext runs
  * the node, the emulator answers on loopback, static data is carried between polls the way
  * n8n carries it (test/harness/poller.ts).
  *
@@ -7,7 +7,7 @@
  * (this one and trigger-resilience.test.ts): starting jest, ts-jest and n8n-core costs
  * about 5 s of CPU per test file, far more than the trigger tests themselves.
  *
- *   exactly-once.suite.ts  items 1, 2, 7: 50 Runs in random order, every list order and shape, restart
+ *   exactly-once.suite.ts  50 Runs in random order, every list order and shape, restart
  *   options.suite.ts       Statuses, Simplify, Include Full Run
  *   all-agents.suite.ts    Watch = All Agents, an Agent made after activation
  */
