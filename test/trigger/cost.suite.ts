@@ -1,5 +1,5 @@
 /**
- * the cost of a poll is a page of the list per Agent while few Runs are
+ * The cost of a poll is a page of the list per Agent while few Runs are
  * new, plus one request per pending Run — not a scan of the Agent's history.
  *
  * One Agent is activated once with a recent finished Run, then gets 20,000 historical

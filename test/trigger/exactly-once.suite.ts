@@ -1,5 +1,5 @@
 /**
- * every Run that finishes after activation is emitted exactly
+ * Every Run that finishes after activation is emitted exactly
  * once, in the poll right after it finished, whatever the list order or shape, and across
  * an n8n restart.
  */

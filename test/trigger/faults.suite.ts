@@ -1,5 +1,5 @@
 /**
- * a poll that fails half-way throws a clear error, leaves the state as it
+ * A poll that fails half-way throws a clear error, leaves the state as it
  * was (in storage AND in the node's in-memory static data), and the next clean poll emits
  * what it would have, once.
  */
