@@ -3,7 +3,18 @@
 import { scanConfig } from './scripts/scan-config.mjs';
 
 export default [
-	{ ignores: ['dist/**', 'node_modules/**', 'test/**', 'scripts/**', 'bench/**', 'examples/**', '*.js', '*.mjs'] },
+	{
+		ignores: [
+			'dist/**',
+			'node_modules/**',
+			'test/**',
+			'scripts/**',
+			'bench/**',
+			'examples/**',
+			'*.js',
+			'*.mjs',
+		],
+	},
 	...scanConfig,
 	{ linterOptions: { noInlineConfig: true } },
 ];

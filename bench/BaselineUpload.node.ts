@@ -4,7 +4,12 @@
  * whole into a Buffer with getBinaryDataBuffer, wrapped in a Blob, appended to Node's
  * global FormData and POSTed with httpRequestWithAuthentication.
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 export class BaselineUpload implements INodeType {
 	description: INodeTypeDescription = {
@@ -31,12 +36,16 @@ export class BaselineUpload implements INodeType {
 				const buffer = await this.helpers.getBinaryDataBuffer(i, key);
 				form.append('files', new Blob([buffer], { type: binary.mimeType }), binary.fileName ?? key);
 			}
-			const body = await this.helpers.httpRequestWithAuthentication.call(this, 'extractionAgentsApi', {
-				method: 'POST',
-				url: `${baseUrl.replace(/\/+$/, '')}/api/v1/client/agents/${agentId}/runs`,
-				body: form,
-				json: true,
-			});
+			const body = await this.helpers.httpRequestWithAuthentication.call(
+				this,
+				'extractionAgentsApi',
+				{
+					method: 'POST',
+					url: `${baseUrl.replace(/\/+$/, '')}/api/v1/client/agents/${agentId}/runs`,
+					body: form,
+					json: true,
+				},
+			);
 			out.push({ json: body as INodeExecutionData['json'], pairedItem: { item: i } });
 		}
 		return [out];

@@ -36,8 +36,30 @@ export interface BenchSizes {
 	batchRunMs: number;
 }
 
-export const FULL: BenchSizes = { label: 'full', fileCount: 8, fileMiB: 128, usageRecords: 100_000, historicalRuns: 20_000, newRuns: 5, reps: 7, uploadReps: 3, batchItems: 50, batchRunMs: 3000 };
-export const SMOKE: BenchSizes = { label: 'smoke', fileCount: 2, fileMiB: 1, usageRecords: 2_000, historicalRuns: 500, newRuns: 5, reps: 1, uploadReps: 1, batchItems: 6, batchRunMs: 1000 };
+export const FULL: BenchSizes = {
+	label: 'full',
+	fileCount: 8,
+	fileMiB: 128,
+	usageRecords: 100_000,
+	historicalRuns: 20_000,
+	newRuns: 5,
+	reps: 7,
+	uploadReps: 3,
+	batchItems: 50,
+	batchRunMs: 3000,
+};
+export const SMOKE: BenchSizes = {
+	label: 'smoke',
+	fileCount: 2,
+	fileMiB: 1,
+	usageRecords: 2_000,
+	historicalRuns: 500,
+	newRuns: 5,
+	reps: 1,
+	uploadReps: 1,
+	batchItems: 6,
+	batchRunMs: 1000,
+};
 
 /** `--smoke`, then overrides: `--files=8 --file-mib=128 --usage=100000 --runs=20000 --reps=7 --upload-reps=3` or BENCH_FILES, BENCH_FILE_MIB, BENCH_USAGE, BENCH_RUNS, BENCH_REPS, BENCH_UPLOAD_REPS. */
 export function sizesFrom(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchSizes {
@@ -132,13 +154,21 @@ export function procRss(pid: number): number | undefined {
 }
 
 /** One upload in a fresh child process (n8n engine, filesystem binary mode); RSS sampled from outside every 50 ms. */
-export async function uploadInChild(mode: 'ours' | 'baseline', emu: Emulator, files: string[]): Promise<UploadChildResult> {
+export async function uploadInChild(
+	mode: 'ours' | 'baseline',
+	emu: Emulator,
+	files: string[],
+): Promise<UploadChildResult> {
 	const args: UploadChildArgs = { mode, url: emu.url, apiKey: emu.keys.alice, files };
 	const seq = emu.lastSeq;
 	const child = fork(path.join(__dirname, 'upload-child.ts'), [JSON.stringify(args)], {
 		cwd: REPO_ROOT,
 		// BENCH_CHILD_NODE_ARGS (e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof" or "--trace-gc") profiles the child.
-		execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+		execArgv: [
+			'--import',
+			'tsx',
+			...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+		],
 		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
 	});
 	let rssBefore = 0;
@@ -148,31 +178,54 @@ export async function uploadInChild(mode: 'ours' | 'baseline', emu: Emulator, fi
 		const rss = procRss(child.pid!) ?? fallback ?? 0;
 		rssPeak = Math.max(rssPeak, rss);
 	};
-	const done = await new Promise<{ ok: boolean; error?: string; runId?: number; ms: number }>((resolve, reject) => {
-		child.on('message', (msg: { type: string; rss?: number; ok?: boolean; error?: string; runId?: number; ms?: number }) => {
-			if (msg.type === 'before') {
-				rssBefore = procRss(child.pid!) ?? msg.rss ?? 0;
-				rssPeak = rssBefore;
-				sampler = setInterval(() => sample(), 50);
-				child.send({ type: 'go' });
-			} else if (msg.type === 'after') {
-				sample(msg.rss);
+	const done = await new Promise<{ ok: boolean; error?: string; runId?: number; ms: number }>(
+		(resolve, reject) => {
+			child.on(
+				'message',
+				(msg: {
+					type: string;
+					rss?: number;
+					ok?: boolean;
+					error?: string;
+					runId?: number;
+					ms?: number;
+				}) => {
+					if (msg.type === 'before') {
+						rssBefore = procRss(child.pid!) ?? msg.rss ?? 0;
+						rssPeak = rssBefore;
+						sampler = setInterval(() => sample(), 50);
+						child.send({ type: 'go' });
+					} else if (msg.type === 'after') {
+						sample(msg.rss);
+						clearInterval(sampler);
+					} else if (msg.type === 'done') {
+						resolve(msg as never);
+					}
+				},
+			);
+			child.on('error', reject);
+			child.on('exit', (code) => {
 				clearInterval(sampler);
-			} else if (msg.type === 'done') {
-				resolve(msg as never);
-			}
-		});
-		child.on('error', reject);
-		child.on('exit', (code) => {
-			clearInterval(sampler);
-			resolve({ ok: false, error: `child exited with code ${code}`, ms: 0 });
-		});
-	});
+				resolve({ ok: false, error: `child exited with code ${code}`, ms: 0 });
+			});
+		},
+	);
 	clearInterval(sampler);
 	await new Promise((r) => (child.exitCode === null ? child.once('exit', r) : r(null)));
-	const upload = emu.requestsSince(seq).filter((e) => e.operation === 'runs.create').at(-1)?.upload;
+	const upload = emu
+		.requestsSince(seq)
+		.filter((e) => e.operation === 'runs.create')
+		.at(-1)?.upload;
 	const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
-	return { ok: done.ok, error: done.error, runId: done.runId, rssBefore, rssPeak, ms: done.ms, bytesReceived };
+	return {
+		ok: done.ok,
+		error: done.error,
+		runId: done.runId,
+		rssBefore,
+		rssPeak,
+		ms: done.ms,
+		bytesReceived,
+	};
 }
 
 export interface CurlResult {
@@ -185,14 +238,30 @@ export interface CurlResult {
 /** `curl -F files=@… -F files=@…` to the same endpoint, same Bearer key. */
 export async function uploadWithCurl(emu: Emulator, files: string[]): Promise<CurlResult> {
 	const seq = emu.lastSeq;
-	const argv = ['-sS', '-o', '/dev/null', '-w', '%{http_code} %{time_total}', '-H', `Authorization: Bearer ${emu.keys.alice}`];
+	const argv = [
+		'-sS',
+		'-o',
+		'/dev/null',
+		'-w',
+		'%{http_code} %{time_total}',
+		'-H',
+		`Authorization: Bearer ${emu.keys.alice}`,
+	];
 	for (const f of files) argv.push('-F', `files=@${f};type=application/pdf`);
 	argv.push(`${emu.apiUrl}/agents/1/runs`);
 	const { stdout } = await execFileP('curl', argv, { maxBuffer: 1 << 20 });
 	const [status, seconds] = stdout.trim().split(' ');
-	const upload = emu.requestsSince(seq).filter((e) => e.operation === 'runs.create').at(-1)?.upload;
+	const upload = emu
+		.requestsSince(seq)
+		.filter((e) => e.operation === 'runs.create')
+		.at(-1)?.upload;
 	const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
-	return { ok: status === '200' || status === '201', status: Number(status), ms: Number(seconds) * 1000, bytesReceived };
+	return {
+		ok: status === '200' || status === '201',
+		status: Number(status),
+		ms: Number(seconds) * 1000,
+		bytesReceived,
+	};
 }
 
 export interface UploadFigures {
@@ -209,7 +278,8 @@ export interface UploadFigures {
 	curl: CurlResult;
 }
 
-const medianBy = <T extends { ms: number }>(runs: T[]): T => [...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
+const medianBy = <T extends { ms: number }>(runs: T[]): T =>
+	[...runs].sort((a, b) => a.ms - b.ms)[Math.floor(runs.length / 2)];
 
 /**
  * Figures 1 and 2. Ours and curl alternate `uploadReps` times (ours in a fresh child each
@@ -304,11 +374,18 @@ export interface UsageFigures {
 
 export async function benchUsage(emu: Emulator, sizes: BenchSizes): Promise<UsageFigures> {
 	const limits = emu.knobs.rateLimitPerMinute;
-	emu.knobs.rateLimitPerMinute = { ...(typeof limits === 'object' && limits !== null ? limits : {}), usage: 1_000_000 };
+	emu.knobs.rateLimitPerMinute = {
+		...(typeof limits === 'object' && limits !== null ? limits : {}),
+		usage: 1_000_000,
+	};
 	await seedVisibleUsage(emu, sizes.usageRecords);
 	const credentials = credentialsOf(emu);
 	// Warm-up: loads n8n-core and the node, sorts the emulator's records.
-	await executeNode({ nodeType: 'extractionAgents', parameters: { resource: 'usage', operation: 'getAll', returnAll: false, limit: 1 }, credentials });
+	await executeNode({
+		nodeType: 'extractionAgents',
+		parameters: { resource: 'usage', operation: 'getAll', returnAll: false, limit: 1 },
+		credentials,
+	});
 
 	const oursMs: number[] = [];
 	const loopMs: number[] = [];
@@ -320,7 +397,11 @@ export async function benchUsage(emu: Emulator, sizes: BenchSizes): Promise<Usag
 		// Ours: the node's Return All through n8n's engine.
 		const seq = emu.lastSeq;
 		const t0 = performance.now();
-		const result = await executeNode({ nodeType: 'extractionAgents', parameters: { resource: 'usage', operation: 'getAll', returnAll: true }, credentials });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			parameters: { resource: 'usage', operation: 'getAll', returnAll: true },
+			credentials,
+		});
 		oursMs.push(performance.now() - t0);
 		if (result.error) throw result.error;
 		const requests = emu.requestsSince(seq).filter((e) => e.operation === 'usage.list');
@@ -334,7 +415,9 @@ export async function benchUsage(emu: Emulator, sizes: BenchSizes): Promise<Usag
 		let totalPages = 1;
 		loopRequests = 0;
 		for (let page = 0; page < totalPages; page++) {
-			const res = await fetch(`${emu.apiUrl}/usage?page_number=${page}&page_size=1000`, { headers: auth(emu) });
+			const res = await fetch(`${emu.apiUrl}/usage?page_number=${page}&page_size=1000`, {
+				headers: auth(emu),
+			});
 			const body = (await res.json()) as { records: unknown[]; total_pages: number };
 			loopRequests++;
 			records.push(...body.records);
@@ -413,7 +496,12 @@ export async function benchTrigger(emu: Emulator, sizes: BenchSizes): Promise<Tr
 	const totalRuns = emu.state.runsOfAgent(agentId).length;
 	const credentials = credentialsOf(emu);
 	const poller = createPoller({
-		parameters: { agentScope: 'one', agent: { __rl: true, mode: 'id', value: String(agentId) }, statuses: ['success', 'failed'], includeFullRun: false },
+		parameters: {
+			agentScope: 'one',
+			agent: { __rl: true, mode: 'id', value: String(agentId) },
+			statuses: ['success', 'failed'],
+			includeFullRun: false,
+		},
 		credentials,
 	});
 	let seq = emu.lastSeq;
@@ -446,12 +534,19 @@ export async function benchTrigger(emu: Emulator, sizes: BenchSizes): Promise<Tr
 		let found = 0;
 		scanRequests = 0;
 		for (let page = 0; page < totalPages; page++) {
-			const res = await fetch(`${emu.apiUrl}/agents/${agentId}/runs?page_number=${page}&page_size=1000`, { headers: auth(emu) });
-			const body = (await res.json()) as { runs: Array<RunSummary | RunSummary[]>; total_pages: number };
+			const res = await fetch(
+				`${emu.apiUrl}/agents/${agentId}/runs?page_number=${page}&page_size=1000`,
+				{ headers: auth(emu) },
+			);
+			const body = (await res.json()) as {
+				runs: Array<RunSummary | RunSummary[]>;
+				total_pages: number;
+			};
 			scanRequests++;
 			totalPages = body.total_pages;
 			for (const run of body.runs.flat()) {
-				if (run.status !== 'running' && run.completed && Date.parse(run.completed) >= since - 1000) found++;
+				if (run.status !== 'running' && run.completed && Date.parse(run.completed) >= since - 1000)
+					found++;
 			}
 		}
 		scanMs.push(performance.now() - t0);
@@ -514,13 +609,27 @@ export interface BatchFigures {
 const SLOW_LINK = { latencyMs: 300, uploadBytesPerSecond: 2_000_000 };
 
 /** One Create + Wait execution of `items` documents (300 kB each, like scanned invoices). */
-async function runBatch(emu: Emulator, link: BatchRun['link'], items: number, itemsInParallel: number): Promise<BatchRun> {
+async function runBatch(
+	emu: Emulator,
+	link: BatchRun['link'],
+	items: number,
+	itemsInParallel: number,
+): Promise<BatchRun> {
 	const credentials = credentialsOf(emu);
 	const inputItems = Array.from({ length: items }, (_, n) => ({
 		json: { n },
-		binary: { data: { data: Buffer.alloc(300_000, n % 251), fileName: `invoice-${n}.pdf`, mimeType: 'application/pdf' } },
+		binary: {
+			data: {
+				data: Buffer.alloc(300_000, n % 251),
+				fileName: `invoice-${n}.pdf`,
+				mimeType: 'application/pdf',
+			},
+		},
 	}));
-	const knobs = { latencyMs: emu.knobs.latencyMs, uploadBytesPerSecond: emu.knobs.uploadBytesPerSecond };
+	const knobs = {
+		latencyMs: emu.knobs.latencyMs,
+		uploadBytesPerSecond: emu.knobs.uploadBytesPerSecond,
+	};
 	if (link === 'slow') Object.assign(emu.knobs, SLOW_LINK);
 	const seq = emu.lastSeq;
 	const rssBefore = process.memoryUsage.rss();
@@ -530,14 +639,24 @@ async function runBatch(emu: Emulator, link: BatchRun['link'], items: number, it
 	try {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
-			parameters: { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: '1' }, options: { itemsInParallel } },
+			parameters: {
+				resource: 'run',
+				operation: 'create',
+				agent: { __rl: true, mode: 'id', value: '1' },
+				options: { itemsInParallel },
+			},
 			credentials,
 			inputItems,
 			timeoutMs: 30 * 60_000,
 		});
 		const ms = performance.now() - t0;
-		const statusReads = emu.requestsSince(seq).filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
-		const ok = !result.error && result.items.length === items && result.items.every((item) => item.json.status === 'success');
+		const statusReads = emu
+			.requestsSince(seq)
+			.filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
+		const ok =
+			!result.error &&
+			result.items.length === items &&
+			result.items.every((item) => item.json.status === 'success');
 		return { link, itemsInParallel, items, ms, statusReads, rssGrowth: rssPeak - rssBefore, ok };
 	} finally {
 		clearInterval(sampler);
@@ -549,7 +668,11 @@ async function runBatch(emu: Emulator, link: BatchRun['link'], items: number, it
  * Figure 6: one execution of many items (Create + Wait) against one Run's time, at the
  * default Items in Parallel and at 1, on loopback and over a slow link.
  */
-export async function benchBatch(emu: Emulator, sizes: BenchSizes, defaultParallel = 10): Promise<BatchFigures> {
+export async function benchBatch(
+	emu: Emulator,
+	sizes: BenchSizes,
+	defaultParallel = 10,
+): Promise<BatchFigures> {
 	const duration = emu.knobs.runDurationMs;
 	emu.knobs.runDurationMs = sizes.batchRunMs;
 	try {
@@ -561,7 +684,9 @@ export async function benchBatch(emu: Emulator, sizes: BenchSizes, defaultParall
 		const slowBatch = await runBatch(emu, 'slow', sizes.batchItems, defaultParallel);
 		const slowSequential = await runBatch(emu, 'slow', sizes.batchItems, 1);
 		const others: BatchRun[] = [];
-		if (sizes.label !== 'smoke') for (const parallel of [2, 5, 20]) others.push(await runBatch(emu, 'slow', sizes.batchItems, parallel));
+		if (sizes.label !== 'smoke')
+			for (const parallel of [2, 5, 20])
+				others.push(await runBatch(emu, 'slow', sizes.batchItems, parallel));
 		const runS = `${sizes.batchRunMs / 1000} s`;
 		const label = `${sizes.batchItems} items, Runs of ${runS}`;
 		const timeRow = (link: string, one: BatchRun, ours: BatchRun, base: BatchRun): Row => ({
@@ -642,14 +767,25 @@ process.stdout.write(JSON.stringify({ ms: performance.now() - t0, classes }));
 `;
 
 export async function benchPackage(sizes: BenchSizes): Promise<PackageFigures> {
-	const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; bundleDependencies?: string[] };
-	const { stdout } = await execFileP('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: REPO_ROOT, maxBuffer: 16 << 20 });
-	const packed = (JSON.parse(stdout) as Array<{ size: number; unpackedSize: number; entryCount: number }>)[0];
-	const runtimeDependencies = Object.keys(pkg.dependencies ?? {}).length + (pkg.bundleDependencies?.length ?? 0);
+	const pkg = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as {
+		dependencies?: Record<string, string>;
+		bundleDependencies?: string[];
+	};
+	const { stdout } = await execFileP('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+		cwd: REPO_ROOT,
+		maxBuffer: 16 << 20,
+	});
+	const packed = (
+		JSON.parse(stdout) as Array<{ size: number; unpackedSize: number; entryCount: number }>
+	)[0];
+	const runtimeDependencies =
+		Object.keys(pkg.dependencies ?? {}).length + (pkg.bundleDependencies?.length ?? 0);
 	const times: number[] = [];
 	let loadedClasses: string[] = [];
 	for (let rep = 0; rep < Math.max(1, sizes.reps); rep++) {
-		const { stdout: out } = await execFileP(process.execPath, ['-e', LOAD_SCRIPT, REPO_ROOT], { cwd: REPO_ROOT });
+		const { stdout: out } = await execFileP(process.execPath, ['-e', LOAD_SCRIPT, REPO_ROOT], {
+			cwd: REPO_ROOT,
+		});
 		const { ms, classes } = JSON.parse(out) as { ms: number; classes: string[] };
 		times.push(ms);
 		loadedClasses = classes;
@@ -695,7 +831,14 @@ export async function benchPackage(sizes: BenchSizes): Promise<PackageFigures> {
 
 export function renderTable(rows: Row[]): string {
 	const header = ['Figure', 'Ours', 'Baseline', 'Ratio', 'Goal', 'Met?'];
-	const cells = rows.map((r) => [r.figure, r.ours, r.baseline, r.ratio, r.goal, r.met === null ? '—' : r.met ? 'yes' : 'NO']);
+	const cells = rows.map((r) => [
+		r.figure,
+		r.ours,
+		r.baseline,
+		r.ratio,
+		r.goal,
+		r.met === null ? '—' : r.met ? 'yes' : 'NO',
+	]);
 	const line = (c: string[]) => `| ${c.map((x) => x.replace(/\|/g, '\\|')).join(' | ')} |`;
 	return [line(header), line(header.map(() => '---')), ...cells.map(line)].join('\n');
 }

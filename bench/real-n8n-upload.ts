@@ -24,9 +24,26 @@ import * as path from 'node:path';
 
 import { startEmulator } from '../test/emulator';
 import { callWebhook, startSession, type Session } from '../test/e2e/n8n-session';
-import { ACTION_TYPE, chain, CREDENTIAL_ID, CREDENTIAL_NAME, webhook, workflow, type NodeJson, type WorkflowJson } from '../test/e2e/workflows';
+import {
+	ACTION_TYPE,
+	chain,
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	webhook,
+	workflow,
+	type NodeJson,
+	type WorkflowJson,
+} from '../test/e2e/workflows';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/descriptions/options';
-import { median, prepareFiles, procRss, renderTable, sizesFrom, uploadWithCurl, type Row } from './figures';
+import {
+	median,
+	prepareFiles,
+	procRss,
+	renderTable,
+	sizesFrom,
+	uploadWithCurl,
+	type Row,
+} from './figures';
 
 const MiB = 1024 * 1024;
 const WORKFLOW_ID = 'eaBenchUpload001'; // n8n's ids are 16 characters
@@ -45,12 +62,23 @@ function readPdfsNode(workflowId: string, dir: string): NodeJson {
 		type: 'n8n-nodes-base.readWriteFile',
 		typeVersion: 1,
 		position: [220, 0],
-		parameters: { operation: 'read', fileSelector: `${dir.replace(/\\/g, '/')}/*.pdf`, options: {} },
+		parameters: {
+			operation: 'read',
+			fileSelector: `${dir.replace(/\\/g, '/')}/*.pdf`,
+			options: {},
+		},
 	};
 }
 
 /** Webhook → Read/Write Files (every *.pdf in inputDir) → Aggregate (one item, all binaries) → `sender`. */
-function uploadWorkflow(id: string, name: string, webhookPath: string, webhookId: string, inputDir: string, sender: NodeJson): WorkflowJson {
+function uploadWorkflow(
+	id: string,
+	name: string,
+	webhookPath: string,
+	webhookId: string,
+	inputDir: string,
+	sender: NodeJson,
+): WorkflowJson {
 	return workflow(
 		id,
 		name,
@@ -63,7 +91,12 @@ function uploadWorkflow(id: string, name: string, webhookPath: string, webhookId
 				type: 'n8n-nodes-base.aggregate',
 				typeVersion: 1,
 				position: [440, 0],
-				parameters: { aggregate: 'aggregateAllItemData', destinationFieldName: 'files', include: 'allFields', options: { includeBinaries: true } },
+				parameters: {
+					aggregate: 'aggregateAllItemData',
+					destinationFieldName: 'files',
+					include: 'allFields',
+					options: { includeBinaries: true },
+				},
 			},
 			{ ...sender, position: [660, 0] },
 		],
@@ -72,15 +105,28 @@ function uploadWorkflow(id: string, name: string, webhookPath: string, webhookId
 }
 
 function createRunWorkflow(inputDir: string): WorkflowJson {
-	return uploadWorkflow(WORKFLOW_ID, 'Bench: upload 1 GiB in one Run', WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000001', inputDir, {
-		id: 'bench-create-run',
-		name: CREATE_RUN,
-		type: ACTION_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
-		parameters: { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: '1' }, binarySource: 'all', waitForCompletion: false },
-	});
+	return uploadWorkflow(
+		WORKFLOW_ID,
+		'Bench: upload 1 GiB in one Run',
+		WEBHOOK_PATH,
+		'5b0c8a43-5a8e-4c55-9f39-0e2eb0000001',
+		inputDir,
+		{
+			id: 'bench-create-run',
+			name: CREATE_RUN,
+			type: ACTION_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+			parameters: {
+				resource: 'run',
+				operation: 'create',
+				agent: { __rl: true, mode: 'id', value: '1' },
+				binarySource: 'all',
+				waitForCompletion: false,
+			},
+		},
+	);
 }
 
 /**
@@ -88,33 +134,51 @@ function createRunWorkflow(inputDir: string): WorkflowJson {
  * which also streams from the binary store (getBinaryStream + form-data): what n8n itself
  * achieves on the same machine, to the same endpoint. Aggregate names the binaries data, data_1, …
  */
-function httpRequestWorkflow(inputDir: string, apiUrl: string, apiKey: string, fileCount: number): WorkflowJson {
+function httpRequestWorkflow(
+	inputDir: string,
+	apiUrl: string,
+	apiKey: string,
+	fileCount: number,
+): WorkflowJson {
 	const fields = Array.from({ length: fileCount }, (_, i) => ({
 		parameterType: 'formBinaryData',
 		name: 'files',
 		inputDataFieldName: i === 0 ? 'data' : `data_${i}`,
 	}));
-	return uploadWorkflow(HTTP_WORKFLOW_ID, 'Bench: upload 1 GiB with the HTTP Request node', HTTP_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2eb0000002', inputDir, {
-		id: 'bench-http-request',
-		name: HTTP_REQUEST,
-		type: 'n8n-nodes-base.httpRequest',
-		typeVersion: 4.2,
-		position: [0, 0],
-		parameters: {
-			method: 'POST',
-			url: `${apiUrl}/agents/1/runs`,
-			sendHeaders: true,
-			headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${apiKey}` }] },
-			sendBody: true,
-			contentType: 'multipart-form-data',
-			bodyParameters: { parameters: fields },
-			options: {},
+	return uploadWorkflow(
+		HTTP_WORKFLOW_ID,
+		'Bench: upload 1 GiB with the HTTP Request node',
+		HTTP_WEBHOOK_PATH,
+		'5b0c8a43-5a8e-4c55-9f39-0e2eb0000002',
+		inputDir,
+		{
+			id: 'bench-http-request',
+			name: HTTP_REQUEST,
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			position: [0, 0],
+			parameters: {
+				method: 'POST',
+				url: `${apiUrl}/agents/1/runs`,
+				sendHeaders: true,
+				headerParameters: { parameters: [{ name: 'Authorization', value: `Bearer ${apiKey}` }] },
+				sendBody: true,
+				contentType: 'multipart-form-data',
+				bodyParameters: { parameters: fields },
+				options: {},
+			},
 		},
-	});
+	);
 }
 
 /** Webhook → Read/Write Files (every *.pdf in `dir`, one item each) → Create Run + Wait. */
-function batchWorkflow(id: string, webhookPath: string, webhookId: string, dir: string, itemsInParallel: number): WorkflowJson {
+function batchWorkflow(
+	id: string,
+	webhookPath: string,
+	webhookId: string,
+	dir: string,
+	itemsInParallel: number,
+): WorkflowJson {
 	return workflow(
 		id,
 		`Bench: Create + Wait over every file in ${path.basename(dir)}, Items in Parallel ${itemsInParallel}`,
@@ -128,7 +192,12 @@ function batchWorkflow(id: string, webhookPath: string, webhookId: string, dir: 
 				typeVersion: 1,
 				position: [440, 0],
 				credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
-				parameters: { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: '1' }, options: { itemsInParallel } },
+				parameters: {
+					resource: 'run',
+					operation: 'create',
+					agent: { __rl: true, mode: 'id', value: '1' },
+					options: { itemsInParallel },
+				},
 			},
 		],
 		chain('Webhook', 'Read files', CREATE_RUN),
@@ -136,9 +205,30 @@ function batchWorkflow(id: string, webhookPath: string, webhookId: string, dir: 
 }
 
 const BATCHES = [
-	{ key: 'one', id: 'eaBenchBatchOne1', path: 'bench-batch-one', webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000003', dir: 'batch-one', parallel: DEFAULT_ITEMS_IN_PARALLEL },
-	{ key: 'batch', id: 'eaBenchBatchDflt', path: 'bench-batch-default', webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000004', dir: 'batch', parallel: DEFAULT_ITEMS_IN_PARALLEL },
-	{ key: 'sequential', id: 'eaBenchBatchSeq1', path: 'bench-batch-one-by-one', webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000005', dir: 'batch', parallel: 1 },
+	{
+		key: 'one',
+		id: 'eaBenchBatchOne1',
+		path: 'bench-batch-one',
+		webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000003',
+		dir: 'batch-one',
+		parallel: DEFAULT_ITEMS_IN_PARALLEL,
+	},
+	{
+		key: 'batch',
+		id: 'eaBenchBatchDflt',
+		path: 'bench-batch-default',
+		webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000004',
+		dir: 'batch',
+		parallel: DEFAULT_ITEMS_IN_PARALLEL,
+	},
+	{
+		key: 'sequential',
+		id: 'eaBenchBatchSeq1',
+		path: 'bench-batch-one-by-one',
+		webhookId: '5b0c8a43-5a8e-4c55-9f39-0e2eb0000005',
+		dir: 'batch',
+		parallel: 1,
+	},
 ] as const;
 
 /** Samples a process's RSS every 50 ms until stopped; returns the highest seen. */
@@ -190,14 +280,29 @@ async function main(): Promise<void> {
 			userFolder,
 			workflows: [
 				createRunWorkflow(path.join(userFolder, 'files', 'invoices')),
-				httpRequestWorkflow(path.join(userFolder, 'files', 'invoices'), emu.apiUrl, emu.keys.alice, files.length),
-				...BATCHES.map((b) => batchWorkflow(b.id, b.path, b.webhookId, path.join(userFolder, 'files', b.dir), b.parallel)),
+				httpRequestWorkflow(
+					path.join(userFolder, 'files', 'invoices'),
+					emu.apiUrl,
+					emu.keys.alice,
+					files.length,
+				),
+				...BATCHES.map((b) =>
+					batchWorkflow(
+						b.id,
+						b.path,
+						b.webhookId,
+						path.join(userFolder, 'files', b.dir),
+						b.parallel,
+					),
+				),
 			],
 			examples: false,
 			// BENCH_N8N_NODE_OPTIONS (e.g. --trace-gc) goes to n8n's NODE_OPTIONS; its log is kept then.
 			env: {
 				N8N_DEFAULT_BINARY_DATA_MODE: 'filesystem',
-				...(process.env.BENCH_N8N_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_N8N_NODE_OPTIONS } : {}),
+				...(process.env.BENCH_N8N_NODE_OPTIONS
+					? { NODE_OPTIONS: process.env.BENCH_N8N_NODE_OPTIONS }
+					: {}),
 			},
 			quiet: true,
 		});
@@ -208,7 +313,12 @@ async function main(): Promise<void> {
 			fs.linkSync(file, target);
 		}
 		/** Calls a webhook, then reads how long `nodeName` ran in that execution and what the emulator received. */
-		const executeAndTime = async (workflowId: string, webhookPath: string, nodeName: string, count: number) => {
+		const executeAndTime = async (
+			workflowId: string,
+			webhookPath: string,
+			nodeName: string,
+			count: number,
+		) => {
 			const seq = emu.lastSeq;
 			const t0 = performance.now();
 			const stopSampling = sampleRss(session!.server.process.pid);
@@ -217,17 +327,26 @@ async function main(): Promise<void> {
 			const webhookMs = performance.now() - t0;
 			if (res.status !== 200) {
 				const log = session!.server.logs().split('\n').slice(-40).join('\n');
-				throw new Error(`webhook ${webhookPath} answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 500)}\nn8n log:\n${log}`);
+				throw new Error(
+					`webhook ${webhookPath} answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 500)}\nn8n log:\n${log}`,
+				);
 			}
 			const [latest] = await session!.waitForExecutions(workflowId, count, 60_000);
 			const details = await session!.execution(latest.id);
-			const run = details.runData[nodeName]?.[0] as { executionTime?: number; error?: { message?: string } } | undefined;
+			const run = details.runData[nodeName]?.[0] as
+				| { executionTime?: number; error?: { message?: string } }
+				| undefined;
 			if (!run || run.error || typeof run.executionTime !== 'number') {
 				throw new Error(`${nodeName} did not succeed: ${run?.error?.message ?? 'no run data'}`);
 			}
-			const upload = emu.requestsSince(seq).filter((e) => e.operation === 'runs.create').at(-1)?.upload;
+			const upload = emu
+				.requestsSince(seq)
+				.filter((e) => e.operation === 'runs.create')
+				.at(-1)?.upload;
 			const bytesReceived = (upload?.files ?? []).reduce((sum, f) => sum + f.size, 0);
-			const statusReads = emu.requestsSince(seq).filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
+			const statusReads = emu
+				.requestsSince(seq)
+				.filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
 			return { nodeMs: run.executionTime, webhookMs, bytesReceived, rssPeak, statusReads };
 		};
 		const settle = () => new Promise((resolve) => setTimeout(resolve, 2000));
@@ -250,15 +369,21 @@ async function main(): Promise<void> {
 				nodeRssPeak: ours.rssPeak,
 				httpRssPeak: http.rssPeak,
 			});
-			console.error(`  upload ${rep + 1}: Create Run ${ours.nodeMs} ms, HTTP Request node ${http.nodeMs} ms, curl ${curl.ms.toFixed(0)} ms`);
+			console.error(
+				`  upload ${rep + 1}: Create Run ${ours.nodeMs} ms, HTTP Request node ${http.nodeMs} ms, curl ${curl.ms.toFixed(0)} ms`,
+			);
 		}
 
 		// Figure 6': many items in one execution, each Run taking 3 s.
 		const batchFiles = { one: 1, batch: batchItems } as const;
-		for (const [dir, count] of [['batch-one', batchFiles.one], ['batch', batchFiles.batch]] as const) {
+		for (const [dir, count] of [
+			['batch-one', batchFiles.one],
+			['batch', batchFiles.batch],
+		] as const) {
 			const target = path.join(session.filesDir, dir);
 			fs.mkdirSync(target, { recursive: true });
-			for (let n = 0; n < count; n++) fs.writeFileSync(path.join(target, `invoice-${n}.pdf`), Buffer.alloc(300_000, n % 251));
+			for (let n = 0; n < count; n++)
+				fs.writeFileSync(path.join(target, `invoice-${n}.pdf`), Buffer.alloc(300_000, n % 251));
 		}
 		emu.knobs.runDurationMs = 3000;
 		for (const b of BATCHES) {
@@ -266,7 +391,9 @@ async function main(): Promise<void> {
 			const timing = await executeAndTime(b.id, b.path, CREATE_RUN, 1);
 			batchMs[b.key] = timing.nodeMs;
 			batchReads[b.key] = timing.statusReads;
-			console.error(`  ${b.key}: Create Run + Wait ${timing.nodeMs} ms, ${timing.statusReads} status reads`);
+			console.error(
+				`  ${b.key}: Create Run + Wait ${timing.nodeMs} ms, ${timing.statusReads} status reads`,
+			);
 		}
 	} finally {
 		if (session && process.env.BENCH_N8N_NODE_OPTIONS) {
@@ -282,7 +409,9 @@ async function main(): Promise<void> {
 	const oursMs = median(rows.map((r) => r.nodeMs));
 	const curlMs = median(rows.map((r) => r.curlMs));
 	const httpMs = median(rows.map((r) => r.httpMs));
-	const complete = rows.every((r) => r.bytesReceived === bytes && r.curlBytes === bytes && r.httpBytes === bytes);
+	const complete = rows.every(
+		(r) => r.bytesReceived === bytes && r.curlBytes === bytes && r.httpBytes === bytes,
+	);
 	const what = `${sizes.fileCount} × ${sizes.fileMiB} MiB, median of ${rows.length}`;
 	const table: Row[] = [
 		{

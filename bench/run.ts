@@ -44,7 +44,10 @@ export interface BenchResults {
 	batch: BatchFigures;
 }
 
-export async function runBench(sizes: BenchSizes, log: (line: string) => void = () => undefined): Promise<BenchResults> {
+export async function runBench(
+	sizes: BenchSizes,
+	log: (line: string) => void = () => undefined,
+): Promise<BenchResults> {
 	const emu = await startEmulator({ logErrors: false, seed: 42 });
 	// Figure 3 gets an emulator without demo Runs: finishing Runs would add usage records mid-benchmark.
 	const usageEmu = await startEmulator({ logErrors: false, seed: 42, seedDemoData: false });
@@ -67,7 +70,15 @@ export async function runBench(sizes: BenchSizes, log: (line: string) => void = 
 		const pkg = await timed('package', () => benchPackage(sizes));
 		log(`batch: ${sizes.batchItems} items, Runs of ${sizes.batchRunMs / 1000} s…`);
 		const batch = await timed('batch', () => benchBatch(emu, sizes, DEFAULT_ITEMS_IN_PARALLEL));
-		return { sizes, rows: [...upload.rows, ...usage.rows, ...trigger.rows, ...pkg.rows, ...batch.rows], upload, usage, trigger, pkg, batch };
+		return {
+			sizes,
+			rows: [...upload.rows, ...usage.rows, ...trigger.rows, ...pkg.rows, ...batch.rows],
+			upload,
+			usage,
+			trigger,
+			pkg,
+			batch,
+		};
 	} finally {
 		await Promise.all([emu.stop(), usageEmu.stop()]);
 	}
@@ -75,7 +86,11 @@ export async function runBench(sizes: BenchSizes, log: (line: string) => void = 
 
 function versionOf(pkgName: string): string {
 	try {
-		return (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'node_modules', pkgName, 'package.json'), 'utf8')) as { version: string }).version;
+		return (
+			JSON.parse(
+				fs.readFileSync(path.join(REPO_ROOT, 'node_modules', pkgName, 'package.json'), 'utf8'),
+			) as { version: string }
+		).version;
 	} catch {
 		return 'unknown';
 	}
@@ -97,7 +112,7 @@ export function renderResults(results: BenchResults): string {
 		'',
 		renderTable(results.rows),
 		'',
-		'Figure 2 measured in a real n8n 2.41.1 on Node 24, beside curl and n8n\'s own HTTP Request node: `npm run bench:n8n` (bench/RESULTS-n8n.md).',
+		"Figure 2 measured in a real n8n 2.41.1 on Node 24, beside curl and n8n's own HTTP Request node: `npm run bench:n8n` (bench/RESULTS-n8n.md).",
 		'',
 		'## Raw numbers',
 		'',
@@ -107,7 +122,8 @@ export function renderResults(results: BenchResults): string {
 		),
 		`- Upload, baseline node: RSS before ${(upload.baseline.rssBefore / MiB).toFixed(1)} MiB, peak ${(upload.baseline.rssPeak / MiB).toFixed(1)} MiB, ${upload.baseline.ms.toFixed(0)} ms (${(upload.bytes / 1e6 / (upload.baseline.ms / 1000)).toFixed(1)} MB/s), received ${upload.baseline.bytesReceived} bytes${upload.baseline.error ? `, error: ${upload.baseline.error}` : ''}`,
 		...upload.curlRuns.map(
-			(r, i) => `- Upload ${i + 1}, curl: HTTP ${r.status}, ${r.ms.toFixed(0)} ms (${(upload.bytes / 1e6 / (r.ms / 1000)).toFixed(1)} MB/s), received ${r.bytesReceived} bytes`,
+			(r, i) =>
+				`- Upload ${i + 1}, curl: HTTP ${r.status}, ${r.ms.toFixed(0)} ms (${(upload.bytes / 1e6 / (r.ms / 1000)).toFixed(1)} MB/s), received ${r.bytesReceived} bytes`,
 		),
 		`- Usage: ours ${usage.oursItems} items in ${usage.oursRequests} requests, ${usage.oursMs.toFixed(0)} ms; loop ${usage.loopRecords} records in ${usage.loopRequests} requests, ${usage.loopMs.toFixed(0)} ms`,
 		`- Trigger: ${trigger.totalRuns} Runs on the Agent; activation poll ${trigger.activationRequests} requests; poll ${trigger.pollRequests} requests → ${trigger.pollItems} items in ${trigger.pollMs.toFixed(1)} ms; full scan ${trigger.scanRequests} requests → ${trigger.scanFound} found in ${trigger.scanMs.toFixed(1)} ms`,

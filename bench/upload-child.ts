@@ -24,7 +24,8 @@ export interface UploadChildArgs {
 	files: string[];
 }
 
-const send = (msg: unknown) => new Promise<void>((resolve) => process.send!(msg, undefined, undefined, () => resolve()));
+const send = (msg: unknown) =>
+	new Promise<void>((resolve) => process.send!(msg, undefined, undefined, () => resolve()));
 
 function waitFor(type: string): Promise<void> {
 	return new Promise((resolve) => {
@@ -59,10 +60,17 @@ function instrumented(node: INodeType, onTime: (ms: number) => void): INodeType 
 async function main(): Promise<void> {
 	const args = JSON.parse(process.argv[2]) as UploadChildArgs;
 	let ms = 0;
-	const base = args.mode === 'ours' ? (loadExtractionAgentsNode() as INodeType) : new BaselineUpload();
+	const base =
+		args.mode === 'ours' ? (loadExtractionAgentsNode() as INodeType) : new BaselineUpload();
 	const parameters =
 		args.mode === 'ours'
-			? { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: '1' }, binarySource: 'all', waitForCompletion: false }
+			? {
+					resource: 'run',
+					operation: 'create',
+					agent: { __rl: true, mode: 'id', value: '1' },
+					binarySource: 'all',
+					waitForCompletion: false,
+				}
 			: { agentId: '1' };
 	const binary = Object.fromEntries(
 		args.files.map((path, i) => [`file${i}`, { path, mimeType: 'application/pdf' }]),
@@ -74,7 +82,17 @@ async function main(): Promise<void> {
 		nodeType: base,
 		parameters,
 		credentials: { apiKey: args.apiKey, baseUrl: args.url },
-		inputItems: [{ binary: { warmup: { data: Buffer.from('%PDF-1.4 warm-up'), fileName: 'warm-up.pdf', mimeType: 'application/pdf' } } }],
+		inputItems: [
+			{
+				binary: {
+					warmup: {
+						data: Buffer.from('%PDF-1.4 warm-up'),
+						fileName: 'warm-up.pdf',
+						mimeType: 'application/pdf',
+					},
+				},
+			},
+		],
 		binaryMode: 'filesystem',
 		timeoutMs: 5 * 60_000,
 	});
@@ -87,7 +105,13 @@ async function main(): Promise<void> {
 		timeoutMs: 30 * 60_000,
 	});
 	const json = result.items[0]?.json as { run_id?: number } | undefined;
-	await send({ type: 'done', ok: !result.error, error: result.error?.message, runId: json?.run_id, ms });
+	await send({
+		type: 'done',
+		ok: !result.error,
+		error: result.error?.message,
+		runId: json?.run_id,
+		ms,
+	});
 	await shutdownHarness();
 	process.exit(0);
 }

@@ -6,7 +6,10 @@ import type {
 	Icon,
 	INodeProperties,
 } from 'n8n-workflow';
-import { apiKeyFromCredential, apiRootFromBaseUrl } from '../nodes/ExtractionAgents/transport/baseUrl';
+import {
+	apiKeyFromCredential,
+	apiRootFromBaseUrl,
+} from '../nodes/ExtractionAgents/transport/baseUrl';
 
 export class ExtractionAgentsApi implements ICredentialType {
 	name = 'extractionAgentsApi';
@@ -18,8 +21,7 @@ export class ExtractionAgentsApi implements ICredentialType {
 		dark: 'file:../nodes/ExtractionAgents/icons/extractionAgents.dark.svg',
 	};
 
-	documentationUrl =
-		'https://github.com/extraction-agents/n8n-nodes-extraction-agents#credentials';
+	documentationUrl = 'https://github.com/extraction-agents/n8n-nodes-extraction-agents#credentials';
 
 	properties: INodeProperties[] = [
 		{
@@ -87,14 +89,16 @@ export class ExtractionAgentsApi implements ICredentialType {
 				type: 'responseCode',
 				properties: {
 					value: 401,
-					message: 'The API key was rejected: check that it is copied whole and has not expired or been deleted',
+					message:
+						'The API key was rejected: check that it is copied whole and has not expired or been deleted',
 				},
 			},
 			{
 				type: 'responseCode',
 				properties: {
 					value: 404,
-					message: 'No Extraction Agents API at this Base URL: enter the service address only, e.g. https://extraction.example.com',
+					message:
+						'No Extraction Agents API at this Base URL: enter the service address only, e.g. https://extraction.example.com',
 				},
 			},
 		],

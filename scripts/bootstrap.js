@@ -21,7 +21,9 @@ function mtime(file) {
 const stale = mtime(installed) === 0 || mtime(installed) < mtime(lockfile);
 if (stale) {
 	const started = Date.now();
-	console.log('[bootstrap] node_modules is missing or older than package-lock.json: running npm ci ...');
+	console.log(
+		'[bootstrap] node_modules is missing or older than package-lock.json: running npm ci ...',
+	);
 	execSync('npm ci --no-audit --no-fund', { cwd: root, stdio: 'inherit' });
 	console.log(`[bootstrap] installed in ${Math.round((Date.now() - started) / 1000)} s`);
 }

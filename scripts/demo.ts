@@ -29,8 +29,14 @@ import {
 } from '../test/e2e/workflows';
 
 const SAMPLE_INVOICES = [
-	{ fileName: 'invoice-acme-2026-0042.pdf', text: 'ACME Supplies GmbH - Invoice 2026-0042 - Total 1,250.00 EUR' },
-	{ fileName: 'invoice-globex-INV-7781.pdf', text: 'Globex Parts Ltd - Invoice INV-7781 - Total 980.40 GBP' },
+	{
+		fileName: 'invoice-acme-2026-0042.pdf',
+		text: 'ACME Supplies GmbH - Invoice 2026-0042 - Total 1,250.00 EUR',
+	},
+	{
+		fileName: 'invoice-globex-INV-7781.pdf',
+		text: 'Globex Parts Ltd - Invoice INV-7781 - Total 980.40 GBP',
+	},
 ];
 
 function formatValue(value: unknown): string {
@@ -47,8 +53,13 @@ function formatValue(value: unknown): string {
 
 function table(header: string[], rows: string[][]): string {
 	const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-	const line = (cells: string[]) => `| ${cells.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
-	return [line(header), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.map(line)].join('\n');
+	const line = (cells: string[]) =>
+		`| ${cells.map((c, i) => (c ?? '').padEnd(widths[i])).join(' | ')} |`;
+	return [
+		line(header),
+		`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`,
+		...rows.map(line),
+	].join('\n');
 }
 
 async function main(): Promise<void> {
@@ -66,7 +77,9 @@ async function main(): Promise<void> {
 	const say = (message: string) => console.log(`[demo] ${message}`);
 
 	if (await host.portInUse(port)) {
-		console.error(`[demo] port ${port} is already in use (another demo or n8n still running?). Stop it, or pass --port N.`);
+		console.error(
+			`[demo] port ${port} is already in use (another demo or n8n still running?). Stop it, or pass --port N.`,
+		);
 		process.exit(1);
 	}
 	const emu = await startEmulator({ runDurationMs: 2500, logErrors: false });
@@ -77,7 +90,9 @@ async function main(): Promise<void> {
 	fs.rmSync(userFolder, { recursive: true, force: true });
 	const inputDir = path.join(userFolder, 'files', 'invoices');
 	const outputDir = path.join(userFolder, 'files', 'output');
-	say(`installing the packed package into a real n8n ${values.n8n as string} (user folder ${userFolder}) ...`);
+	say(
+		`installing the packed package into a real n8n ${values.n8n as string} (user folder ${userFolder}) ...`,
+	);
 	const session = await startSession({
 		version: values.n8n as string,
 		serviceUrl: emu.url,
@@ -107,27 +122,68 @@ async function main(): Promise<void> {
 	process.on('SIGTERM', () => void shutdown(0));
 
 	try {
-		for (const invoice of SAMPLE_INVOICES) fs.writeFileSync(path.join(inputDir, invoice.fileName), samplePdf(invoice.text));
-		say(`n8n ${session.n8n.version} is up at ${session.server.url} (${Math.round((Date.now() - started) / 1000)} s)`);
-		say(`running "Example: Extract invoices and render Invoice lines (XLSX)" on ${SAMPLE_INVOICES.length} PDFs in ${inputDir} ...`);
+		for (const invoice of SAMPLE_INVOICES)
+			fs.writeFileSync(path.join(inputDir, invoice.fileName), samplePdf(invoice.text));
+		say(
+			`n8n ${session.n8n.version} is up at ${session.server.url} (${Math.round((Date.now() - started) / 1000)} s)`,
+		);
+		say(
+			`running "Example: Extract invoices and render Invoice lines (XLSX)" on ${SAMPLE_INVOICES.length} PDFs in ${inputDir} ...`,
+		);
 
 		const res = await callWebhook(session.server.url, WEBHOOK_PATHS.headline);
-		if (res.status !== 200) throw new Error(`the workflow answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 2000)}`);
+		if (res.status !== 200)
+			throw new Error(
+				`the workflow answered ${res.status}: ${res.bytes.toString('utf8').slice(0, 2000)}`,
+			);
 		const [execution] = await session.waitForExecutions(WORKFLOW_IDS.headline, 1, 60_000);
 		const details = await session.execution(execution.id);
-		if (execution.status !== 'success') throw new Error(`execution ${execution.id} ended ${execution.status}: ${JSON.stringify(details.error)}`);
+		if (execution.status !== 'success')
+			throw new Error(
+				`execution ${execution.id} ended ${execution.status}: ${JSON.stringify(details.error)}`,
+			);
 		const runs = nodeItems(details, 'Extract with the Invoices Agent').map((item) => item.json);
-		const order = runs.length ? Object.keys(runs[0]).filter((k) => !['run_id', 'agent_id', 'status', 'run_url', 'files', 'user_defined_id', 'created', 'completed', 'failed_prompts', 'credits_used'].includes(k)) : [];
+		const order = runs.length
+			? Object.keys(runs[0]).filter(
+					(k) =>
+						![
+							'run_id',
+							'agent_id',
+							'status',
+							'run_url',
+							'files',
+							'user_defined_id',
+							'created',
+							'completed',
+							'failed_prompts',
+							'credits_used',
+						].includes(k),
+				)
+			: [];
 
 		console.log('');
-		console.log(`Execution ${execution.id}: ${runs.length} Runs of Agent ${DEMO_AGENT_IDS.invoices} "Invoices"`);
+		console.log(
+			`Execution ${execution.id}: ${runs.length} Runs of Agent ${DEMO_AGENT_IDS.invoices} "Invoices"`,
+		);
 		console.log('');
-		const columns = runs.map((run) => `${(run.files as string[]).join(', ')} (Run ${String(run.run_id)})`);
-		console.log(table(['Prompt', ...columns], order.map((prompt) => [prompt, ...runs.map((run) => formatValue(run[prompt]))])));
+		const columns = runs.map(
+			(run) => `${(run.files as string[]).join(', ')} (Run ${String(run.run_id)})`,
+		);
+		console.log(
+			table(
+				['Prompt', ...columns],
+				order.map((prompt) => [prompt, ...runs.map((run) => formatValue(run[prompt]))]),
+			),
+		);
 		console.log('');
-		const files = fs.readdirSync(outputDir).filter((f) => f.endsWith('.xlsx')).sort();
+		const files = fs
+			.readdirSync(outputDir)
+			.filter((f) => f.endsWith('.xlsx'))
+			.sort();
 		if (files.length === 0) throw new Error(`no .xlsx was written to ${outputDir}`);
-		console.log('Rendered "Invoice lines.xlsx" (Download Templated Output, XLSX), written by the workflow:');
+		console.log(
+			'Rendered "Invoice lines.xlsx" (Download Templated Output, XLSX), written by the workflow:',
+		);
 		for (const file of files) {
 			const full = path.join(outputDir, file);
 			console.log(`  ${full}  (${fs.statSync(full).size} bytes)`);
@@ -135,15 +191,21 @@ async function main(): Promise<void> {
 		console.log('');
 
 		if (headless) {
-			say(`done in ${Math.round((Date.now() - started) / 1000)} s (--headless: not leaving the editor running)`);
+			say(
+				`done in ${Math.round((Date.now() - started) / 1000)} s (--headless: not leaving the editor running)`,
+			);
 			await shutdown(0);
 			return;
 		}
 		console.log(`n8n editor: ${session.server.url}`);
 		console.log(`  email:    ${OWNER.email}`);
 		console.log(`  password: ${OWNER.password}`);
-		console.log(`  Credential "Extraction Agents (emulator)" points at ${emu.url}; the example workflows are under Overview.`);
-		console.log('  The published "When an invoice Run finishes" workflow polls the Invoices Agent every minute.');
+		console.log(
+			`  Credential "Extraction Agents (emulator)" points at ${emu.url}; the example workflows are under Overview.`,
+		);
+		console.log(
+			'  The published "When an invoice Run finishes" workflow polls the Invoices Agent every minute.',
+		);
 		console.log('');
 		console.log('Ctrl-C to stop.');
 		await new Promise(() => undefined);
@@ -155,6 +217,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-	console.error(`[demo] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`);
+	console.error(
+		`[demo] failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}`,
+	);
 	process.exit(1);
 });

@@ -31,7 +31,12 @@ const problems = [];
 const fail = (message) => problems.push(message);
 
 function run(command, args, options = {}) {
-	const result = spawnSync(command, args, { cwd: root, encoding: 'utf8', stdio: 'pipe', ...options });
+	const result = spawnSync(command, args, {
+		cwd: root,
+		encoding: 'utf8',
+		stdio: 'pipe',
+		...options,
+	});
 	if (result.status !== 0) {
 		process.stderr.write(result.stdout ?? '');
 		process.stderr.write(result.stderr ?? '');
@@ -47,9 +52,14 @@ function newestMtime(patterns, cwd) {
 
 /** Builds dist/ when a file the n8n section lists is missing or a source is newer than dist. */
 function ensureBuilt(pkg) {
-	const listed = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f) => path.join(root, f));
+	const listed = [...(pkg.n8n?.nodes ?? []), ...(pkg.n8n?.credentials ?? [])].map((f) =>
+		path.join(root, f),
+	);
 	const missing = listed.some((file) => !fs.existsSync(file));
-	const sources = newestMtime(['{nodes,credentials}/**/*.{ts,json,svg,png}', 'package.json', 'tsconfig.json'], root);
+	const sources = newestMtime(
+		['{nodes,credentials}/**/*.{ts,json,svg,png}', 'package.json', 'tsconfig.json'],
+		root,
+	);
 	// A build empties dist/ first (scripts/clean-dist.js), so its newest file is the build's time.
 	const built = newestMtime(['dist/**/*'], root);
 	if (missing || sources > built) {
@@ -90,7 +100,10 @@ async function analyzePackage(dir, patterns, what) {
 	const formatter = await eslint.loadFormatter('stylish');
 	const output = await formatter.format(results);
 	if (output.trim()) process.stdout.write(`${output.trimEnd()}\n`);
-	const errors = results.reduce((sum, result) => sum + result.errorCount + result.fatalErrorCount, 0);
+	const errors = results.reduce(
+		(sum, result) => sum + result.errorCount + result.fatalErrorCount,
+		0,
+	);
 	const warnings = results.reduce((sum, result) => sum + result.warningCount, 0);
 	return { files, errors, warnings };
 }
@@ -105,7 +118,8 @@ function summary(what, { files, errors, warnings }) {
 
 function checkManifest(packed) {
 	const dependencies = Object.keys(packed.dependencies ?? {});
-	if (dependencies.length > 0) fail(`package.json "dependencies" must be empty, has: ${dependencies.join(', ')}`);
+	if (dependencies.length > 0)
+		fail(`package.json "dependencies" must be empty, has: ${dependencies.join(', ')}`);
 	for (const field of ['optionalDependencies', 'bundleDependencies', 'bundledDependencies']) {
 		const value = packed[field];
 		if (value && Object.keys(value).length > 0) fail(`package.json "${field}" must be empty`);
@@ -115,17 +129,21 @@ function checkManifest(packed) {
 		fail(`package.json "peerDependencies" may hold only n8n-workflow, has: ${peers.join(', ')}`);
 	}
 	for (const script of INSTALL_SCRIPTS) {
-		if (packed.scripts?.[script] !== undefined) fail(`package.json has an install lifecycle script "${script}"`);
+		if (packed.scripts?.[script] !== undefined)
+			fail(`package.json has an install lifecycle script "${script}"`);
 	}
 	if (JSON.stringify(packed.files) !== JSON.stringify(['dist'])) {
 		fail(`package.json "files" must be ["dist"], is ${JSON.stringify(packed.files)}`);
 	}
-	if (!packed.keywords?.includes('n8n-community-node-package')) fail('keywords lack "n8n-community-node-package"');
+	if (!packed.keywords?.includes('n8n-community-node-package'))
+		fail('keywords lack "n8n-community-node-package"');
 	if (!packed.description) fail('package.json has no "description"');
-	if (!packed.author?.name || !packed.author?.email) fail('package.json "author" needs a name and an email');
+	if (!packed.author?.name || !packed.author?.email)
+		fail('package.json "author" needs a name and an email');
 	if (!packed.homepage) fail('package.json has no "homepage"');
 	if (!(packed.repository?.url ?? packed.repository)) fail('package.json has no "repository"');
-	if (packed.license !== 'MIT') fail(`package.json "license" must be MIT, is ${JSON.stringify(packed.license)}`);
+	if (packed.license !== 'MIT')
+		fail(`package.json "license" must be MIT, is ${JSON.stringify(packed.license)}`);
 	if (!/^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+[0-9A-Za-z.-]+)?$/.test(packed.version ?? '')) {
 		fail(`package.json "version" ${JSON.stringify(packed.version)} is not semver`);
 	}
@@ -161,9 +179,12 @@ function checkContents(packed, packageDir, tarballFiles) {
 		try {
 			const json = JSON.parse(fs.readFileSync(path.join(packageDir, codex), 'utf8'));
 			if (!String(json.node ?? '').startsWith(`${packed.name}.`)) {
-				fail(`${codex}: "node" is ${JSON.stringify(json.node)}, expected "${packed.name}.<node name>"`);
+				fail(
+					`${codex}: "node" is ${JSON.stringify(json.node)}, expected "${packed.name}.<node name>"`,
+				);
 			}
-			if (!Array.isArray(json.categories) || json.categories.length === 0) fail(`${codex}: no categories`);
+			if (!Array.isArray(json.categories) || json.categories.length === 0)
+				fail(`${codex}: no categories`);
 		} catch (error) {
 			fail(`${codex} is not valid JSON: ${error.message}`);
 		}
@@ -176,7 +197,8 @@ function checkContents(packed, packageDir, tarballFiles) {
 		for (const reference of references) {
 			const icon = path.posix.join(path.posix.dirname(file), reference);
 			icons.add(icon);
-			if (!inTarball(icon)) fail(`${file} references icon file:${reference}; ${icon} is not in the tarball`);
+			if (!inTarball(icon))
+				fail(`${file} references icon file:${reference}; ${icon} is not in the tarball`);
 		}
 	}
 	return icons;

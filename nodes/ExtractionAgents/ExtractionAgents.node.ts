@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { resourceProperties } from './actions/resources';
 import { router } from './actions/router';
@@ -14,7 +19,10 @@ export class ExtractionAgents implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Extraction Agents',
 		name: 'extractionAgents',
-		icon: { light: 'file:icons/extractionAgents.svg', dark: 'file:icons/extractionAgents.dark.svg' },
+		icon: {
+			light: 'file:icons/extractionAgents.svg',
+			dark: 'file:icons/extractionAgents.dark.svg',
+		},
 		group: ['transform'],
 		// 1.1: Agent → Get / Get Many simplify by default (see helpers/agents.ts).
 		version: [1, 1.1],

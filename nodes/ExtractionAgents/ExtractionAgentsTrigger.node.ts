@@ -1,4 +1,9 @@
-import type { INodeExecutionData, INodeType, INodeTypeDescription, IPollFunctions } from 'n8n-workflow';
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { listSearch } from './methods';
 import { agentLocator, simplifyField } from './descriptions/parameters';
@@ -9,10 +14,14 @@ export class ExtractionAgentsTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Extraction Agents Trigger',
 		name: 'extractionAgentsTrigger',
-		icon: { light: 'file:icons/extractionAgents.svg', dark: 'file:icons/extractionAgents.dark.svg' },
+		icon: {
+			light: 'file:icons/extractionAgents.svg',
+			dark: 'file:icons/extractionAgents.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{ "Runs finished: " + ($parameter["agentScope"] === "all" ? "all Agents" : "one Agent") }}',
+		subtitle:
+			'={{ "Runs finished: " + ($parameter["agentScope"] === "all" ? "all Agents" : "one Agent") }}',
 		description: 'Starts the workflow when a Run of an Extraction Agent finishes',
 		defaults: { name: 'Extraction Agents Trigger' },
 		polling: true,
@@ -27,7 +36,11 @@ export class ExtractionAgentsTrigger implements INodeType {
 				default: 'one',
 				options: [
 					{ name: 'One Agent', value: 'one' },
-					{ name: 'All Agents', value: 'all', description: 'Every Agent the API key can see, including ones added later' },
+					{
+						name: 'All Agents',
+						value: 'all',
+						description: 'Every Agent the API key can see, including ones added later',
+					},
 				],
 			},
 			{ ...agentLocator, displayOptions: { show: { agentScope: ['one'] } } },
@@ -42,7 +55,8 @@ export class ExtractionAgentsTrigger implements INodeType {
 					{
 						name: 'Other',
 						value: 'other',
-						description: 'A final status the service adds later (e.g. cancelled): a Run in it counts as finished once it has a completed time',
+						description:
+							'A final status the service adds later (e.g. cancelled): a Run in it counts as finished once it has a completed time',
 					},
 				],
 				description: 'Fire for Runs that finished with these statuses',
@@ -65,15 +79,18 @@ export class ExtractionAgentsTrigger implements INodeType {
 					{
 						name: 'Emit Runs Finished While Inactive',
 						value: 'emit',
-						description: 'Go on from where the trigger stopped: every Run that finished while the workflow was inactive is emitted once',
+						description:
+							'Go on from where the trigger stopped: every Run that finished while the workflow was inactive is emitted once',
 					},
 					{
 						name: 'Skip Them',
 						value: 'skip',
-						description: 'Start afresh, as on the first activation: only Runs that finish from now on are emitted',
+						description:
+							'Start afresh, as on the first activation: only Runs that finish from now on are emitted',
 					},
 				],
-				description: 'What to do with the Runs that finished while the workflow was inactive, when it is activated again',
+				description:
+					'What to do with the Runs that finished while the workflow was inactive, when it is activated again',
 			},
 			optionsField,
 		],

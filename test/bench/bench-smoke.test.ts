@@ -20,7 +20,22 @@ afterAll(async () => {
 });
 
 test('prints one row per figure with a goal verdict', () => {
-	expect(results.rows.map((r) => r.figure.split(' ')[0])).toEqual(['1.', '2.', '3.', '3.', '4.', '4.', '5.', '5.', '5.', '6.', '6.', '6.', '6.', '6.']);
+	expect(results.rows.map((r) => r.figure.split(' ')[0])).toEqual([
+		'1.',
+		'2.',
+		'3.',
+		'3.',
+		'4.',
+		'4.',
+		'5.',
+		'5.',
+		'5.',
+		'6.',
+		'6.',
+		'6.',
+		'6.',
+		'6.',
+	]);
 	const md = renderResults(results);
 	expect(md).toContain('| Figure | Ours | Baseline | Ratio | Goal | Met? |');
 	expect(md).toMatch(/Node v\d+/);
@@ -71,7 +86,9 @@ test('package: packs, has no runtime dependencies, loads both nodes and the cred
 	expect(pkg.packedBytes).toBeGreaterThan(0);
 	expect(pkg.files).toBeGreaterThan(0);
 	expect(pkg.runtimeDependencies).toBe(0);
-	expect(pkg.loadedClasses).toEqual(expect.arrayContaining(['ExtractionAgents', 'ExtractionAgentsTrigger', 'ExtractionAgentsApi']));
+	expect(pkg.loadedClasses).toEqual(
+		expect.arrayContaining(['ExtractionAgents', 'ExtractionAgentsTrigger', 'ExtractionAgentsApi']),
+	);
 	expect(Number.isFinite(pkg.loadMs)).toBe(true);
 });
 

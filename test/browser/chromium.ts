@@ -46,20 +46,29 @@ const HOW_TO = `install Debian's Chromium yourself (as root: apt-get update && a
 /** The Chromium binary; installs Debian's `chromium` package with apt first when it is missing. */
 export async function ensureChromium(): Promise<string> {
 	if (isExecutable(CHROMIUM_PATH)) return CHROMIUM_PATH;
-	if (process.env.CHROMIUM_PATH) throw new Error(`CHROMIUM_PATH=${CHROMIUM_PATH} is not an executable file`);
+	if (process.env.CHROMIUM_PATH)
+		throw new Error(`CHROMIUM_PATH=${CHROMIUM_PATH} is not an executable file`);
 	if (process.platform !== 'linux' || !onPath('apt-get')) {
-		throw new Error(`Chromium is not installed (${CHROMIUM_PATH} is missing) and apt-get is not available here to install it: ${HOW_TO}`);
+		throw new Error(
+			`Chromium is not installed (${CHROMIUM_PATH} is missing) and apt-get is not available here to install it: ${HOW_TO}`,
+		);
 	}
 	log(`${CHROMIUM_PATH} is missing`);
 	await installChromiumWithApt();
-	if (!isExecutable(CHROMIUM_PATH)) throw new Error(`apt installed the chromium package but ${CHROMIUM_PATH} is still missing: ${HOW_TO}`);
+	if (!isExecutable(CHROMIUM_PATH))
+		throw new Error(
+			`apt installed the chromium package but ${CHROMIUM_PATH} is still missing: ${HOW_TO}`,
+		);
 	return CHROMIUM_PATH;
 }
 
 /** `apt-get update && apt-get install -y chromium`, as root or with passwordless sudo, output streamed to stderr. */
 export async function installChromiumWithApt(): Promise<void> {
 	const unavailable = aptUnavailableReason();
-	if (unavailable) throw new Error(`Chromium is not installed (${CHROMIUM_PATH} is missing) and ${unavailable}: ${HOW_TO}`);
+	if (unavailable)
+		throw new Error(
+			`Chromium is not installed (${CHROMIUM_PATH} is missing) and ${unavailable}: ${HOW_TO}`,
+		);
 	try {
 		await installWithApt('chromium', 'chromium');
 	} catch (err) {

@@ -15,29 +15,57 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEMO_AGENT_IDS, type Emulator } from '../emulator';
 import { callWebhook, type Session } from './n8n-session';
-import { messageText, SCRIPTED_MODEL_ID, type ChatRequest, type ChatTool, type ScriptedModel } from './scripted-model';
-import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, TRIGGER_AGENT_ID, workflow, type NodeJson, type WorkflowJson } from './workflows';
+import {
+	messageText,
+	SCRIPTED_MODEL_ID,
+	type ChatRequest,
+	type ChatTool,
+	type ScriptedModel,
+} from './scripted-model';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	TRIGGER_AGENT_ID,
+	workflow,
+	type NodeJson,
+	type WorkflowJson,
+} from './workflows';
 
 export const TOOL_TYPE = `${ACTION_TYPE}Tool`;
 export const AI_AGENT_WORKFLOW_ID = 'eaE2eAiAgentTool';
 export const AI_AGENT_WEBHOOK_PATH = 'e2e-ai-agent';
 export const AI_AGENT_CREATE_WORKFLOW_ID = 'eaE2eAiAgentCrea';
 export const AI_AGENT_CREATE_WEBHOOK_PATH = 'e2e-ai-agent-create';
-export const OPENAI_CREDENTIAL = { id: 'eaOpenAiScripted', name: 'OpenAI (scripted model on loopback)' };
+export const OPENAI_CREDENTIAL = {
+	id: 'eaOpenAiScripted',
+	name: 'OpenAI (scripted model on loopback)',
+};
 /** The Invoices Agent's Run the questions ask about: the first Run the suite creates. */
 export const ASKED_RUN_ID = 1011;
 
-export const TOOL_NAMES = { listAgents: 'List_Agents', getRun: 'Get_Run', listRuns: 'List_Runs' } as const;
-
+export const TOOL_NAMES = {
+	listAgents: 'List_Agents',
+	getRun: 'Get_Run',
+	listRuns: 'List_Runs',
+} as const;
 
 export function openAiCredentialJson(baseUrl: string) {
-	return { ...OPENAI_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'sk-scripted-model-e2e', url: baseUrl, header: false } };
+	return {
+		...OPENAI_CREDENTIAL,
+		type: 'openAiApi',
+		data: { apiKey: 'sk-scripted-model-e2e', url: baseUrl, header: false },
+	};
 }
 
 const eaCredentials = { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } };
 
 /** A tool node as the README advises: On Error → Continue, so that a failed call goes to the model. */
-function tool(name: string, position: [number, number], parameters: Record<string, unknown>): NodeJson & { onError: string } {
+function tool(
+	name: string,
+	position: [number, number],
+	parameters: Record<string, unknown>,
+): NodeJson & { onError: string } {
 	return {
 		id: `${name.replace(/\W+/g, '-').toLowerCase()}-tool`,
 		name,
@@ -50,7 +78,8 @@ function tool(name: string, position: [number, number], parameters: Record<strin
 	};
 }
 
-const AGENT_ID_FROM_AI = "={{ $fromAI('agent_id', 'The ID of the Extraction Agent (a whole number); List Agents gives it for a name', 'number') }}";
+const AGENT_ID_FROM_AI =
+	"={{ $fromAI('agent_id', 'The ID of the Extraction Agent (a whole number); List Agents gives it for a name', 'number') }}";
 
 /** Webhook (body.question) → AI Agent with the scripted chat model and the given tools. */
 function aiAgentWorkflow(
@@ -69,7 +98,13 @@ function aiAgentWorkflow(
 			typeVersion: 2,
 			position: [0, 0],
 			webhookId,
-			parameters: { httpMethod: 'POST', path: webhookPath, responseMode: 'lastNode', responseData: 'allEntries', options: {} },
+			parameters: {
+				httpMethod: 'POST',
+				path: webhookPath,
+				responseMode: 'lastNode',
+				responseData: 'allEntries',
+				options: {},
+			},
 		},
 		{
 			id: `${id}-agent`,
@@ -100,7 +135,9 @@ function aiAgentWorkflow(
 		},
 		...tools,
 	];
-	const ai = (type: 'ai_languageModel' | 'ai_tool') => ({ [type]: [[{ node: 'AI Agent', type, index: 0 }]] });
+	const ai = (type: 'ai_languageModel' | 'ai_tool') => ({
+		[type]: [[{ node: 'AI Agent', type, index: 0 }]],
+	});
 	const connections = {
 		Webhook: { main: [[{ node: 'AI Agent', type: 'main', index: 0 }]] },
 		'OpenAI Chat Model': ai('ai_languageModel'),
@@ -110,7 +147,13 @@ function aiAgentWorkflow(
 }
 
 /** The AI Agent example as users import it (examples/). */
-export const AI_AGENT_EXAMPLE = path.resolve(__dirname, '..', '..', 'examples', 'ai-agent-questions-about-runs.json');
+export const AI_AGENT_EXAMPLE = path.resolve(
+	__dirname,
+	'..',
+	'..',
+	'examples',
+	'ai-agent-questions-about-runs.json',
+);
 
 /**
  * The example's AI Agent with the example's three tools (List Agents, Get Run, List Runs) as
@@ -122,25 +165,41 @@ export function aiAgentToolWorkflow(): WorkflowJson {
 		.filter((node) => node.type === TOOL_TYPE)
 		.map((node) => ({ ...node, id: `${node.id}-e2e`, credentials: eaCredentials }));
 	const systemMessage = String(
-		(example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.agent')?.parameters.options as { systemMessage?: string }).systemMessage,
+		(
+			example.nodes.find((node) => node.type === '@n8n/n8n-nodes-langchain.agent')?.parameters
+				.options as { systemMessage?: string }
+		).systemMessage,
 	);
-	return aiAgentWorkflow(AI_AGENT_WORKFLOW_ID, 'E2E: AI Agent with Extraction Agents tools', AI_AGENT_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2e00000016', tools, systemMessage);
+	return aiAgentWorkflow(
+		AI_AGENT_WORKFLOW_ID,
+		'E2E: AI Agent with Extraction Agents tools',
+		AI_AGENT_WEBHOOK_PATH,
+		'5b0c8a43-5a8e-4c55-9f39-0e2e00000016',
+		tools,
+		systemMessage,
+	);
 }
 
 /** An AI Agent given Run → Create as a tool: what a user gets who tries it. */
 export function aiAgentCreateRunWorkflow(): WorkflowJson {
-	return aiAgentWorkflow(AI_AGENT_CREATE_WORKFLOW_ID, 'E2E: AI Agent with Run → Create as a tool', AI_AGENT_CREATE_WEBHOOK_PATH, '5b0c8a43-5a8e-4c55-9f39-0e2e00000017', [
-		tool('Create Run', [260, 240], {
-			resource: 'run',
-			operation: 'create',
-			agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
-			binarySource: 'all',
-			waitForCompletion: true,
-			simplify: true,
-			output: 'run',
-			additionalFields: {},
-		}),
-	]);
+	return aiAgentWorkflow(
+		AI_AGENT_CREATE_WORKFLOW_ID,
+		'E2E: AI Agent with Run → Create as a tool',
+		AI_AGENT_CREATE_WEBHOOK_PATH,
+		'5b0c8a43-5a8e-4c55-9f39-0e2e00000017',
+		[
+			tool('Create Run', [260, 240], {
+				resource: 'run',
+				operation: 'create',
+				agent: { __rl: true, mode: 'id', value: AGENT_ID_FROM_AI },
+				binarySource: 'all',
+				waitForCompletion: true,
+				simplify: true,
+				output: 'run',
+				additionalFields: {},
+			}),
+		],
+	);
 }
 
 /** Seeds what the questions ask about: Run 1011 of the Invoices Agent, finished. Call before any other Run is created. */
@@ -149,14 +208,20 @@ export function seedAskedRun(emu: Emulator) {
 		createdAt: emu.now() - 3_600_000,
 		userDefinedId: 'acme-1011',
 	});
-	if (Number(run.run_id) !== ASKED_RUN_ID) throw new Error(`the asked-about Run got id ${String(run.run_id)}, expected ${ASKED_RUN_ID}: seed it first`);
+	if (Number(run.run_id) !== ASKED_RUN_ID)
+		throw new Error(
+			`the asked-about Run got id ${String(run.run_id)}, expected ${ASKED_RUN_ID}: seed it first`,
+		);
 	return run;
 }
 
 const parse = (text: string) => JSON.parse(text) as unknown;
 const toolNamed = (name: string) => (tools: ChatTool[]) => {
 	const found = tools.find((candidate) => candidate.function.name === name);
-	if (!found) throw new Error(`the model was not given a tool "${name}": ${tools.map((t) => t.function.name).join(', ')}`);
+	if (!found)
+		throw new Error(
+			`the model was not given a tool "${name}": ${tools.map((t) => t.function.name).join(', ')}`,
+		);
 	return found.function.name;
 };
 
@@ -183,8 +248,17 @@ async function ask(ctx: Context, question: string, webhookPath = AI_AGENT_WEBHOO
 	// The trigger of the suite polls its own Agent meanwhile: leave its requests out.
 	const requests = ctx.emu
 		.requestsSince(since)
-		.filter((entry) => entry.path.startsWith('/api/v1/client/') && !entry.path.startsWith(`/api/v1/client/agents/${TRIGGER_AGENT_ID}/`));
-	return { output: String(items[0]?.output ?? ''), items, requests, model: ctx.model.chatRequests(question) };
+		.filter(
+			(entry) =>
+				entry.path.startsWith('/api/v1/client/') &&
+				!entry.path.startsWith(`/api/v1/client/agents/${TRIGGER_AGENT_ID}/`),
+		);
+	return {
+		output: String(items[0]?.output ?? ''),
+		items,
+		requests,
+		model: ctx.model.chatRequests(question),
+	};
 }
 
 export function aiAgentToolTests(context: () => Context): void {
@@ -199,16 +273,26 @@ export function aiAgentToolTests(context: () => Context): void {
 			{ tool: toolNamed(TOOL_NAMES.listAgents), args: { name_contains: 'Invoices' } },
 			{
 				tool: toolNamed(TOOL_NAMES.getRun),
-				args: (results) => ({ agent_id: (parse(results[0]) as Array<{ id: number }>)[0].id, run_id: String(ASKED_RUN_ID) }),
+				args: (results) => ({
+					agent_id: (parse(results[0]) as Array<{ id: number }>)[0].id,
+					run_id: String(ASKED_RUN_ID),
+				}),
 			},
 			{
 				answer: (results) => {
-					const [run] = parse(results[1]) as Array<Record<string, { amount: number; currency: string }>>;
+					const [run] = parse(results[1]) as Array<
+						Record<string, { amount: number; currency: string }>
+					>;
 					return `The Total amount of Run ${ASKED_RUN_ID} is ${run['Total amount'].amount} ${run['Total amount'].currency}.`;
 				},
 			},
 		]);
-		const expected = (ctx.emu.getRun(DEMO_AGENT_IDS.invoices, ASKED_RUN_ID)?.data as Record<string, { value: { amount: number; currency: string } }>)['Total amount'].value;
+		const expected = (
+			ctx.emu.getRun(DEMO_AGENT_IDS.invoices, ASKED_RUN_ID)?.data as Record<
+				string,
+				{ value: { amount: number; currency: string } }
+			>
+		)['Total amount'].value;
 		const { output, requests, model } = await ask(ctx, q1);
 		// The service saw exactly the requests the two tool calls stand for.
 		expect(requests.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
@@ -219,7 +303,10 @@ export function aiAgentToolTests(context: () => Context): void {
 		expect(model).toHaveLength(3);
 		expect(ctx.model.toolCalls(q1)).toEqual([
 			{ name: TOOL_NAMES.listAgents, args: { name_contains: 'Invoices' } },
-			{ name: TOOL_NAMES.getRun, args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: String(ASKED_RUN_ID) } },
+			{
+				name: TOOL_NAMES.getRun,
+				args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: String(ASKED_RUN_ID) },
+			},
 		]);
 		const { calls, results } = conversation(model);
 		// n8n replays both calls to the model, each followed by its result.
@@ -228,8 +315,15 @@ export function aiAgentToolTests(context: () => Context): void {
 		const agents = parse(messageText(results[0])) as Array<{ id: number; name: string }>;
 		expect(agents.map((a) => a.name)).toEqual(['Invoices']);
 		const [run] = parse(messageText(results[1])) as Array<Record<string, unknown>>;
-		expect(run).toMatchObject({ run_id: ASKED_RUN_ID, agent_id: DEMO_AGENT_IDS.invoices, status: 'success', 'Total amount': expected });
-		expect(output).toBe(`The Total amount of Run ${ASKED_RUN_ID} is ${expected.amount} ${expected.currency}.`);
+		expect(run).toMatchObject({
+			run_id: ASKED_RUN_ID,
+			agent_id: DEMO_AGENT_IDS.invoices,
+			status: 'success',
+			'Total amount': expected,
+		});
+		expect(output).toBe(
+			`The Total amount of Run ${ASKED_RUN_ID} is ${expected.amount} ${expected.currency}.`,
+		);
 
 		const [latest] = await ctx.session.waitForExecutions(AI_AGENT_WORKFLOW_ID, 1, 30_000);
 		expect(latest.status).toBe('success');
@@ -238,33 +332,47 @@ export function aiAgentToolTests(context: () => Context): void {
 	test('AI Agent tool: n8n made the tool variant of the node (N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE=false)', async () => {
 		const ctx = context();
 		const types = await ctx.session.api.request('GET', '/types/nodes.json');
-		const tool = (types.body as Array<{ name: string; outputs?: unknown; properties: Array<{ name: string }> }>).find((t) => t.name === TOOL_TYPE);
+		const tool = (
+			types.body as Array<{ name: string; outputs?: unknown; properties: Array<{ name: string }> }>
+		).find((t) => t.name === TOOL_TYPE);
 		expect(tool?.outputs).toEqual(['ai_tool']);
-		expect(tool?.properties.map((p) => p.name)).toEqual(expect.arrayContaining(['descriptionType', 'toolDescription', 'resource', 'operation']));
+		expect(tool?.properties.map((p) => p.name)).toEqual(
+			expect.arrayContaining(['descriptionType', 'toolDescription', 'resource', 'operation']),
+		);
 	});
 
 	test('AI Agent tool: the model is given each tool’s name, description and argument schema, every $fromAI argument described', () => {
 		const ctx = context();
 		const [first] = ctx.model.chatRequests(q1);
 		const tools = first.tools ?? [];
-		process.stderr.write(`[e2e] AI Agent tools as the model saw them:\n${JSON.stringify(tools, null, 2)}\n`);
+		process.stderr.write(
+			`[e2e] AI Agent tools as the model saw them:\n${JSON.stringify(tools, null, 2)}\n`,
+		);
 		expect(tools.map((t) => t.function.name).sort()).toEqual(Object.values(TOOL_NAMES).sort());
 		const byName = Object.fromEntries(tools.map((t) => [t.function.name, t.function]));
 		// The example's own Tool Descriptions; without one n8n describes a tool by the operation's action.
 		const example = JSON.parse(fs.readFileSync(AI_AGENT_EXAMPLE, 'utf8')) as { nodes: NodeJson[] };
-		const manual = (name: string) => String(example.nodes.find((node) => node.name === name)?.parameters.toolDescription);
+		const manual = (name: string) =>
+			String(example.nodes.find((node) => node.name === name)?.parameters.toolDescription);
 		expect(byName[TOOL_NAMES.getRun].description).toBe(manual('Get Run'));
 		expect(byName[TOOL_NAMES.listRuns].description).toBe(manual('List Runs'));
 		expect(byName[TOOL_NAMES.getRun].description).toMatch(/Agent ID .*Run ID/);
 		expect(byName[TOOL_NAMES.listAgents].description).toBe('Get many agents in Extraction Agents');
 		const schema = (name: string) =>
-			byName[name].parameters as { type: string; properties: Record<string, { type: string; description?: string }>; required?: string[] };
+			byName[name].parameters as {
+				type: string;
+				properties: Record<string, { type: string; description?: string }>;
+				required?: string[];
+			};
 		expect(schema(TOOL_NAMES.getRun)).toMatchObject({
 			type: 'object',
 			properties: { agent_id: { type: 'number' }, run_id: { type: 'string' } },
 			required: expect.arrayContaining(['agent_id', 'run_id']),
 		});
-		expect(Object.keys(schema(TOOL_NAMES.listRuns).properties).sort()).toEqual(['agent_id', 'limit']);
+		expect(Object.keys(schema(TOOL_NAMES.listRuns).properties).sort()).toEqual([
+			'agent_id',
+			'limit',
+		]);
 		expect(schema(TOOL_NAMES.listRuns).properties.limit.type).toBe('number');
 		expect(Object.keys(schema(TOOL_NAMES.listAgents).properties)).toEqual(['name_contains']);
 		// Every argument tells the model what to put there.
@@ -279,40 +387,62 @@ export function aiAgentToolTests(context: () => Context): void {
 	test('AI Agent tool (2): "the 3 most recent Runs" → Run → Get Many with the Limit the model chose', async () => {
 		const ctx = context();
 		ctx.model.script(q2, [
-			{ tool: toolNamed(TOOL_NAMES.listRuns), args: { agent_id: DEMO_AGENT_IDS.invoices, limit: 3 } },
+			{
+				tool: toolNamed(TOOL_NAMES.listRuns),
+				args: { agent_id: DEMO_AGENT_IDS.invoices, limit: 3 },
+			},
 			{
 				answer: (results) =>
 					`The 3 most recent Runs: ${(parse(results[0]) as Array<{ run_id: number; status: string }>).map((r) => `${r.run_id} (${r.status})`).join(', ')}.`,
 			},
 		]);
 		const { output, requests, model } = await ask(ctx, q2);
-		expect(requests.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([`GET /api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs 200`]);
+		expect(requests.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+			`GET /api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs 200`,
+		]);
 		expect(Number(requests[0].query.page_size)).toBe(3);
 		expect(model).toHaveLength(2);
-		expect(ctx.model.toolCalls(q2)).toEqual([{ name: TOOL_NAMES.listRuns, args: { agent_id: DEMO_AGENT_IDS.invoices, limit: 3 } }]);
+		expect(ctx.model.toolCalls(q2)).toEqual([
+			{ name: TOOL_NAMES.listRuns, args: { agent_id: DEMO_AGENT_IDS.invoices, limit: 3 } },
+		]);
 		const { results } = conversation(model);
-		const runs = parse(messageText(results[0])) as Array<{ run_id: number; status: string; agent_id: number }>;
+		const runs = parse(messageText(results[0])) as Array<{
+			run_id: number;
+			status: string;
+			agent_id: number;
+		}>;
 		expect(runs).toHaveLength(3);
 		expect(runs.every((r) => r.agent_id === DEMO_AGENT_IDS.invoices)).toBe(true);
-		expect(output).toBe(`The 3 most recent Runs: ${runs.map((r) => `${r.run_id} (${r.status})`).join(', ')}.`);
+		expect(output).toBe(
+			`The 3 most recent Runs: ${runs.map((r) => `${r.run_id} (${r.status})`).join(', ')}.`,
+		);
 	});
 
 	test('AI Agent tool (3): a Run ID that is not a number → the model gets the node’s error text as the tool result and answers from it', async () => {
 		const ctx = context();
 		ctx.model.script(q3, [
-			{ tool: toolNamed(TOOL_NAMES.getRun), args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: 'last-acme' } },
+			{
+				tool: toolNamed(TOOL_NAMES.getRun),
+				args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: 'last-acme' },
+			},
 			{ answer: (results) => `I could not get that Run: ${extractError(results[0])}` },
 		]);
 		const { output, requests, model } = await ask(ctx, q3);
 		// Refused before any request to the service.
 		expect(requests).toEqual([]);
-		expect(ctx.model.toolCalls(q3)).toEqual([{ name: TOOL_NAMES.getRun, args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: 'last-acme' } }]);
+		expect(ctx.model.toolCalls(q3)).toEqual([
+			{ name: TOOL_NAMES.getRun, args: { agent_id: DEMO_AGENT_IDS.invoices, run_id: 'last-acme' } },
+		]);
 		expect(model).toHaveLength(2);
 		const { results } = conversation(model);
 		expect(extractError(messageText(results[0]))).toBe('"last-acme" is not a valid Run ID');
 		// With On Error → Continue (the example's setting) the node's hint comes along.
 		expect(parse(messageText(results[0]))).toEqual([
-			{ error: '"last-acme" is not a valid Run ID', description: 'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.' },
+			{
+				error: '"last-acme" is not a valid Run ID',
+				description:
+					'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.',
+			},
 		]);
 		expect(output).toBe('I could not get that Run: "last-acme" is not a valid Run ID');
 		// The execution finished: a tool error is the model's to handle, not a failed workflow.

@@ -144,7 +144,11 @@ export interface Session {
 	/** Executions of a workflow, newest first. */
 	executions(workflowId: string): Promise<ExecutionSummary[]>;
 	/** Waits until a workflow has at least `count` finished executions. */
-	waitForExecutions(workflowId: string, count: number, timeoutMs: number): Promise<ExecutionSummary[]>;
+	waitForExecutions(
+		workflowId: string,
+		count: number,
+		timeoutMs: number,
+	): Promise<ExecutionSummary[]>;
 	stop(options?: { keepFolder?: boolean }): Promise<void>;
 }
 
@@ -159,7 +163,12 @@ export interface ExecutionSummary {
 }
 
 export interface NodeRun {
-	data?: { main?: Array<Array<{ json: Record<string, unknown>; binary?: Record<string, BinaryMeta> }> | null> };
+	data?: {
+		main?: Array<Array<{
+			json: Record<string, unknown>;
+			binary?: Record<string, BinaryMeta>;
+		}> | null>;
+	};
 	error?: { message?: string; description?: string };
 	executionStatus?: string;
 }
@@ -181,8 +190,14 @@ export interface ExecutionDetails extends ExecutionSummary {
 /** Items a node output on its first run. */
 export function nodeItems(details: ExecutionDetails, nodeName: string) {
 	const runs = details.runData[nodeName];
-	if (!runs || runs.length === 0) throw new Error(`node "${nodeName}" did not run; ran: ${Object.keys(details.runData).join(', ')}`);
-	if (runs[0].error) throw new Error(`node "${nodeName}" failed: ${runs[0].error.message} ${runs[0].error.description ?? ''}`);
+	if (!runs || runs.length === 0)
+		throw new Error(
+			`node "${nodeName}" did not run; ran: ${Object.keys(details.runData).join(', ')}`,
+		);
+	if (runs[0].error)
+		throw new Error(
+			`node "${nodeName}" failed: ${runs[0].error.message} ${runs[0].error.description ?? ''}`,
+		);
 	return runs[0].data?.main?.[0] ?? [];
 }
 
@@ -199,7 +214,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		}
 	};
 	const n8n = await timed('ensureN8n', () => host.ensureN8n(options.version));
-	const userFolder = options.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), `ea-n8n-${n8n.version}-`));
+	const userFolder =
+		options.userFolder ?? fs.mkdtempSync(path.join(os.tmpdir(), `ea-n8n-${n8n.version}-`));
 	fs.mkdirSync(userFolder, { recursive: true });
 	const filesDir = path.join(userFolder, 'files');
 	const inputDir = path.join(filesDir, 'invoices');
@@ -234,21 +250,30 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 	];
 	const examples = options.examples === false ? [] : exampleWorkflows();
 	await timed('import', async () => {
-		await host.importCredentials(n8n, hostOptions, [credentialJson(options.serviceUrl, options.apiKey), ...(options.moreCredentials ?? [])]);
+		await host.importCredentials(n8n, hostOptions, [
+			credentialJson(options.serviceUrl, options.apiKey),
+			...(options.moreCredentials ?? []),
+		]);
 		await host.importWorkflows(n8n, hostOptions, [...workflows, ...examples]);
 	});
 	const server = await timed('start', () => host.startN8n(n8n, hostOptions));
 	let api: RestClient;
 	try {
 		api = await timed('owner', () => host.setupOwner(server.url, OWNER));
-		const published = (options.publish ?? workflows.map((w) => w.id)).filter((id) => !options.publishLater?.includes(id));
+		const published = (options.publish ?? workflows.map((w) => w.id)).filter(
+			(id) => !options.publishLater?.includes(id),
+		);
 		await timed('publish', async () => {
 			for (const id of published) await host.publishWorkflowRest(api, n8n.version, id);
 		});
 		await timed('webhooks', async () => {
 			const paths = workflows
 				.filter((w) => published.includes(w.id))
-				.flatMap((w) => w.nodes.filter((n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'POST'))
+				.flatMap((w) =>
+					w.nodes.filter(
+						(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'POST',
+					),
+				)
 				.map((n) => String(n.parameters.path)); // a GET probe would run a GET webhook
 			for (const webhookPath of paths) await waitForWebhook(server.url, webhookPath);
 		});
@@ -257,28 +282,41 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		throw err;
 	}
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as { parse(text: string): unknown };
+	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as {
+		parse(text: string): unknown;
+	};
 
 	const executions = async (workflowId: string): Promise<ExecutionSummary[]> => {
 		const filter = encodeURIComponent(JSON.stringify({ workflowId }));
-		const data = await api.get<{ results: ExecutionSummary[] }>(`/rest/executions?filter=${filter}&limit=50`);
-		return [...data.results].sort((a, b) => Date.parse(b.startedAt ?? '') - Date.parse(a.startedAt ?? '') || Number(b.id) - Number(a.id));
+		const data = await api.get<{ results: ExecutionSummary[] }>(
+			`/rest/executions?filter=${filter}&limit=50`,
+		);
+		return [...data.results].sort(
+			(a, b) =>
+				Date.parse(b.startedAt ?? '') - Date.parse(a.startedAt ?? '') ||
+				Number(b.id) - Number(a.id),
+		);
 	};
 	const execution = async (id: string): Promise<ExecutionDetails> => {
-		const data = await api.get<ExecutionSummary & { data: string | Record<string, unknown> }>(`/rest/executions/${id}`);
+		const data = await api.get<ExecutionSummary & { data: string | Record<string, unknown> }>(
+			`/rest/executions/${id}`,
+		);
 		const parsed = (typeof data.data === 'string' ? flatted.parse(data.data) : data.data) as {
 			resultData: { runData: Record<string, NodeRun[]>; error?: unknown };
 		};
 		return { ...data, runData: parsed.resultData.runData, error: parsed.resultData.error };
 	};
-	const isDone = (e: ExecutionSummary) => !['new', 'running', 'waiting'].includes(e.status) && e.stoppedAt !== null;
+	const isDone = (e: ExecutionSummary) =>
+		!['new', 'running', 'waiting'].includes(e.status) && e.stoppedAt !== null;
 	const waitForExecutions = async (workflowId: string, count: number, timeoutMs: number) => {
 		const deadline = Date.now() + timeoutMs;
 		for (;;) {
 			const list = await executions(workflowId);
 			if (list.filter(isDone).length >= count) return list;
 			if (Date.now() > deadline) {
-				throw new Error(`workflow ${workflowId}: ${list.length} execution(s) after ${timeoutMs / 1000} s, expected ${count}`);
+				throw new Error(
+					`workflow ${workflowId}: ${list.length} execution(s) after ${timeoutMs / 1000} s, expected ${count}`,
+				);
 			}
 			await sleep(500);
 		}
@@ -303,7 +341,8 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		},
 		async stop({ keepFolder = false } = {}) {
 			await server.stop();
-			if (!keepFolder && !options.userFolder) fs.rmSync(userFolder, { recursive: true, force: true });
+			if (!keepFolder && !options.userFolder)
+				fs.rmSync(userFolder, { recursive: true, force: true });
 		},
 	};
 }
@@ -313,13 +352,20 @@ export async function startSession(options: SessionOptions): Promise<Session> {
  * call right away got 404 "not registered"). A GET to a POST-only webhook answers 404 as well,
  * but once registered its message names the method it expects ("…POST request?").
  */
-export async function waitForWebhook(baseUrl: string, webhookPath: string, timeoutMs = 30_000): Promise<void> {
+export async function waitForWebhook(
+	baseUrl: string,
+	webhookPath: string,
+	timeoutMs = 30_000,
+): Promise<void> {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
 		const res = await fetch(`${baseUrl}/webhook/${webhookPath}`);
 		const text = await res.text();
 		if (res.status !== 404 || /POST request|Did you mean/i.test(text)) return;
-		if (Date.now() > deadline) throw new Error(`webhook "${webhookPath}" still not registered after ${timeoutMs / 1000} s: ${text.slice(0, 200)}`);
+		if (Date.now() > deadline)
+			throw new Error(
+				`webhook "${webhookPath}" still not registered after ${timeoutMs / 1000} s: ${text.slice(0, 200)}`,
+			);
 		await sleep(250);
 	}
 }
@@ -332,5 +378,10 @@ export async function callWebhook(baseUrl: string, webhookPath: string, body: un
 		body: JSON.stringify(body),
 	});
 	const bytes = Buffer.from(await res.arrayBuffer());
-	return { status: res.status, headers: res.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) as unknown };
+	return {
+		status: res.status,
+		headers: res.headers,
+		bytes,
+		json: () => JSON.parse(bytes.toString('utf8')) as unknown,
+	};
 }

@@ -10,7 +10,13 @@ import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
-import { aiAgentCreateRunWorkflow, aiAgentToolTests, aiAgentToolWorkflow, openAiCredentialJson, seedAskedRun } from './ai-agent';
+import {
+	aiAgentCreateRunWorkflow,
+	aiAgentToolTests,
+	aiAgentToolWorkflow,
+	openAiCredentialJson,
+	seedAskedRun,
+} from './ai-agent';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
 import { startScriptedModel, type ScriptedModel } from './scripted-model';
 import {
@@ -47,7 +53,11 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 
 	const triggerPolls = (sinceMs: number) =>
 		emu.requestLog.filter(
-			(e) => e.method === 'GET' && e.path === `/api/v1/client/agents/${TRIGGER_AGENT_ID}/runs` && e.startedAt >= sinceMs && e.status === 200,
+			(e) =>
+				e.method === 'GET' &&
+				e.path === `/api/v1/client/agents/${TRIGGER_AGENT_ID}/runs` &&
+				e.startedAt >= sinceMs &&
+				e.status === 200,
 		);
 
 	beforeAll(async () => {
@@ -74,14 +84,18 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			// Often said to be needed for community nodes as tools; neither 2.41.1 nor 1.123.81 reads it.
 			env: { N8N_COMMUNITY_PACKAGES_ALLOW_TOOL_USAGE: 'false' },
 		});
-		for (const file of E2E_FILES) fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
+		for (const file of E2E_FILES)
+			fs.writeFileSync(path.join(session.inputDir, file.fileName), samplePdf(file.text));
 		// The trigger polled once when its workflow was activated (that poll only records where the
 		// Agent's history ends). A Run created from now on is new to it.
 		const deadline = Date.now() + 30_000;
 		while (triggerPolls(0).length === 0 && Date.now() < deadline) await sleep(200);
 		expect(triggerPolls(0).length).toBeGreaterThan(0);
 		triggerRunCreatedAt = Date.now();
-		const run = emu.createRun(TRIGGER_AGENT_ID, [{ name: 'contract-e2e.pdf' }], { durationMs: 4000, userDefinedId: 'e2e-trigger' });
+		const run = emu.createRun(TRIGGER_AGENT_ID, [{ name: 'contract-e2e.pdf' }], {
+			durationMs: 4000,
+			userDefinedId: 'e2e-trigger',
+		});
 		triggerRunId = Number(run.run_id);
 		const t = session.timings;
 		process.stderr.write(
@@ -92,7 +106,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 
 	afterAll(async () => {
 		const failed = (expect.getState() as { suppressedErrors?: unknown[] }).suppressedErrors?.length;
-		if (session && failed) process.stderr.write(`[e2e] n8n log tail:\n${session.server.logs().slice(-6000)}\n`);
+		if (session && failed)
+			process.stderr.write(`[e2e] n8n log tail:\n${session.server.logs().slice(-6000)}\n`);
 		await session?.stop({ keepFolder: Boolean(process.env.N8N_E2E_KEEP) });
 		await emu?.stop();
 		await model?.stop();
@@ -106,7 +121,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(names).toContain(ACTION_TYPE);
 		expect(names).toContain(TRIGGER_TYPE);
 		const creds = await session.api.request('GET', '/types/credentials.json');
-		expect((creds.body as Array<{ name: string }>).map((c) => c.name)).toContain('extractionAgentsApi');
+		expect((creds.body as Array<{ name: string }>).map((c) => c.name)).toContain(
+			'extractionAgentsApi',
+		);
 	});
 
 	test('the package’s example workflows import, and every node in them is a type n8n knows', async () => {
@@ -119,10 +136,14 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		);
 		const unknown: string[] = [];
 		for (const example of session.examples) {
-			const stored = await session.api.get<{ name: string; nodes: Array<{ type: string; typeVersion: number }> }>(`/rest/workflows/${example.id}`);
+			const stored = await session.api.get<{
+				name: string;
+				nodes: Array<{ type: string; typeVersion: number }>;
+			}>(`/rest/workflows/${example.id}`);
 			expect(stored.name).toBe(example.name);
 			for (const node of stored.nodes) {
-				if (!known.has(`${node.type}@${node.typeVersion}`)) unknown.push(`${example.name}: ${node.type}@${node.typeVersion}`);
+				if (!known.has(`${node.type}@${node.typeVersion}`))
+					unknown.push(`${example.name}: ${node.type}@${node.typeVersion}`);
 			}
 		}
 		expect(unknown).toEqual([]);
@@ -131,13 +152,29 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 	test('(a) the credential test through n8n’s own endpoint: OK with the key, an error with a wrong one', async () => {
 		const since = emu.lastSeq;
 		const data = { apiKey: emu.keys.alice, baseUrl: emu.url };
-		const good = await session.api.post<{ status: string; message: string }>('/rest/credentials/test', {
-			credentials: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'extractionAgentsApi', data },
-		});
+		const good = await session.api.post<{ status: string; message: string }>(
+			'/rest/credentials/test',
+			{
+				credentials: {
+					id: CREDENTIAL_ID,
+					name: CREDENTIAL_NAME,
+					type: 'extractionAgentsApi',
+					data,
+				},
+			},
+		);
 		expect(good.status).toBe('OK');
-		const bad = await session.api.post<{ status: string; message: string }>('/rest/credentials/test', {
-			credentials: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME, type: 'extractionAgentsApi', data: { ...data, apiKey: 'ea_wrong_key' } },
-		});
+		const bad = await session.api.post<{ status: string; message: string }>(
+			'/rest/credentials/test',
+			{
+				credentials: {
+					id: CREDENTIAL_ID,
+					name: CREDENTIAL_NAME,
+					type: 'extractionAgentsApi',
+					data: { ...data, apiKey: 'ea_wrong_key' },
+				},
+			},
+		);
 		expect(bad.status).toBe('Error');
 		const requests = emu.requestsSince(since).filter((e) => e.path === '/api/v1/client/api-keys');
 		// n8n may repeat a failed test request; the good key was checked exactly once.
@@ -164,9 +201,16 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(bytes.length).toBeGreaterThan(1000);
 
 		// The service saw one upload with both files, then the render request.
-		const uploads = emu.requestsSince(since).filter((e) => e.method === 'POST' && e.path === `/api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs`);
+		const uploads = emu
+			.requestsSince(since)
+			.filter(
+				(e) =>
+					e.method === 'POST' && e.path === `/api/v1/client/agents/${DEMO_AGENT_IDS.invoices}/runs`,
+			);
 		expect(uploads).toHaveLength(1);
-		expect(uploads[0].upload?.files.map((f) => f.filename).sort()).toEqual(E2E_FILES.map((f) => f.fileName).sort());
+		expect(uploads[0].upload?.files.map((f) => f.filename).sort()).toEqual(
+			E2E_FILES.map((f) => f.fileName).sort(),
+		);
 
 		const [latest] = await session.waitForExecutions(WORKFLOW_IDS.runAndRender, 1, 30_000);
 		expect(latest.status).toBe('success');
@@ -179,7 +223,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(run.json.failed_prompts).toEqual([]);
 		const serviceRun = emu.getRun(DEMO_AGENT_IDS.invoices, Number(run.json.run_id));
 		expect(serviceRun?.status).toBe('success');
-		expect(run.json['Invoice number']).toEqual((serviceRun?.data as Record<string, { value: unknown }>)['Invoice number'].value);
+		expect(run.json['Invoice number']).toEqual(
+			(serviceRun?.data as Record<string, { value: unknown }>)['Invoice number'].value,
+		);
 
 		const [rendered] = nodeItems(details, 'Download XLSX');
 		const file = rendered.binary?.xlsx;
@@ -191,7 +237,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
 		const rows: unknown[][] = [];
 		workbook.worksheets[0].eachRow((row) => rows.push((row.values as unknown[]).slice(1)));
-		expect(rows).toContainEqual(expect.arrayContaining(['Invoice number', run.json['Invoice number']]));
+		expect(rows).toContainEqual(
+			expect.arrayContaining(['Invoice number', run.json['Invoice number']]),
+		);
 
 		const renders = emu.requestsSince(since).filter((e) => e.path.endsWith('/templated-output'));
 		expect(renders).toHaveLength(1);
@@ -203,7 +251,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		const directUsage = async () => {
 			const records: unknown[] = [];
 			for (let page = 0; ; page++) {
-				const res = await fetch(`${emu.apiUrl}/usage?page_number=${page}&page_size=1000`, { headers: { authorization: `Bearer ${emu.keys.alice}` } });
+				const res = await fetch(`${emu.apiUrl}/usage?page_number=${page}&page_size=1000`, {
+					headers: { authorization: `Bearer ${emu.keys.alice}` },
+				});
 				const body = (await res.json()) as { records: unknown[]; total_pages: number };
 				records.push(...body.records);
 				if (page + 1 >= body.total_pages) return records;
@@ -212,7 +262,11 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		// A finishing Run adds a usage record: let the trigger's Run finish first, so that the
 		// records do not change while n8n reads them (the first direct read records the change).
 		const deadline = Date.now() + 30_000;
-		while (emu.getRun(TRIGGER_AGENT_ID, triggerRunId)?.status === 'running' && Date.now() < deadline) await sleep(200);
+		while (
+			emu.getRun(TRIGGER_AGENT_ID, triggerRunId)?.status === 'running' &&
+			Date.now() < deadline
+		)
+			await sleep(200);
 		await directUsage();
 		const since = emu.lastSeq;
 		const res = await callWebhook(session.server.url, WEBHOOK_PATHS.usage);
@@ -239,12 +293,16 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		const written = fs.readdirSync(session.outputDir).filter((f) => f.endsWith('.xlsx'));
 		expect(written).toHaveLength(E2E_FILES.length);
 		for (const name of written) {
-			expect(fs.readFileSync(path.join(session.outputDir, name)).subarray(0, 2).toString('latin1')).toBe('PK');
+			expect(
+				fs.readFileSync(path.join(session.outputDir, name)).subarray(0, 2).toString('latin1'),
+			).toBe('PK');
 		}
 		const [latest] = await session.waitForExecutions(WORKFLOW_IDS.headline, 1, 30_000);
 		const details = await session.execution(latest.id);
 		const runs = nodeItems(details, 'Extract with the Invoices Agent');
-		expect(runs.map((r) => r.json.files)).toEqual(expect.arrayContaining(E2E_FILES.map((f) => [f.fileName])));
+		expect(runs.map((r) => r.json.files)).toEqual(
+			expect.arrayContaining(E2E_FILES.map((f) => [f.fileName])),
+		);
 		for (const run of runs) {
 			expect(run.json.status).toBe('success');
 			for (const prompt of PROMPTS) expect(run.json[prompt]).not.toBeNull();
@@ -285,17 +343,31 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		'(g) All Agents: an Agent missing from one GET /agents keeps its state; listed again, only the Run that finished meanwhile is emitted',
 		async () => {
 			const agentListings = (sinceMs: number) =>
-				emu.requestLog.filter((e) => e.method === 'GET' && e.path === '/api/v1/client/agents' && e.startedAt >= sinceMs && e.status === 200);
+				emu.requestLog.filter(
+					(e) =>
+						e.method === 'GET' &&
+						e.path === '/api/v1/client/agents' &&
+						e.startedAt >= sinceMs &&
+						e.status === 200,
+				);
 			const emittedForAgent = async (): Promise<number[]> => {
 				const ids: number[] = [];
 				for (const summary of await session.executions(WORKFLOW_IDS.triggerAll)) {
 					if (summary.stoppedAt === null) continue;
 					const items = nodeItems(await session.execution(summary.id), 'Run finished');
-					ids.push(...items.filter((item) => item.json.agent_id === comingAndGoingAgentId).map((item) => Number(item.json.run_id)));
+					ids.push(
+						...items
+							.filter((item) => item.json.agent_id === comingAndGoingAgentId)
+							.map((item) => Number(item.json.run_id)),
+					);
 				}
 				return ids;
 			};
-			const waitUntil = async (what: string, done: () => Promise<boolean> | boolean, timeoutMs = 3 * 60_000) => {
+			const waitUntil = async (
+				what: string,
+				done: () => Promise<boolean> | boolean,
+				timeoutMs = 3 * 60_000,
+			) => {
 				const deadline = Date.now() + timeoutMs;
 				while (!(await done())) {
 					if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
@@ -307,24 +379,41 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			// activation poll would be history to it).
 			const publishedAt = Date.now();
 			await session.publish(WORKFLOW_IDS.triggerAll);
-			await waitUntil('the All Agents trigger has polled twice', () => agentListings(publishedAt).length >= 2);
-			const before = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'before.pdf' }], { durationMs: 500 }).run_id);
-			await waitUntil('the first Run is emitted', async () => (await emittedForAgent()).includes(before));
+			await waitUntil(
+				'the All Agents trigger has polled twice',
+				() => agentListings(publishedAt).length >= 2,
+			);
+			const before = Number(
+				emu.createRun(comingAndGoingAgentId, [{ name: 'before.pdf' }], { durationMs: 500 }).run_id,
+			);
+			await waitUntil('the first Run is emitted', async () =>
+				(await emittedForAgent()).includes(before),
+			);
 
 			// A permission change leaves the Agent out of GET /agents for one poll; a Run finishes meanwhile.
 			emu.knobs.hiddenAgentIds = [comingAndGoingAgentId];
 			const hiddenAt = Date.now();
-			const meanwhile = Number(emu.createRun(comingAndGoingAgentId, [{ name: 'meanwhile.pdf' }], { durationMs: 500 }).run_id);
+			const meanwhile = Number(
+				emu.createRun(comingAndGoingAgentId, [{ name: 'meanwhile.pdf' }], { durationMs: 500 })
+					.run_id,
+			);
 			try {
-				await waitUntil('a poll lists the Agents without it', () => agentListings(hiddenAt).length >= 1);
+				await waitUntil(
+					'a poll lists the Agents without it',
+					() => agentListings(hiddenAt).length >= 1,
+				);
 			} finally {
 				emu.knobs.hiddenAgentIds = [];
 			}
-			await waitUntil('the Run that finished meanwhile is emitted', async () => (await emittedForAgent()).includes(meanwhile));
+			await waitUntil('the Run that finished meanwhile is emitted', async () =>
+				(await emittedForAgent()).includes(meanwhile),
+			);
 			const after = Date.now();
 			await waitUntil('two more polls', () => agentListings(after).length >= 2);
 			await sleep(3000); // time for an execution those polls would have started
-			expect((await emittedForAgent()).sort((a, b) => a - b)).toEqual([before, meanwhile].sort((a, b) => a - b));
+			expect((await emittedForAgent()).sort((a, b) => a - b)).toEqual(
+				[before, meanwhile].sort((a, b) => a - b),
+			);
 		},
 		8 * 60_000,
 	);
@@ -333,7 +422,11 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		const res = await fetch(`${session.server.url}/rest/login`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ email: OWNER.email, emailOrLdapLoginId: OWNER.email, password: OWNER.password }),
+			body: JSON.stringify({
+				email: OWNER.email,
+				emailOrLdapLoginId: OWNER.email,
+				password: OWNER.password,
+			}),
 		});
 		expect(res.status).toBe(200);
 	});

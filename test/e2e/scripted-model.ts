@@ -17,14 +17,23 @@ export const SCRIPTED_MODEL_ID = 'gpt-4o-mini';
 export interface ChatMessage {
 	role: 'system' | 'user' | 'assistant' | 'tool' | 'developer';
 	content?: string | Array<{ type: string; text?: string }> | null;
-	tool_calls?: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>;
+	tool_calls?: Array<{
+		id: string;
+		type: 'function';
+		function: { name: string; arguments: string };
+	}>;
 	tool_call_id?: string;
 	name?: string;
 }
 
 export interface ChatTool {
 	type: 'function';
-	function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
+	function: {
+		name: string;
+		description?: string;
+		parameters?: Record<string, unknown>;
+		strict?: boolean;
+	};
 }
 
 export interface ChatRequest {
@@ -45,7 +54,10 @@ export interface ModelLogEntry {
 
 /** What one turn of the conversation gives: a tool call, or the final answer. */
 export type ScriptStep =
-	| { tool: string | ((tools: ChatTool[]) => string); args: Record<string, unknown> | ((results: string[]) => Record<string, unknown>) }
+	| {
+			tool: string | ((tools: ChatTool[]) => string);
+			args: Record<string, unknown> | ((results: string[]) => Record<string, unknown>);
+	  }
 	| { answer: string | ((results: string[]) => string) };
 
 export interface ScriptedModel {
@@ -65,7 +77,8 @@ export interface ScriptedModel {
 /** Text of a message's content (a string or a list of text parts). */
 export function messageText(message: ChatMessage): string {
 	if (typeof message.content === 'string') return message.content;
-	if (Array.isArray(message.content)) return message.content.map((part) => part.text ?? '').join('');
+	if (Array.isArray(message.content))
+		return message.content.map((part) => part.text ?? '').join('');
 	return '';
 }
 
@@ -85,7 +98,12 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 	const log: ModelLogEntry[] = [];
 	let calls = 0;
 
-	const reply = (req: http.IncomingMessage, res: http.ServerResponse, status: number, body: unknown) => {
+	const reply = (
+		req: http.IncomingMessage,
+		res: http.ServerResponse,
+		status: number,
+		body: unknown,
+	) => {
 		res.writeHead(status, { 'content-type': 'application/json' });
 		res.end(JSON.stringify(body));
 	};
@@ -93,7 +111,11 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 	const completion = (request: ChatRequest): { message: ChatMessage; finish: string } => {
 		const question = questionOf(request);
 		const steps = scripts.get(question.trim());
-		if (!steps) return { message: { role: 'assistant', content: `No script for: ${question.slice(0, 200)}` }, finish: 'stop' };
+		if (!steps)
+			return {
+				message: { role: 'assistant', content: `No script for: ${question.slice(0, 200)}` },
+				finish: 'stop',
+			};
 		const results = toolResults(request);
 		const step = steps[Math.min(results.length, steps.length - 1)];
 		if ('answer' in step) {
@@ -108,7 +130,13 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 			message: {
 				role: 'assistant',
 				content: null,
-				tool_calls: [{ id: `call_scripted_${calls}`, type: 'function', function: { name, arguments: JSON.stringify(args) } }],
+				tool_calls: [
+					{
+						id: `call_scripted_${calls}`,
+						type: 'function',
+						function: { name, arguments: JSON.stringify(args) },
+					},
+				],
 			},
 			finish: 'tool_calls',
 		};
@@ -128,10 +156,25 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 			}
 			log.push({ method: req.method ?? 'GET', path, body });
 			if (req.method === 'GET' && path === '/v1/models') {
-				return reply(req, res, 200, { object: 'list', data: [{ id: SCRIPTED_MODEL_ID, object: 'model', created: 1_700_000_000, owned_by: 'scripted' }] });
+				return reply(req, res, 200, {
+					object: 'list',
+					data: [
+						{
+							id: SCRIPTED_MODEL_ID,
+							object: 'model',
+							created: 1_700_000_000,
+							owned_by: 'scripted',
+						},
+					],
+				});
 			}
 			if (req.method === 'GET' && path === `/v1/models/${SCRIPTED_MODEL_ID}`) {
-				return reply(req, res, 200, { id: SCRIPTED_MODEL_ID, object: 'model', created: 1_700_000_000, owned_by: 'scripted' });
+				return reply(req, res, 200, {
+					id: SCRIPTED_MODEL_ID,
+					object: 'model',
+					created: 1_700_000_000,
+					owned_by: 'scripted',
+				});
 			}
 			if (req.method === 'POST' && path === '/v1/chat/completions' && body) {
 				const { message, finish } = completion(body);
@@ -141,14 +184,21 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 				const usage = { prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 };
 				if (body.stream) {
 					res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-					const chunk = (delta: Record<string, unknown>, finishReason: string | null, extra: Record<string, unknown> = {}) =>
+					const chunk = (
+						delta: Record<string, unknown>,
+						finishReason: string | null,
+						extra: Record<string, unknown> = {},
+					) =>
 						`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: SCRIPTED_MODEL_ID, choices: [{ index: 0, delta, finish_reason: finishReason }], ...extra })}\n\n`;
 					const delta: Record<string, unknown> = { role: 'assistant' };
-					if (message.tool_calls) delta.tool_calls = message.tool_calls.map((call, index) => ({ index, ...call }));
+					if (message.tool_calls)
+						delta.tool_calls = message.tool_calls.map((call, index) => ({ index, ...call }));
 					else delta.content = message.content;
 					res.write(chunk(delta, null));
 					res.write(chunk({}, finish));
-					res.write(`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: SCRIPTED_MODEL_ID, choices: [], usage })}\n\n`);
+					res.write(
+						`data: ${JSON.stringify({ id, object: 'chat.completion.chunk', created, model: SCRIPTED_MODEL_ID, choices: [], usage })}\n\n`,
+					);
 					res.end('data: [DONE]\n\n');
 					return;
 				}
@@ -161,7 +211,12 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 					usage,
 				});
 			}
-			return reply(req, res, 404, { error: { message: `scripted model: no route for ${req.method} ${path}`, type: 'invalid_request_error' } });
+			return reply(req, res, 404, {
+				error: {
+					message: `scripted model: no route for ${req.method} ${path}`,
+					type: 'invalid_request_error',
+				},
+			});
 		});
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -172,14 +227,27 @@ export async function startScriptedModel(): Promise<ScriptedModel> {
 		log,
 		chatRequests(question: string) {
 			return log
-				.filter((entry) => entry.path === '/v1/chat/completions' && entry.body && questionOf(entry.body).trim() === question.trim())
+				.filter(
+					(entry) =>
+						entry.path === '/v1/chat/completions' &&
+						entry.body &&
+						questionOf(entry.body).trim() === question.trim(),
+				)
 				.map((entry) => entry.body!);
 		},
 		toolCalls(question: string) {
 			return log
-				.filter((entry) => entry.path === '/v1/chat/completions' && entry.body && questionOf(entry.body).trim() === question.trim())
+				.filter(
+					(entry) =>
+						entry.path === '/v1/chat/completions' &&
+						entry.body &&
+						questionOf(entry.body).trim() === question.trim(),
+				)
 				.flatMap((entry) => entry.reply?.tool_calls ?? [])
-				.map((call) => ({ name: call.function.name, args: JSON.parse(call.function.arguments) as unknown }));
+				.map((call) => ({
+					name: call.function.name,
+					args: JSON.parse(call.function.arguments) as unknown,
+				}));
 		},
 		script(question: string, steps: ScriptStep[]) {
 			scripts.set(question.trim(), steps);

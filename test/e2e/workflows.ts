@@ -48,13 +48,21 @@ export interface WorkflowJson {
 	name: string;
 	active: boolean;
 	nodes: NodeJson[];
-	connections: Record<string, { main: Array<Array<{ node: string; type: 'main'; index: number }>> }>;
+	connections: Record<
+		string,
+		{ main: Array<Array<{ node: string; type: 'main'; index: number }>> }
+	>;
 	settings: Record<string, unknown>;
 	pinData: Record<string, unknown>;
 	tags?: unknown[];
 }
 
-export function credentialJson(baseUrl: string, apiKey: string, name = CREDENTIAL_NAME, id = CREDENTIAL_ID) {
+export function credentialJson(
+	baseUrl: string,
+	apiKey: string,
+	name = CREDENTIAL_NAME,
+	id = CREDENTIAL_ID,
+) {
 	return { id, name, type: 'extractionAgentsApi', data: { apiKey, baseUrl } };
 }
 
@@ -69,19 +77,35 @@ export function chain(...names: string[]): WorkflowJson['connections'] {
 	return connections;
 }
 
-export function workflow(id: string, name: string, nodes: NodeJson[], connections: WorkflowJson['connections']): WorkflowJson {
+export function workflow(
+	id: string,
+	name: string,
+	nodes: NodeJson[],
+	connections: WorkflowJson['connections'],
+): WorkflowJson {
 	return {
 		id,
 		name,
 		active: false,
 		nodes,
 		connections,
-		settings: { executionOrder: 'v1', saveManualExecutions: true, saveDataSuccessExecution: 'all', saveDataErrorExecution: 'all' },
+		settings: {
+			executionOrder: 'v1',
+			saveManualExecutions: true,
+			saveDataSuccessExecution: 'all',
+			saveDataErrorExecution: 'all',
+		},
 		pinData: {},
 	};
 }
 
-export function webhook(name: string, path: string, webhookId: string, responseData: 'allEntries' | 'firstEntryBinary', binaryField?: string): NodeJson {
+export function webhook(
+	name: string,
+	path: string,
+	webhookId: string,
+	responseData: 'allEntries' | 'firstEntryBinary',
+	binaryField?: string,
+): NodeJson {
 	return {
 		id: `${webhookId}-node`,
 		name,
@@ -100,7 +124,11 @@ export function webhook(name: string, path: string, webhookId: string, responseD
 	};
 }
 
-function createRunNode(name: string, position: [number, number], parameters: Record<string, unknown>): NodeJson {
+function createRunNode(
+	name: string,
+	position: [number, number],
+	parameters: Record<string, unknown>,
+): NodeJson {
 	return {
 		id: `${name.replace(/\W+/g, '-').toLowerCase()}-node`,
 		name,
@@ -122,7 +150,11 @@ function createRunNode(name: string, position: [number, number], parameters: Rec
 	};
 }
 
-function downloadXlsxNode(name: string, position: [number, number], binaryPropertyName: string): NodeJson {
+function downloadXlsxNode(
+	name: string,
+	position: [number, number],
+	binaryPropertyName: string,
+): NodeJson {
 	return {
 		id: `${name.replace(/\W+/g, '-').toLowerCase()}-node`,
 		name,
@@ -166,8 +198,16 @@ export function samplePdf(text: string): Buffer {
 }
 
 export const E2E_FILES = [
-	{ field: 'invoice_a', fileName: 'invoice-2026-001.pdf', text: 'Invoice 2026-001 ACME Supplies total 1,250.00 EUR' },
-	{ field: 'invoice_b', fileName: 'invoice-2026-002.pdf', text: 'Invoice 2026-002 Globex Parts total 980.40 EUR' },
+	{
+		field: 'invoice_a',
+		fileName: 'invoice-2026-001.pdf',
+		text: 'Invoice 2026-001 ACME Supplies total 1,250.00 EUR',
+	},
+	{
+		field: 'invoice_b',
+		fileName: 'invoice-2026-002.pdf',
+		text: 'Invoice 2026-002 Globex Parts total 980.40 EUR',
+	},
 ];
 
 /**
@@ -186,8 +226,21 @@ export function runAndRenderWorkflow(): WorkflowJson {
 		WORKFLOW_IDS.runAndRender,
 		'E2E: Create Run with two files and render XLSX',
 		[
-			webhook('Webhook', WEBHOOK_PATHS.runAndRender, '5b0c8a43-5a8e-4c55-9f39-0e2e00000001', 'firstEntryBinary', 'xlsx'),
-			{ id: 'code-two-files', name: 'Two PDF files', type: 'n8n-nodes-base.code', typeVersion: 2, position: [220, 0], parameters: { jsCode } },
+			webhook(
+				'Webhook',
+				WEBHOOK_PATHS.runAndRender,
+				'5b0c8a43-5a8e-4c55-9f39-0e2e00000001',
+				'firstEntryBinary',
+				'xlsx',
+			),
+			{
+				id: 'code-two-files',
+				name: 'Two PDF files',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 0],
+				parameters: { jsCode },
+			},
 			createRunNode('Create Run', [440, 0], { binarySource: 'all' }),
 			downloadXlsxNode('Download XLSX', [660, 0], 'xlsx'),
 		],
@@ -196,7 +249,10 @@ export function runAndRenderWorkflow(): WorkflowJson {
 }
 
 /** (d): Webhook → Usage → Get Many (Return All). The webhook answers with every record. */
-export function usageWorkflow({ id = WORKFLOW_IDS.usage as string, name = 'E2E: Usage, return all' } = {}): WorkflowJson {
+export function usageWorkflow({
+	id = WORKFLOW_IDS.usage as string,
+	name = 'E2E: Usage, return all',
+} = {}): WorkflowJson {
 	return workflow(
 		id,
 		name,
@@ -223,7 +279,8 @@ export function usageWorkflow({ id = WORKFLOW_IDS.usage as string, name = 'E2E: 
 export function pollTimesEvery(everySeconds: number | 'minute') {
 	if (everySeconds === 'minute') return { item: [{ mode: 'everyMinute' }] };
 	const item = [];
-	for (let second = 0; second < 60; second += everySeconds) item.push({ mode: 'custom', cronExpression: `${second} * * * * *` });
+	for (let second = 0; second < 60; second += everySeconds)
+		item.push({ mode: 'custom', cronExpression: `${second} * * * * *` });
 	return { item };
 }
 
@@ -258,7 +315,14 @@ export function triggerWorkflow(
 					includeFullRun,
 				},
 			},
-			{ id: 'noop', name: 'Received', type: 'n8n-nodes-base.noOp', typeVersion: 1, position: [220, 0], parameters: {} },
+			{
+				id: 'noop',
+				name: 'Received',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [220, 0],
+				parameters: {},
+			},
 		],
 		chain('Run finished', 'Received'),
 	);
@@ -278,7 +342,12 @@ export function headlineWorkflow(options: { inputDir: string; outputDir: string 
 		position: [0, -100],
 		parameters: {},
 	};
-	const hook = webhook('Webhook', WEBHOOK_PATHS.headline, '5b0c8a43-5a8e-4c55-9f39-0e2e00000003', 'allEntries');
+	const hook = webhook(
+		'Webhook',
+		WEBHOOK_PATHS.headline,
+		'5b0c8a43-5a8e-4c55-9f39-0e2e00000003',
+		'allEntries',
+	);
 	hook.position = [0, 100];
 	const read: NodeJson = {
 		id: 'read-invoices',
@@ -286,7 +355,11 @@ export function headlineWorkflow(options: { inputDir: string; outputDir: string 
 		type: 'n8n-nodes-base.readWriteFile',
 		typeVersion: 1,
 		position: [240, 0],
-		parameters: { operation: 'read', fileSelector: `${options.inputDir.replace(/\\/g, '/')}/*.pdf`, options: {} },
+		parameters: {
+			operation: 'read',
+			fileSelector: `${options.inputDir.replace(/\\/g, '/')}/*.pdf`,
+			options: {},
+		},
 	};
 	const write: NodeJson = {
 		id: 'write-xlsx',
@@ -301,7 +374,12 @@ export function headlineWorkflow(options: { inputDir: string; outputDir: string 
 			options: {},
 		},
 	};
-	const connections = chain('Read invoice PDFs', 'Extract with the Invoices Agent', 'Render Invoice lines (XLSX)', 'Write XLSX to disk');
+	const connections = chain(
+		'Read invoice PDFs',
+		'Extract with the Invoices Agent',
+		'Render Invoice lines (XLSX)',
+		'Write XLSX to disk',
+	);
 	connections[manual.name] = { main: [[{ node: read.name, type: 'main', index: 0 }]] };
 	connections[hook.name] = { main: [[{ node: read.name, type: 'main', index: 0 }]] };
 	return workflow(
@@ -311,7 +389,11 @@ export function headlineWorkflow(options: { inputDir: string; outputDir: string 
 			manual,
 			hook,
 			read,
-			createRunNode('Extract with the Invoices Agent', [480, 0], { binarySource: 'fields', binaryPropertyName: 'data', timeoutMinutes: 10 }),
+			createRunNode('Extract with the Invoices Agent', [480, 0], {
+				binarySource: 'fields',
+				binaryPropertyName: 'data',
+				timeoutMinutes: 10,
+			}),
 			downloadXlsxNode('Render Invoice lines (XLSX)', [720, 0], 'xlsx'),
 			write,
 		],
@@ -324,16 +406,22 @@ export function headlineWorkflow(options: { inputDir: string; outputDir: string 
  * fixed id, and its Extraction Agents credential is the one pointing at the emulator (other
  * services' credentials stay unset, as for a user who imports the file).
  */
-export function exampleWorkflows(examplesDir = path.resolve(__dirname, '..', '..', 'examples')): WorkflowJson[] {
+export function exampleWorkflows(
+	examplesDir = path.resolve(__dirname, '..', '..', 'examples'),
+): WorkflowJson[] {
 	if (!fs.existsSync(examplesDir)) return [];
 	return fs
 		.readdirSync(examplesDir)
 		.filter((file) => file.endsWith('.json'))
 		.sort()
 		.map((file, index) => {
-			const source = JSON.parse(fs.readFileSync(path.join(examplesDir, file), 'utf8')) as WorkflowJson & { meta?: unknown };
+			const source = JSON.parse(
+				fs.readFileSync(path.join(examplesDir, file), 'utf8'),
+			) as WorkflowJson & { meta?: unknown };
 			const nodes = source.nodes.map((node) =>
-				node.credentials?.extractionAgentsApi ? { ...node, credentials: { ...node.credentials, ...credentials } } : node,
+				node.credentials?.extractionAgentsApi
+					? { ...node, credentials: { ...node.credentials, ...credentials } }
+					: node,
 			);
 			return {
 				...source,

@@ -26,7 +26,11 @@ export function isExpired(key: ApiKeyRecord, now: number): boolean {
 }
 
 /** Resolves the caller or throws a 401 ApiError. */
-export function authenticate(state: EmulatorState, header: string | undefined, now: number): AuthResult {
+export function authenticate(
+	state: EmulatorState,
+	header: string | undefined,
+	now: number,
+): AuthResult {
 	const secret = bearerToken(header);
 	const key = secret ? state.keyBySecret(secret) : undefined;
 	if (!key) throw unauthorized(MSG_INVALID_KEY);

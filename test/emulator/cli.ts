@@ -39,11 +39,16 @@ async function main(): Promise<void> {
 		},
 	});
 	if (values.help) {
-		console.log('Usage: tsx test/emulator/cli.ts [--port 8787] [--seed 42] [--latency 0] [--run-duration 3000] ...');
+		console.log(
+			'Usage: tsx test/emulator/cli.ts [--port 8787] [--seed 42] [--latency 0] [--run-duration 3000] ...',
+		);
 		return;
 	}
 	const options: Partial<EmulatorOptions> = { port: num(values.port, 'port') ?? 8787 };
-	const set = <K extends keyof EmulatorOptions>(key: K, value: EmulatorOptions[K] | undefined): void => {
+	const set = <K extends keyof EmulatorOptions>(
+		key: K,
+		value: EmulatorOptions[K] | undefined,
+	): void => {
 		if (value !== undefined) options[key] = value;
 	};
 	set('seed', num(values.seed, 'seed'));
@@ -51,7 +56,10 @@ async function main(): Promise<void> {
 	set('runDurationMs', num(values['run-duration'], 'run-duration'));
 	set('runOutcome', values['run-outcome'] as RunOutcome | undefined);
 	set('faultRate', num(values['fault-rate'], 'fault-rate'));
-	set('faultKinds', values['fault-kinds']?.split(',').map((k) => k.trim()) as FaultKind[] | undefined);
+	set(
+		'faultKinds',
+		values['fault-kinds']?.split(',').map((k) => k.trim()) as FaultKind[] | undefined,
+	);
 	set('listOrder', values['list-order'] as ListOrder | undefined);
 	set('runsListShape', values['runs-shape'] as RunsListShape | undefined);
 	set('promptFailureRate', num(values['prompt-failure-rate'], 'prompt-failure-rate'));
@@ -68,8 +76,15 @@ async function main(): Promise<void> {
 	lines.push('Demo API keys:');
 	for (const [id, key] of Object.entries(emu.keys)) {
 		const user = DEMO_USERS[id as keyof typeof DEMO_USERS];
-		const note = id === 'carol' ? ' (EXPIRED: answers 401)' : user.billing === 'pages' ? ', page-based billing' : '';
-		lines.push(`  ${id.padEnd(6)} ${key}   ${user.email}, ${user.plan} plan, workspaces ${user.workspaces.join(', ')}${note}`);
+		const note =
+			id === 'carol'
+				? ' (EXPIRED: answers 401)'
+				: user.billing === 'pages'
+					? ', page-based billing'
+					: '';
+		lines.push(
+			`  ${id.padEnd(6)} ${key}   ${user.email}, ${user.plan} plan, workspaces ${user.workspaces.join(', ')}${note}`,
+		);
 	}
 	lines.push('');
 	lines.push('Demo Agents:');
@@ -78,14 +93,21 @@ async function main(): Promise<void> {
 			.filter((u) => u.workspaces.includes(agent.workspaceId))
 			.map((u) => u.id)
 			.join(', ');
-		lines.push(`  #${agent.id} ${agent.name} (workspace ${agent.workspaceId}, visible to ${owners || 'nobody'})`);
+		lines.push(
+			`  #${agent.id} ${agent.name} (workspace ${agent.workspaceId}, visible to ${owners || 'nobody'})`,
+		);
 		lines.push(`      Prompts:   ${agent.prompts.map((p) => `${p.name} [${p.id}]`).join(', ')}`);
-		if (agent.templates.length) lines.push(`      Templates: ${agent.templates.map((t) => `${t.filename} [${t.id}]`).join(', ')}`);
+		if (agent.templates.length)
+			lines.push(
+				`      Templates: ${agent.templates.map((t) => `${t.filename} [${t.id}]`).join(', ')}`,
+			);
 	}
 	lines.push('');
 	lines.push('Try:');
 	lines.push(`  curl -H "Authorization: Bearer ${emu.keys.alice}" ${emu.apiUrl}/agents`);
-	lines.push(`  curl -H "Authorization: Bearer ${emu.keys.alice}" -F files=@invoice.pdf ${emu.apiUrl}/agents/1/runs`);
+	lines.push(
+		`  curl -H "Authorization: Bearer ${emu.keys.alice}" -F files=@invoice.pdf ${emu.apiUrl}/agents/1/runs`,
+	);
 	lines.push('');
 	lines.push('Ctrl-C to stop.');
 	console.log(lines.join('\n'));
@@ -95,7 +117,9 @@ async function main(): Promise<void> {
 		setInterval(() => {
 			for (const e of emu.requestsSince(printed)) {
 				if (e.status === 0 && !e.fault) break; // still in flight: printed next time
-				console.log(`${new Date(e.startedAt).toISOString()} ${e.method} ${e.path} -> ${e.status}${e.fault ? ` [fault ${e.fault}]` : ''}${e.user ? ` (${e.user})` : ''}`);
+				console.log(
+					`${new Date(e.startedAt).toISOString()} ${e.method} ${e.path} -> ${e.status}${e.fault ? ` [fault ${e.fault}]` : ''}${e.user ? ` (${e.user})` : ''}`,
+				);
 				printed = e.seq;
 			}
 		}, 250);

@@ -17,7 +17,11 @@ export class ApiError extends Error {
 		readonly body: unknown,
 		readonly headers: Record<string, string> = {},
 	) {
-		super(typeof body === 'object' && body && 'detail' in body ? JSON.stringify((body as { detail: unknown }).detail) : String(status));
+		super(
+			typeof body === 'object' && body && 'detail' in body
+				? JSON.stringify((body as { detail: unknown }).detail)
+				: String(status),
+		);
 	}
 }
 
@@ -26,7 +30,8 @@ export const unauthorized = (message: string): ApiError =>
 	new ApiError(401, { detail: message }, { 'www-authenticate': 'Bearer' });
 export const forbidden = (message: string): ApiError => new ApiError(403, { detail: message });
 export const conflict = (message: string): ApiError => new ApiError(409, { detail: message });
-export const validationError = (issues: ValidationIssue[]): ApiError => new ApiError(422, { detail: issues });
+export const validationError = (issues: ValidationIssue[]): ApiError =>
+	new ApiError(422, { detail: issues });
 
 /** Collects validation issues so that one 422 reports all of them, like pydantic does. */
 export class Issues {
@@ -186,13 +191,25 @@ export function queryPaging(
 	defaults: { pageSize: number } = { pageSize: 50 },
 ): { pageNumber: number; pageSize: number } {
 	const pageNumber = queryInt(query, 'page_number', { ge: 0, default: 0 }, issues);
-	const pageSize = queryInt(query, 'page_size', { ge: 0, le: 1000, default: defaults.pageSize }, issues);
+	const pageSize = queryInt(
+		query,
+		'page_size',
+		{ ge: 0, le: 1000, default: defaults.pageSize },
+		issues,
+	);
 	return { pageNumber: pageNumber ?? 0, pageSize: pageSize ?? defaults.pageSize };
 }
 
 /** Slices one page. page_size 0 gives an empty page and total_pages 0. */
-export function paginate<T>(items: T[], pageNumber: number, pageSize: number): { items: T[]; totalPages: number } {
+export function paginate<T>(
+	items: T[],
+	pageNumber: number,
+	pageSize: number,
+): { items: T[]; totalPages: number } {
 	if (pageSize === 0) return { items: [], totalPages: 0 };
 	const start = pageNumber * pageSize;
-	return { items: items.slice(start, start + pageSize), totalPages: Math.ceil(items.length / pageSize) };
+	return {
+		items: items.slice(start, start + pageSize),
+		totalPages: Math.ceil(items.length / pageSize),
+	};
 }

@@ -29,7 +29,9 @@ describe('rate limits', () => {
 	test('GET /usage: 600 a minute a user, then 429 with Retry-After in seconds', async () => {
 		const statuses: number[] = [];
 		for (let batch = 0; batch < 30; batch++) {
-			const replies = await Promise.all(Array.from({ length: 20 }, () => fetch(url('/usage?page_size=0'), { headers: auth })));
+			const replies = await Promise.all(
+				Array.from({ length: 20 }, () => fetch(url('/usage?page_size=0'), { headers: auth })),
+			);
 			for (const r of replies) {
 				statuses.push(r.status);
 				await r.arrayBuffer();
@@ -81,18 +83,28 @@ describe('injected faults', () => {
 		expect((await alice.get('/agents')).status).toBe(500);
 		expect((await alice.get('/agents')).status).toBe(504);
 		expect((await alice.get('/agents')).status).toBe(200);
-		expect(emu.requestLog.slice(-5).map((e) => e.fault)).toEqual(['503', '502', '500', '504', undefined]);
+		expect(emu.requestLog.slice(-5).map((e) => e.fault)).toEqual([
+			'503',
+			'502',
+			'500',
+			'504',
+			undefined,
+		]);
 	});
 
 	test('429 with a given Retry-After; match by method and path; times', async () => {
-		emu.injectFaults([{ match: { method: 'POST', path: /\/runs$/ }, kind: '429', retryAfter: '7', times: 2 }]);
+		emu.injectFaults([
+			{ match: { method: 'POST', path: /\/runs$/ }, kind: '429', retryAfter: '7', times: 2 },
+		]);
 		expect((await alice.get('/agents/1/runs')).status).toBe(200);
 		for (let i = 0; i < 2; i++) {
 			const r = await alice.form('/agents/1/runs', filesForm([{ name: 'a.pdf', content: 'x' }]));
 			expect(r.status).toBe(429);
 			expect(r.headers.get('retry-after')).toBe('7');
 		}
-		expect((await alice.form('/agents/1/runs', filesForm([{ name: 'a.pdf', content: 'x' }]))).status).toBe(200);
+		expect(
+			(await alice.form('/agents/1/runs', filesForm([{ name: 'a.pdf', content: 'x' }]))).status,
+		).toBe(200);
 		expect(emu.pendingFaults).toEqual([]);
 	});
 
@@ -100,12 +112,19 @@ describe('injected faults', () => {
 		const count = () => emu.state.agents.get(4)!.nRuns;
 		const n0 = count();
 		emu.injectFaults([{ kind: '503', match: { method: 'POST' } }]);
-		expect((await alice.form('/agents/4/runs', filesForm([{ name: 'before.pdf', content: 'x' }]))).status).toBe(503);
+		expect(
+			(await alice.form('/agents/4/runs', filesForm([{ name: 'before.pdf', content: 'x' }])))
+				.status,
+		).toBe(503);
 		expect(count()).toBe(n0);
 		emu.injectFaults([{ kind: '503', match: { method: 'POST' }, timing: 'after' }]);
-		expect((await alice.form('/agents/4/runs', filesForm([{ name: 'after.pdf', content: 'x' }]))).status).toBe(503);
+		expect(
+			(await alice.form('/agents/4/runs', filesForm([{ name: 'after.pdf', content: 'x' }]))).status,
+		).toBe(503);
 		expect(count()).toBe(n0 + 1);
-		const listed = flattenRuns((await alice.get('/agents/4/runs?page_number=0&page_size=5')).json.runs);
+		const listed = flattenRuns(
+			(await alice.get('/agents/4/runs?page_number=0&page_size=5')).json.runs,
+		);
 		expect(listed[0].files).toEqual(['after.pdf']);
 	});
 
@@ -120,7 +139,10 @@ describe('injected faults', () => {
 		emu.injectFaults([{ kind: 'reset-mid-response' }]);
 		const r = await rawRequest(url('/agents'), { headers: auth });
 		expect('error' in r).toBe(true);
-		expect(emu.requestLog[emu.requestLog.length - 1]).toMatchObject({ fault: 'reset-mid-response', status: 200 });
+		expect(emu.requestLog[emu.requestLog.length - 1]).toMatchObject({
+			fault: 'reset-mid-response',
+			status: 200,
+		});
 	});
 
 	test('truncated-json: a complete message whose JSON is cut', async () => {
@@ -159,7 +181,9 @@ describe('injected faults', () => {
 
 		const other = await startEmulator({ seedDemoData: false });
 		other.injectFaults([{ kind: 'stall' }]);
-		const pending = rawRequest(`${other.apiUrl}/agents`, { headers: { authorization: `Bearer ${DEMO_KEYS.alice}` } });
+		const pending = rawRequest(`${other.apiUrl}/agents`, {
+			headers: { authorization: `Bearer ${DEMO_KEYS.alice}` },
+		});
 		await new Promise((res) => setTimeout(res, 50));
 		expect(other.requestLog[0]).toMatchObject({ fault: 'stall', status: 0 });
 		const s0 = Date.now();
@@ -178,7 +202,8 @@ describe('random faults and latency', () => {
 	}
 
 	test('faultRate draws faults deterministically from the seed', async () => {
-		const make = () => startEmulator({ seed: 99, faultRate: 0.3, faultKinds: ['503', '500'], seedDemoData: false });
+		const make = () =>
+			startEmulator({ seed: 99, faultRate: 0.3, faultKinds: ['503', '500'], seedDemoData: false });
 		const [a, b] = [await make(), await make()];
 		try {
 			const pa = await pattern(a);
@@ -211,7 +236,14 @@ describe('random faults and latency', () => {
 	});
 
 	test("faultTiming 'random' draws before or after per fault; a 429 is never 'after'", async () => {
-		const e = await startEmulator({ seed: 7, faultRate: 1, faultKinds: ['503', '429'], faultTiming: 'random', seedDemoData: false, logErrors: false });
+		const e = await startEmulator({
+			seed: 7,
+			faultRate: 1,
+			faultKinds: ['503', '429'],
+			faultTiming: 'random',
+			seedDemoData: false,
+			logErrors: false,
+		});
 		try {
 			const c = client(e, DEMO_KEYS.alice);
 			for (let i = 0; i < 40; i++) await c.send('POST', '/api-keys', { name: `k${i}` });
@@ -237,7 +269,13 @@ describe('random faults and latency', () => {
 	});
 
 	test('missing-fields with dropFields drops exactly those fields', async () => {
-		emu.injectFaults([{ kind: 'missing-fields', match: { path: '/agents/1' }, dropFields: ['id', 'output_templates'] }]);
+		emu.injectFaults([
+			{
+				kind: 'missing-fields',
+				match: { path: '/agents/1' },
+				dropFields: ['id', 'output_templates'],
+			},
+		]);
 		const agent = (await alice.get('/agents/1')).json;
 		expect(agent.id).toBeUndefined();
 		expect(agent.output_templates).toBeUndefined();
@@ -249,7 +287,10 @@ describe('random faults and latency', () => {
 		emu.knobs.uploadBytesPerSecond = 200_000;
 		try {
 			const t0 = Date.now();
-			const r = await alice.form('/agents/1/runs', filesForm([{ name: 'slow.pdf', content: Buffer.alloc(300_000, 1) }]));
+			const r = await alice.form(
+				'/agents/1/runs',
+				filesForm([{ name: 'slow.pdf', content: Buffer.alloc(300_000, 1) }]),
+			);
 			expect(r.status).toBe(200);
 			expect(Date.now() - t0).toBeGreaterThanOrEqual(1300);
 			expect(emu.requestLog.at(-1)?.upload?.files[0].size).toBe(300_000);

@@ -7,7 +7,13 @@
  * server.ts, which owns the sockets.
  */
 import { hashString, mulberry32 } from './random';
-import type { EmulatorKnobs, FaultTiming, InjectedFault, InjectedFaultKind, RetryAfterStyle } from './types';
+import type {
+	EmulatorKnobs,
+	FaultTiming,
+	InjectedFault,
+	InjectedFaultKind,
+	RetryAfterStyle,
+} from './types';
 
 export interface FaultDecision {
 	kind: InjectedFaultKind;
@@ -19,7 +25,11 @@ export interface FaultDecision {
 }
 
 /** Faults that need the real response, so the request is always handled first. */
-const ALWAYS_AFTER: ReadonlySet<InjectedFaultKind> = new Set(['truncated-json', 'reset-mid-response', 'missing-fields']);
+const ALWAYS_AFTER: ReadonlySet<InjectedFaultKind> = new Set([
+	'truncated-json',
+	'reset-mid-response',
+	'missing-fields',
+]);
 /** A 429 means the request was not processed, so it is never 'after'. */
 const ALWAYS_BEFORE: ReadonlySet<InjectedFaultKind> = new Set(['429']);
 
@@ -70,11 +80,18 @@ export class FaultController {
 		if (index >= 0) {
 			const f = this.queue[index];
 			if (--f.remaining <= 0) this.queue.splice(index, 1);
-			return { kind: f.kind, timing: timingOf(f.kind, f.timing ?? 'before'), retryAfter: f.retryAfter, dropFields: f.dropFields, source: 'injected' };
+			return {
+				kind: f.kind,
+				timing: timingOf(f.kind, f.timing ?? 'before'),
+				retryAfter: f.retryAfter,
+				dropFields: f.dropFields,
+				source: 'injected',
+			};
 		}
 		const { faultRate, faultKinds, faultMethods, faultPaths } = this.knobs;
 		if (!(faultRate > 0) || faultKinds.length === 0) return null;
-		if (faultMethods && !faultMethods.some((m) => m.toUpperCase() === method.toUpperCase())) return null;
+		if (faultMethods && !faultMethods.some((m) => m.toUpperCase() === method.toUpperCase()))
+			return null;
 		if (faultPaths && !faultPaths.some((p) => pathMatches(path, p))) return null;
 		if (this.rngSeed !== this.knobs.seed) {
 			this.rngSeed = this.knobs.seed;
@@ -82,13 +99,22 @@ export class FaultController {
 		}
 		if (this.rng() >= faultRate) return null;
 		const kind = faultKinds[Math.floor(this.rng() * faultKinds.length)];
-		const asked = this.knobs.faultTiming === 'random' ? (this.rng() < 0.5 ? 'before' : 'after') : this.knobs.faultTiming;
+		const asked =
+			this.knobs.faultTiming === 'random'
+				? this.rng() < 0.5
+					? 'before'
+					: 'after'
+				: this.knobs.faultTiming;
 		return { kind, timing: timingOf(kind, asked), source: 'random' };
 	}
 }
 
 /** A Retry-After value in the configured style, or undefined for 'absent' (service note 7 tolerance). */
-export function retryAfterValue(style: RetryAfterStyle, seconds: number, now: number): string | undefined {
+export function retryAfterValue(
+	style: RetryAfterStyle,
+	seconds: number,
+	now: number,
+): string | undefined {
 	if (style === 'absent') return undefined;
 	if (style === 'http-date') return new Date(now + seconds * 1000).toUTCString();
 	return String(seconds);
@@ -118,24 +144,39 @@ export function plainFaultResponse(
 			return {
 				status: 502,
 				headers: htmlHeaders,
-				body: html('<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n'),
+				body: html(
+					'<html>\r\n<head><title>502 Bad Gateway</title></head>\r\n<body>\r\n<center><h1>502 Bad Gateway</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+				),
 			};
 		case '403':
 			// A refusal tied to one resource (e.g. a Run the key's user may no longer see).
-			return { status: 403, headers: jsonHeaders, body: json({ detail: 'Not enough permissions' }) };
+			return {
+				status: 403,
+				headers: jsonHeaders,
+				body: json({ detail: 'Not enough permissions' }),
+			};
 		case '503':
-			return { status: 503, headers: jsonHeaders, body: json({ detail: 'Service temporarily unavailable' }) };
+			return {
+				status: 503,
+				headers: jsonHeaders,
+				body: json({ detail: 'Service temporarily unavailable' }),
+			};
 		case '504':
 			return {
 				status: 504,
 				headers: htmlHeaders,
-				body: html('<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n'),
+				body: html(
+					'<html>\r\n<head><title>504 Gateway Time-out</title></head>\r\n<body>\r\n<center><h1>504 Gateway Time-out</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n',
+				),
 			};
 		case '429': {
 			const retryAfter = opts.retryAfter ?? retryAfterValue(opts.retryAfterStyle, 1, opts.now);
 			return {
 				status: 429,
-				headers: { ...jsonHeaders, ...(retryAfter !== undefined ? { 'retry-after': retryAfter } : {}) },
+				headers: {
+					...jsonHeaders,
+					...(retryAfter !== undefined ? { 'retry-after': retryAfter } : {}),
+				},
 				body: json({ detail: 'Too Many Requests' }),
 			};
 		}
@@ -143,13 +184,26 @@ export function plainFaultResponse(
 			return {
 				status: 200,
 				headers: htmlHeaders,
-				body: html('<!doctype html><html><head><title>Scheduled maintenance</title></head><body><h1>We will be back soon</h1><p>The service is under maintenance.</p></body></html>'),
+				body: html(
+					'<!doctype html><html><head><title>Scheduled maintenance</title></head><body><h1>We will be back soon</h1><p>The service is under maintenance.</p></body></html>',
+				),
 			};
 	}
 }
 
 /** Fields removed by the 'missing-fields' fault (required fields clients may rely on). */
-const DROPPABLE = ['total_pages', 'page_number', 'page_size', 'status', 'data', 'order', 'usage', 'next_cursor', 'total_events', 'run_id'];
+const DROPPABLE = [
+	'total_pages',
+	'page_number',
+	'page_size',
+	'status',
+	'data',
+	'order',
+	'usage',
+	'next_cursor',
+	'total_events',
+	'run_id',
+];
 
 /** 'missing-fields': the JSON body with required top-level fields (or the `only` ones) removed. */
 export function dropFields(value: unknown, only?: string[]): unknown {

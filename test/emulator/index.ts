@@ -14,7 +14,14 @@ import type { AddressInfo } from 'node:net';
 import { FaultController } from './faults';
 import { RateLimiter } from './rate-limit';
 import { runProgress, runView } from './runs';
-import { addUsageHistory, contentTypeOf, DEMO_KEYS, DEMO_USERS, seedDemoData, seedUsersAndKeys } from './seed';
+import {
+	addUsageHistory,
+	contentTypeOf,
+	DEMO_KEYS,
+	DEMO_USERS,
+	seedDemoData,
+	seedUsersAndKeys,
+} from './seed';
 import { API_PREFIX, createEmulatorServer } from './server';
 import { EmulatorState, snapshotPrompts } from './store';
 import { MARCH_2026_MS } from './time';
@@ -143,7 +150,11 @@ export interface Emulator {
 	/** Add `count` usage records spread over the last 90 days. */
 	seedUsage(count: number): void;
 	/** Create a Run directly (no HTTP). Returns the full Run JSON as of now. */
-	createRun(agentId: number, files: Array<{ name: string; size?: number; contentType?: string }>, options?: CreateRunOptions): Record<string, unknown>;
+	createRun(
+		agentId: number,
+		files: Array<{ name: string; size?: number; contentType?: string }>,
+		options?: CreateRunOptions,
+	): Record<string, unknown>;
 	deleteRun(agentId: number, runId: number): boolean;
 	/** The full Run JSON (as GET run shows it to the Agent's owner), or undefined. */
 	getRun(agentId: number, runId: number): Record<string, unknown> | undefined;
@@ -175,10 +186,14 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 	let seq = 0;
 	let url = '';
 	let webUrl = '';
-	const afterRequestActions: Array<{ match: RequestMatch; action: () => void; remaining: number }> = [];
+	const afterRequestActions: Array<{ match: RequestMatch; action: () => void; remaining: number }> =
+		[];
 	const matches = (match: RequestMatch, entry: RequestLogEntry): boolean =>
 		(!match.method || match.method.toUpperCase() === entry.method) &&
-		(match.path === undefined || (typeof match.path === 'string' ? entry.path.includes(match.path) : match.path.test(entry.path))) &&
+		(match.path === undefined ||
+			(typeof match.path === 'string'
+				? entry.path.includes(match.path)
+				: match.path.test(entry.path))) &&
 		Object.entries(match.query ?? {}).every(([name, value]) => entry.query[name] === value);
 	const onHandled = (entry: RequestLogEntry): void => {
 		for (const hook of [...afterRequestActions]) {
@@ -219,7 +234,9 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 			return user;
 		}
 		const agent = state.agents.get(agentId);
-		const owner = [...state.users.values()].find((u) => agent && u.workspaces.includes(agent.workspaceId));
+		const owner = [...state.users.values()].find(
+			(u) => agent && u.workspaces.includes(agent.workspaceId),
+		);
 		return owner ?? DEMO_USERS.alice;
 	};
 	const requireAgentRecord = (agentId: number) => {
@@ -279,7 +296,8 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 		},
 		holdRun(agentId, runId) {
 			const run = requireRunRecord(agentId, runId);
-			if (runProgress(run, clock()).status !== 'running') throw new Error(`Run ${runId} already finished`);
+			if (runProgress(run, clock()).status !== 'running')
+				throw new Error(`Run ${runId} already finished`);
 			run.held = true;
 		},
 		addHistoricalRuns(agentId, count, o = {}) {
@@ -295,7 +313,13 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 					{
 						agent,
 						createdBy: user.email,
-						files: [{ name: `historical-${state.nextId.run}.pdf`, size: 48_213, contentType: 'application/pdf' }],
+						files: [
+							{
+								name: `historical-${state.nextId.run}.pdf`,
+								size: 48_213,
+								contentType: 'application/pdf',
+							},
+						],
 						createdMs,
 						status: o.status ?? 'success',
 						durationMs: Math.min(30_000, Math.max(1, spacing - 1)),
@@ -320,7 +344,11 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 			const run = state.createRun({
 				agent,
 				createdBy: user.email,
-				files: files.map((f) => ({ name: f.name, size: f.size ?? 1024, contentType: f.contentType ?? contentTypeOf(f.name) })),
+				files: files.map((f) => ({
+					name: f.name,
+					size: f.size ?? 1024,
+					contentType: f.contentType ?? contentTypeOf(f.name),
+				})),
 				userDefinedId: o.userDefinedId ?? null,
 				dueDate: o.dueDate ?? null,
 				createdMs: o.createdAt ?? now,
@@ -356,4 +384,3 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 	};
 	return emulator;
 }
-

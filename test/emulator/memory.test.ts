@@ -29,14 +29,18 @@ function nextMessage<T extends { type: string }>(child: ChildProcess, type: stri
 			child.off('exit', onExit);
 			resolve(msg);
 		};
-		const onExit = (code: number | null): void => reject(new Error(`emulator child exited (${code}) while waiting for ${type}`));
+		const onExit = (code: number | null): void =>
+			reject(new Error(`emulator child exited (${code}) while waiting for ${type}`));
 		child.on('message', onMessage);
 		child.once('exit', onExit);
 	});
 }
 
 /** Streams a multipart body with one FILE_SIZE file; resolves with the response and the file's sha256. */
-function streamUpload(apiUrl: string, key: string): Promise<{ status: number; body: any; sha256: string; contentLength: number }> {
+function streamUpload(
+	apiUrl: string,
+	key: string,
+): Promise<{ status: number; body: any; sha256: string; contentLength: number }> {
 	const boundary = `----emulator-memory-${randomBytes(8).toString('hex')}`;
 	const head = Buffer.from(
 		`--${boundary}\r\nContent-Disposition: form-data; name="files"; filename="big-scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`,
@@ -67,7 +71,14 @@ function streamUpload(apiUrl: string, key: string): Promise<{ status: number; bo
 		req.on('response', (res) => {
 			const parts: Buffer[] = [];
 			res.on('data', (c: Buffer) => parts.push(c));
-			res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString()), sha256: hash.digest('hex'), contentLength }));
+			res.on('end', () =>
+				resolve({
+					status: res.statusCode ?? 0,
+					body: JSON.parse(Buffer.concat(parts).toString()),
+					sha256: hash.digest('hex'),
+					contentLength,
+				}),
+			);
 		});
 		req.on('error', reject);
 		pipeline(Readable.from(body()), req).catch(reject);
@@ -75,15 +86,27 @@ function streamUpload(apiUrl: string, key: string): Promise<{ status: number; bo
 }
 
 test('a 200 MB streamed upload keeps the emulator process under 150 MB of RSS growth', async () => {
-	const child = spawn(process.execPath, ['--require', tsxRegister(), path.join(__dirname, 'memory-child.ts')], {
-		stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-	});
+	const child = spawn(
+		process.execPath,
+		['--require', tsxRegister(), path.join(__dirname, 'memory-child.ts')],
+		{
+			stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+		},
+	);
 	try {
 		const ready = await nextMessage<{ type: string; apiUrl: string; key: string }>(child, 'ready');
 		// Warm up the upload path (busboy, hashing, handlers) so the baseline includes loaded code.
 		const warm = new FormData();
 		warm.append('files', new Blob(['warm-up']), 'warm.pdf');
-		expect((await fetch(`${ready.apiUrl}/agents/1/runs`, { method: 'POST', body: warm, headers: { authorization: `Bearer ${ready.key}` } })).status).toBe(200);
+		expect(
+			(
+				await fetch(`${ready.apiUrl}/agents/1/runs`, {
+					method: 'POST',
+					body: warm,
+					headers: { authorization: `Bearer ${ready.key}` },
+				})
+			).status,
+		).toBe(200);
 		child.send({ type: 'reset-peak' });
 		const baseline = (await nextMessage<{ type: string; rss: number }>(child, 'peak-reset')).rss;
 
@@ -94,13 +117,24 @@ test('a 200 MB streamed upload keeps the emulator process under 150 MB of RSS gr
 		expect(result.body).toMatchObject({ status: 'running', data: {}, files: ['big-scan.pdf'] });
 
 		child.send({ type: 'report' });
-		const report = await nextMessage<{ type: string; peak: number; upload: any; status: number }>(child, 'report');
+		const report = await nextMessage<{ type: string; peak: number; upload: any; status: number }>(
+			child,
+			'report',
+		);
 		const growthMb = (report.peak - baseline) / MB;
 		// Visible in the test output: the numbers behind the assertion.
-		console.log(`200 MB upload in ${seconds.toFixed(1)} s; emulator RSS baseline ${(baseline / MB).toFixed(0)} MB, peak growth ${growthMb.toFixed(1)} MB`);
+		console.log(
+			`200 MB upload in ${seconds.toFixed(1)} s; emulator RSS baseline ${(baseline / MB).toFixed(0)} MB, peak growth ${growthMb.toFixed(1)} MB`,
+		);
 		expect(growthMb).toBeLessThan(150);
 		expect(report.upload.files).toHaveLength(1);
-		expect(report.upload.files[0]).toMatchObject({ field: 'files', filename: 'big-scan.pdf', size: FILE_SIZE, sha256: result.sha256, kept: false });
+		expect(report.upload.files[0]).toMatchObject({
+			field: 'files',
+			filename: 'big-scan.pdf',
+			size: FILE_SIZE,
+			sha256: result.sha256,
+			kept: false,
+		});
 		expect(report.upload).toMatchObject({ contentLength: result.contentLength, chunked: false });
 	} finally {
 		if (child.connected) child.send({ type: 'stop' });

@@ -70,7 +70,11 @@ export function newUploadInfo(req: IncomingMessage): UploadInfo {
  * Parses the request body into `upload` (filled in place, so the request log sees partial uploads).
  * Resolves when the body is done or a limit stops it; rejects with ClientGoneError on abort.
  */
-export function parseUpload(req: IncomingMessage, limits: UploadLimits, upload: UploadInfo): Promise<UploadResult> {
+export function parseUpload(
+	req: IncomingMessage,
+	limits: UploadLimits,
+	upload: UploadInfo,
+): Promise<UploadResult> {
 	return new Promise<UploadResult>((resolve, reject) => {
 		let parser: busboy.Busboy;
 		try {

@@ -8,7 +8,10 @@ const WINDOW_MS = 60_000;
 
 export type RateDecision = { ok: true } | { ok: false; limit: number; retryAfterSeconds: number };
 
-export function limitFor(knobs: Pick<EmulatorKnobs, 'rateLimitPerMinute'>, family: EndpointFamily): number | undefined {
+export function limitFor(
+	knobs: Pick<EmulatorKnobs, 'rateLimitPerMinute'>,
+	family: EndpointFamily,
+): number | undefined {
 	const setting = knobs.rateLimitPerMinute;
 	if (setting === null || setting === undefined) return undefined;
 	return typeof setting === 'number' ? setting : setting[family];
@@ -17,7 +20,12 @@ export function limitFor(knobs: Pick<EmulatorKnobs, 'rateLimitPerMinute'>, famil
 export class RateLimiter {
 	private readonly hits = new Map<string, number[]>();
 
-	check(userId: string, family: EndpointFamily, limit: number | undefined, now: number): RateDecision {
+	check(
+		userId: string,
+		family: EndpointFamily,
+		limit: number | undefined,
+		now: number,
+	): RateDecision {
 		if (limit === undefined || !Number.isFinite(limit)) return { ok: true };
 		const key = `${userId}\u0000${family}`;
 		let times = this.hits.get(key);

@@ -48,8 +48,22 @@ export function summariseResult(full: FullPromptResult): unknown {
 	return { status: full.status, value: full.value, metadata };
 }
 
-const VENDORS = ['Acme GmbH', 'Globex Corporation', 'Initech Ltd', 'Umbrella Supplies', 'Stark Industries', 'Wayne Enterprises'];
-const MERCHANTS = ['Café Lumière', 'City Taxi', 'Office Depot', 'Hotel Adlon', 'Deutsche Bahn', 'Pret A Manger'];
+const VENDORS = [
+	'Acme GmbH',
+	'Globex Corporation',
+	'Initech Ltd',
+	'Umbrella Supplies',
+	'Stark Industries',
+	'Wayne Enterprises',
+];
+const MERCHANTS = [
+	'Café Lumière',
+	'City Taxi',
+	'Office Depot',
+	'Hotel Adlon',
+	'Deutsche Bahn',
+	'Pret A Manger',
+];
 const CATEGORIES = ['Meals', 'Travel', 'Office supplies', 'Lodging', 'Software'];
 const LAWS = ['Laws of England and Wales', 'German law (BGB)', 'State of New York', 'Swiss law'];
 const CURRENCIES = ['EUR', 'USD', 'GBP', 'CHF'];
@@ -87,13 +101,22 @@ function nameMatch(file: string, names: string[]): string | null {
 }
 
 /** Produces value and an explanation for a generator key. */
-function generate(input: ResultInput, file: string, rng: () => number): { value: unknown; why: string } {
+function generate(
+	input: ResultInput,
+	file: string,
+	rng: () => number,
+): { value: unknown; why: string } {
 	const { prompt } = input;
 	switch (prompt.generator) {
 		case 'invoice_number': {
 			const digits = digitsOf(file);
 			const value = `INV-${digits ?? String(intBetween(rng, 10000, 99999))}`;
-			return { value, why: digits ? `The header of ${file} reads "Invoice no. ${value}".` : `The invoice number ${value} is printed next to the date.` };
+			return {
+				value,
+				why: digits
+					? `The header of ${file} reads "Invoice no. ${value}".`
+					: `The invoice number ${value} is printed next to the date.`,
+			};
 		}
 		case 'po_number': {
 			const digits = digitsOf(file);
@@ -128,12 +151,23 @@ function generate(input: ResultInput, file: string, rng: () => number): { value:
 				else if (/amount|total|net|tax|vat|gross/i.test(field)) value[field] = amount(rng);
 				else value[field] = `${field} of ${file}`;
 			}
-			return { value, why: `The totals box at the bottom of ${file} lists ${Object.entries(value).map(([k, v]) => `${k} ${v}`).join(', ')}.` };
+			return {
+				value,
+				why: `The totals box at the bottom of ${file} lists ${Object.entries(value)
+					.map(([k, v]) => `${k} ${v}`)
+					.join(', ')}.`,
+			};
 		}
 		case 'parties': {
 			const first = pick(rng, VENDORS);
-			const second = pick(rng, VENDORS.filter((v) => v !== first));
-			return { value: [first, second], why: `The agreement is made between ${first} and ${second}.` };
+			const second = pick(
+				rng,
+				VENDORS.filter((v) => v !== first),
+			);
+			return {
+				value: [first, second],
+				why: `The agreement is made between ${first} and ${second}.`,
+			};
 		}
 		case 'term_months': {
 			const value = pick(rng, [12, 24, 36, 48]);
@@ -149,7 +183,11 @@ function generate(input: ResultInput, file: string, rng: () => number): { value:
 		}
 		case 'line_items': {
 			const n = intBetween(rng, 1, 4);
-			const items = Array.from({ length: n }, (_, i) => `Item ${i + 1}: ${pick(rng, ['Widgets', 'Consulting', 'Licences', 'Shipping', 'Support'])} x ${intBetween(rng, 1, 20)}`);
+			const items = Array.from(
+				{ length: n },
+				(_, i) =>
+					`Item ${i + 1}: ${pick(rng, ['Widgets', 'Consulting', 'Licences', 'Shipping', 'Support'])} x ${intBetween(rng, 1, 20)}`,
+			);
 			return { value: items, why: `${n} line item(s) are listed in the table on page 1.` };
 		}
 		case 'iban': {
@@ -168,7 +206,13 @@ function generate(input: ResultInput, file: string, rng: () => number): { value:
 }
 
 /** Credits charged for one Prompt (0 when it failed). */
-export function promptCredits(seed: number, runId: number, promptId: number, fileCount: number, failed: boolean): number {
+export function promptCredits(
+	seed: number,
+	runId: number,
+	promptId: number,
+	fileCount: number,
+	failed: boolean,
+): number {
 	if (failed) return 0;
 	return round2(0.4 + 0.1 * fileCount + rngFor(seed, 'credits', runId, promptId)() * 0.3);
 }
@@ -178,7 +222,13 @@ export function buildResult(input: ResultInput): FullPromptResult {
 	const files = input.files.length ? input.files : ['(no file)'];
 	const file = files[Math.floor(rng() * files.length)];
 	const timing = { start_time: tsOffset(input.startMs), end_time: tsOffset(input.endMs) };
-	const credits = promptCredits(input.seed, input.runId, input.prompt.id, input.files.length, input.failed);
+	const credits = promptCredits(
+		input.seed,
+		input.runId,
+		input.prompt.id,
+		input.files.length,
+		input.failed,
+	);
 	if (input.failed) {
 		return {
 			status: 'failed',
@@ -205,7 +255,13 @@ export function buildResult(input: ResultInput): FullPromptResult {
 				{
 					file,
 					pages: [page],
-					regions: [{ page, point: [round2(0.1 + rng() * 0.6), round2(0.1 + rng() * 0.8)], text: text.slice(0, 80) }],
+					regions: [
+						{
+							page,
+							point: [round2(0.1 + rng() * 0.6), round2(0.1 + rng() * 0.8)],
+							text: text.slice(0, 80),
+						},
+					],
 				},
 			],
 			url_citations: input.prompt.webSearch

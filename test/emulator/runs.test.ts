@@ -42,7 +42,10 @@ describe('POST runs (multipart)', () => {
 		});
 		expect(r.json.run_url).toBe(`${emu.url}/app/agents/1/runs/${r.json.run_id}`);
 		const entry = emu.requestsSince(mark).find((e) => e.operation === 'runs.create')!;
-		expect(entry.upload!.fields).toEqual({ user_defined_id: 'erp-1', due_date: '2026-12-24T12:00:00+01:00' });
+		expect(entry.upload!.fields).toEqual({
+			user_defined_id: 'erp-1',
+			due_date: '2026-12-24T12:00:00+01:00',
+		});
 		expect(entry.upload!.files[0]).toMatchObject({
 			field: 'files',
 			filename: 'invoice-20417.pdf',
@@ -58,12 +61,20 @@ describe('POST runs (multipart)', () => {
 	test('form-data encoding with Content-Length; big files are hashed but not kept', async () => {
 		const big = Buffer.alloc(2 * 1024 * 1024 + 3, 7);
 		const fd = new FormDataPkg();
-		fd.append('files', big, { filename: 'scan "big".pdf', contentType: 'application/pdf', knownLength: big.length });
+		fd.append('files', big, {
+			filename: 'scan "big".pdf',
+			contentType: 'application/pdf',
+			knownLength: big.length,
+		});
 		const body = fd.getBuffer();
 		const mark = emu.lastSeq;
 		const res = await rawRequest(`${emu.apiUrl}/agents/1/runs`, {
 			method: 'POST',
-			headers: { ...fd.getHeaders(), 'content-length': String(body.length), authorization: `Bearer ${DEMO_KEYS.alice}` },
+			headers: {
+				...fd.getHeaders(),
+				'content-length': String(body.length),
+				authorization: `Bearer ${DEMO_KEYS.alice}`,
+			},
 			body,
 		});
 		expect('status' in res && res.status).toBe(200);
@@ -73,12 +84,15 @@ describe('POST runs (multipart)', () => {
 		expect(upload.files[0].bytes).toBeUndefined();
 	});
 
-	test('404 for an unknown Agent or another workspace\'s Agent', async () => {
-		expect(await alice.form('/agents/99/runs', filesForm([{ name: 'a.pdf', content: 'x' }])).then((r) => [r.status, r.json])).toEqual([
-			404,
-			{ detail: 'Agent 99 not found' },
-		]);
-		expect((await alice.form('/agents/3/runs', filesForm([{ name: 'a.pdf', content: 'x' }]))).status).toBe(404);
+	test("404 for an unknown Agent or another workspace's Agent", async () => {
+		expect(
+			await alice
+				.form('/agents/99/runs', filesForm([{ name: 'a.pdf', content: 'x' }]))
+				.then((r) => [r.status, r.json]),
+		).toEqual([404, { detail: 'Agent 99 not found' }]);
+		expect(
+			(await alice.form('/agents/3/runs', filesForm([{ name: 'a.pdf', content: 'x' }]))).status,
+		).toBe(404);
 		// The connection stays usable after an early answer.
 		expect((await alice.get('/agents/1')).status).toBe(200);
 	});
@@ -89,14 +103,20 @@ describe('POST runs (multipart)', () => {
 		const r = await alice.form('/agents/1/runs', none);
 		expect(r.status).toBe(422);
 		expect(r.json.detail[0]).toMatchObject({ loc: ['body', 'files'], type: 'missing' });
-		const bad = await alice.form('/agents/1/runs', filesForm([{ name: 'a.pdf', content: 'x' }], { due_date: 'next tuesday' }));
+		const bad = await alice.form(
+			'/agents/1/runs',
+			filesForm([{ name: 'a.pdf', content: 'x' }], { due_date: 'next tuesday' }),
+		);
 		expect(bad.status).toBe(422);
 		expect(bad.json.detail[0]).toMatchObject({ loc: ['body', 'due_date'], input: 'next tuesday' });
 	});
 
 	test('422 for 301 files (300 pass); no Run is created', async () => {
 		const nRuns = emu.state.agents.get(4)!.nRuns;
-		const files = Array.from({ length: 301 }, (_, i) => ({ name: `f${i}.pdf`, content: `file ${i}` }));
+		const files = Array.from({ length: 301 }, (_, i) => ({
+			name: `f${i}.pdf`,
+			content: `file ${i}`,
+		}));
 		const r = await alice.form('/agents/4/runs', filesForm(files));
 		expect(r.status).toBe(422);
 		expect(r.json.detail[0]).toMatchObject({
@@ -123,7 +143,12 @@ describe('POST runs (multipart)', () => {
 				]),
 			);
 			expect(r.status).toBe(422);
-			expect(r.json.detail[0]).toMatchObject({ loc: ['body', 'files', 1], type: 'file_too_large', input: 'huge.pdf', ctx: { max_size: 1000 } });
+			expect(r.json.detail[0]).toMatchObject({
+				loc: ['body', 'files', 1],
+				type: 'file_too_large',
+				input: 'huge.pdf',
+				ctx: { max_size: 1000 },
+			});
 			expect(r.json.detail[0].msg).toContain('huge.pdf');
 			const files = emu.requestsSince(mark)[0].upload!.files;
 			expect(files.map((f) => f.filename)).toEqual(['ok.pdf', 'huge.pdf']); // reading stopped at the big one
@@ -158,7 +183,10 @@ describe('GET runs (list)', () => {
 	});
 
 	test('order knobs: newest-first, oldest-first, deterministic random (service note 13)', async () => {
-		const ids = async (): Promise<number[]> => flattenRuns((await alice.get('/agents/1/runs?page_number=0&page_size=1000')).json.runs).map((r) => r.run_id);
+		const ids = async (): Promise<number[]> =>
+			flattenRuns((await alice.get('/agents/1/runs?page_number=0&page_size=1000')).json.runs).map(
+				(r) => r.run_id,
+			);
 		const newest = await ids();
 		const created = newest.map((id) => emu.state.runs.get(id)!.createdMs);
 		expect([...created].sort((a, b) => b - a)).toEqual(created);
@@ -178,8 +206,13 @@ describe('GET runs (list)', () => {
 		const one = await alice.get('/agents/1/runs?page_number=0&page_size=10&run_id=1002');
 		expect(flattenRuns(one.json.runs).map((r) => r.run_id)).toEqual([1002]);
 		expect(flattenRuns((await alice.get('/agents/1/runs?run_id=1005')).json.runs)).toEqual([]); // a Contracts Run
-		expect((await alice.get('/agents/1/runs?run_id=abc')).json.detail[0]).toMatchObject({ loc: ['query', 'run_id'], type: 'int_parsing' });
-		expect((await alice.get('/agents/1/runs?page_size=5000')).json.detail[0].type).toBe('less_than_equal');
+		expect((await alice.get('/agents/1/runs?run_id=abc')).json.detail[0]).toMatchObject({
+			loc: ['query', 'run_id'],
+			type: 'int_parsing',
+		});
+		expect((await alice.get('/agents/1/runs?page_size=5000')).json.detail[0].type).toBe(
+			'less_than_equal',
+		);
 		expect((await alice.get('/agents/1/runs?page_number=-1')).status).toBe(422);
 		expect((await alice.get('/agents/3/runs')).status).toBe(404);
 	});
@@ -189,7 +222,9 @@ describe('GET runs (list)', () => {
 		expect(ids).toHaveLength(20_000);
 		const first = await alice.get('/agents/4/runs?page_number=0&page_size=1000');
 		expect(first.json.total_pages).toBeGreaterThanOrEqual(20);
-		const last = await alice.get(`/agents/4/runs?page_number=${first.json.total_pages - 1}&page_size=1000`);
+		const last = await alice.get(
+			`/agents/4/runs?page_number=${first.json.total_pages - 1}&page_size=1000`,
+		);
 		const oldest = flattenRuns(last.json.runs).pop();
 		expect(oldest.run_id).toBe(ids[ids.length - 1]);
 		expect(oldest).toMatchObject({ status: 'success', completed: null }); // before March 2026 (service note 19)
@@ -212,29 +247,51 @@ describe('GET run (full read) and DELETE', () => {
 		expect(num.value).toBe('INV-20417'); // from the file name "INV-20417 Acme GmbH.pdf"
 		expect(run.data.Vendor.value).toBe('Acme GmbH');
 		expect(num.metadata.confidence).toBe(1.0);
-		expect(num.metadata.citations[0]).toMatchObject({ file: 'INV-20417 Acme GmbH.pdf', pages: [1] });
-		expect(num.metadata.citations[0].regions[0]).toMatchObject({ page: 1, point: [expect.any(Number), expect.any(Number)], text: 'INV-20417' });
+		expect(num.metadata.citations[0]).toMatchObject({
+			file: 'INV-20417 Acme GmbH.pdf',
+			pages: [1],
+		});
+		expect(num.metadata.citations[0].regions[0]).toMatchObject({
+			page: 1,
+			point: [expect.any(Number), expect.any(Number)],
+			text: 'INV-20417',
+		});
 		expect(num.metadata.url_citations).toEqual([]);
 		expect(typeof num.usage.credits_used).toBe('number');
 		expect(Date.parse(num.end_time)).toBeGreaterThanOrEqual(Date.parse(num.start_time));
-		const total = Object.values(run.data).reduce((s: number, p: any) => s + p.usage.credits_used, 0);
+		const total = Object.values(run.data).reduce(
+			(s: number, p: any) => s + p.usage.credits_used,
+			0,
+		);
 		expect(run.usage.credits_used).toBeCloseTo(total, 5);
-		expect(run.data['Total amount'].value).toEqual({ amount: expect.any(Number), currency: expect.any(String) });
+		expect(run.data['Total amount'].value).toEqual({
+			amount: expect.any(Number),
+			currency: expect.any(String),
+		});
 		const contracts = (await alice.get('/agents/2/runs/1005')).json;
-		expect(contracts.data['Governing law'].metadata.url_citations[0]).toMatchObject({ url: expect.stringMatching(/^https:/) });
+		expect(contracts.data['Governing law'].metadata.url_citations[0]).toMatchObject({
+			url: expect.stringMatching(/^https:/),
+		});
 		expect(Array.isArray(contracts.data.Parties.value)).toBe(true);
 	});
 
 	test('page-based billing: usage null (service note 21)', async () => {
 		const dave = client(emu, DEMO_KEYS.dave);
-		const list = flattenRuns((await dave.get('/agents/5/runs?page_number=0&page_size=10')).json.runs);
+		const list = flattenRuns(
+			(await dave.get('/agents/5/runs?page_number=0&page_size=10')).json.runs,
+		);
 		expect((await dave.get(`/agents/5/runs/${list[0].run_id}`)).json.usage).toBeNull();
 	});
 
 	test('404s: unknown Run, Run of another Agent, another workspace', async () => {
-		expect(await alice.get('/agents/1/runs/5').then((r) => [r.status, r.json])).toEqual([404, { detail: 'Run 5 not found' }]);
+		expect(await alice.get('/agents/1/runs/5').then((r) => [r.status, r.json])).toEqual([
+			404,
+			{ detail: 'Run 5 not found' },
+		]);
 		expect((await alice.get('/agents/2/runs/1002')).json).toEqual({ detail: 'Run 1002 not found' });
-		expect((await client(emu, DEMO_KEYS.bob).get('/agents/1/runs/1002')).json).toEqual({ detail: 'Agent 1 not found' });
+		expect((await client(emu, DEMO_KEYS.bob).get('/agents/1/runs/1002')).json).toEqual({
+			detail: 'Agent 1 not found',
+		});
 	});
 
 	test('DELETE answers 204 without a body; the Run is gone', async () => {
@@ -243,7 +300,9 @@ describe('GET run (full read) and DELETE', () => {
 		expect(r.status).toBe(204);
 		expect(r.text).toBe('');
 		expect((await alice.get(`/agents/1/runs/${run.run_id}`)).status).toBe(404);
-		expect((await alice.del(`/agents/1/runs/${run.run_id}`)).json).toEqual({ detail: `Run ${run.run_id} not found` });
+		expect((await alice.del(`/agents/1/runs/${run.run_id}`)).json).toEqual({
+			detail: `Run ${run.run_id} not found`,
+		});
 		expect(emu.deleteRun(1, 1001)).toBe(true);
 		expect((await alice.get('/agents/1/runs/1001')).status).toBe(404);
 	});
@@ -251,7 +310,9 @@ describe('GET run (full read) and DELETE', () => {
 
 describe('progression over time', () => {
 	test('Prompts complete one by one; data holds only finished ones (clock-driven)', async () => {
-		const created = (await alice.form('/agents/1/runs', filesForm([{ name: 'invoice_777.pdf', content: 'x' }]))).json;
+		const created = (
+			await alice.form('/agents/1/runs', filesForm([{ name: 'invoice_777.pdf', content: 'x' }]))
+		).json;
 		const read = async () => (await alice.get(`/agents/1/runs/${created.run_id}`)).json;
 		// 4 Prompts over 400 ms: Prompt i is done at +100*(i+1) ms.
 		expect(Object.keys((await read()).data).length).toBeLessThan(4);
@@ -278,7 +339,9 @@ describe('progression over time', () => {
 	test('with a short runDurationMs, a real wait finishes the Run', async () => {
 		emu.knobs.runDurationMs = 150;
 		try {
-			const created = (await alice.form('/agents/1/runs', filesForm([{ name: 'invoice_778.pdf', content: 'x' }]))).json;
+			const created = (
+				await alice.form('/agents/1/runs', filesForm([{ name: 'invoice_778.pdf', content: 'x' }]))
+			).json;
 			await sleep(250);
 			const run = (await alice.get(`/agents/1/runs/${created.run_id}`)).json;
 			expect(run.status).toBe('success');
@@ -323,7 +386,11 @@ describe('progression over time', () => {
 	test('promptFailureRate fails Prompts deterministically inside a successful Run', async () => {
 		const run = emu.createRun(1, [{ name: 'x.pdf' }], { durationMs: 0, promptFailureRate: 1 });
 		expect(run.status).toBe('success');
-		expect(Object.values(run.data as Record<string, any>).every((p) => p.status === 'failed' && p.value === null)).toBe(true);
+		expect(
+			Object.values(run.data as Record<string, any>).every(
+				(p) => p.status === 'failed' && p.value === null,
+			),
+		).toBe(true);
 	});
 
 	test('results are deterministic under the seed', async () => {
@@ -332,7 +399,8 @@ describe('progression over time', () => {
 			const a = (await alice.get('/agents/1/runs/1003')).json;
 			const b = (await client(other, DEMO_KEYS.alice).get('/agents/1/runs/1003')).json;
 			// Seeded Runs are placed relative to startup, so only times differ.
-			const values = (run: any) => Object.entries(run.data).map(([k, v]: [string, any]) => [k, v.value, v.metadata, v.usage]);
+			const values = (run: any) =>
+				Object.entries(run.data).map(([k, v]: [string, any]) => [k, v.value, v.metadata, v.usage]);
 			expect(values(b)).toEqual(values(a));
 		} finally {
 			await other.stop();
@@ -340,10 +408,16 @@ describe('progression over time', () => {
 	});
 
 	test('createRun helper: backdated Runs are already finished and listed', async () => {
-		const run = emu.createRun(2, [{ name: 'MSA 2026-05-01.pdf' }], { createdAt: emu.now() - 60_000, userDefinedId: 'ext-1' });
+		const run = emu.createRun(2, [{ name: 'MSA 2026-05-01.pdf' }], {
+			createdAt: emu.now() - 60_000,
+			userDefinedId: 'ext-1',
+		});
 		expect(run).toMatchObject({ status: 'success', user_defined_id: 'ext-1' });
 		expect((run.data as any)['Effective date'].value).toBe('2026-05-01');
-		const listed = flattenRuns((await alice.get(`/agents/2/runs?page_number=0&page_size=100&run_id=${run.run_id}`)).json.runs);
+		const listed = flattenRuns(
+			(await alice.get(`/agents/2/runs?page_number=0&page_size=100&run_id=${run.run_id}`)).json
+				.runs,
+		);
 		expect(listed[0].run_id).toBe(run.run_id);
 	});
 });

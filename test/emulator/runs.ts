@@ -58,7 +58,8 @@ export function runProgress(run: RunRecord, now: number): RunProgress {
 			endMs = Number.POSITIVE_INFINITY;
 		}
 		const failedByOutcome = finalStatus === 'failed' && (run.forced ? cut : i === n - 1);
-		const failedByRate = run.failureRate > 0 && chance(run.seed, 'prompt-fail', run.runId, p.id) < run.failureRate;
+		const failedByRate =
+			run.failureRate > 0 && chance(run.seed, 'prompt-fail', run.runId, p.id) < run.failureRate;
 		return {
 			index: i,
 			done: endMs <= now,
@@ -71,7 +72,8 @@ export function runProgress(run: RunRecord, now: number): RunProgress {
 	let completedMs: number;
 	if (n === 0) {
 		completedMs = run.forced ? Math.min(run.forced.atMs, run.createdMs + d) : run.createdMs + d;
-		allDone = completedMs <= now && !(run.outcome === 'never' && !run.forced) && !(run.held && !run.forced);
+		allDone =
+			completedMs <= now && !(run.outcome === 'never' && !run.forced) && !(run.held && !run.forced);
 	} else {
 		allDone = prompts.every((p) => p.done);
 		completedMs = Math.max(...prompts.map((p) => p.endMs));
@@ -88,7 +90,10 @@ export function runProgress(run: RunRecord, now: number): RunProgress {
 }
 
 /** The full results of the done Prompts, keyed by Prompt name. */
-export function runResults(run: RunRecord, progress: RunProgress): Record<string, FullPromptResult> {
+export function runResults(
+	run: RunRecord,
+	progress: RunProgress,
+): Record<string, FullPromptResult> {
 	const files = run.files.map((f) => f.name);
 	const data: Record<string, FullPromptResult> = {};
 	for (const p of progress.prompts) {
@@ -111,7 +116,14 @@ export function runResults(run: RunRecord, progress: RunProgress): Record<string
 export function runCredits(run: RunRecord, progress: RunProgress): number {
 	let total = 0;
 	for (const p of progress.prompts) {
-		if (p.done) total += promptCredits(run.seed, run.runId, run.prompts[p.index].id, run.files.length, p.failed);
+		if (p.done)
+			total += promptCredits(
+				run.seed,
+				run.runId,
+				run.prompts[p.index].id,
+				run.files.length,
+				p.failed,
+			);
 	}
 	return Math.round(total * 100) / 100;
 }
@@ -130,12 +142,18 @@ export type RunViewMode = 'full' | 'summary' | 'created';
  * - 'summary': list of Runs: results without timing/usage (as the spec's examples show).
  * - 'created': the creation response: status running and an empty data object (spec States table).
  */
-export function runView(run: RunRecord, now: number, mode: RunViewMode, ctx: RunViewContext): Record<string, unknown> {
+export function runView(
+	run: RunRecord,
+	now: number,
+	mode: RunViewMode,
+	ctx: RunViewContext,
+): Record<string, unknown> {
 	const progress = runProgress(run, now);
 	const created = mode === 'created';
 	const results = created ? {} : runResults(run, progress);
 	const data: Record<string, unknown> = {};
-	for (const [name, result] of Object.entries(results)) data[name] = mode === 'full' ? result : summariseResult(result);
+	for (const [name, result] of Object.entries(results))
+		data[name] = mode === 'full' ? result : summariseResult(result);
 	const status: RunStatus = created ? 'running' : progress.status;
 	const view: Record<string, unknown> = {
 		agent_id: run.agentId,
@@ -144,13 +162,17 @@ export function runView(run: RunRecord, now: number, mode: RunViewMode, ctx: Run
 		created: tsOffset(run.createdMs),
 		updated: tsOffset(created ? run.createdMs : progress.updatedMs),
 		// Gap 23: null while running and for historical Runs made before March 2026.
-		completed: !created && progress.completedMs !== null && !run.completedNull ? tsZulu(progress.completedMs) : null,
+		completed:
+			!created && progress.completedMs !== null && !run.completedNull
+				? tsZulu(progress.completedMs)
+				: null,
 		files: run.files.map((f) => f.name),
 		run_url: `${ctx.webUrl}/agents/${run.agentId}/runs/${run.runId}`,
 		order: run.prompts.map((p) => p.name),
 		data,
 		status: run.reportedStatus ?? status,
 	};
-	if (mode === 'full') view.usage = ctx.billing === 'pages' ? null : { credits_used: runCredits(run, progress) };
+	if (mode === 'full')
+		view.usage = ctx.billing === 'pages' ? null : { credits_used: runCredits(run, progress) };
 	return view;
 }

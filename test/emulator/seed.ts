@@ -13,7 +13,13 @@
 import { intBetween, pick, rngFor, round2 } from './random';
 import { MARCH_2026_MS } from './time';
 import type { EmulatorState } from './store';
-import type { AgentRecord, PromptRecord, TemplateRecord, UserRecord, WorkspaceRecord } from './types';
+import type {
+	AgentRecord,
+	PromptRecord,
+	TemplateRecord,
+	UserRecord,
+	WorkspaceRecord,
+} from './types';
 
 export const DEMO_KEYS = {
 	/** Enterprise plan, workspaces 1 (Finance) and 2 (Legal). */
@@ -29,10 +35,28 @@ export const DEMO_KEYS = {
 export type DemoUser = keyof typeof DEMO_KEYS;
 
 export const DEMO_USERS: Record<DemoUser, UserRecord> = {
-	alice: { id: 'alice', email: 'alice@acme.example', plan: 'enterprise', workspaces: [1, 2], billing: 'credits' },
+	alice: {
+		id: 'alice',
+		email: 'alice@acme.example',
+		plan: 'enterprise',
+		workspaces: [1, 2],
+		billing: 'credits',
+	},
 	bob: { id: 'bob', email: 'bob@globex.example', plan: 'pro', workspaces: [3], billing: 'credits' },
-	carol: { id: 'carol', email: 'carol@initech.example', plan: 'free', workspaces: [4], billing: 'credits' },
-	dave: { id: 'dave', email: 'dave@umbrella.example', plan: 'team', workspaces: [5], billing: 'pages' },
+	carol: {
+		id: 'carol',
+		email: 'carol@initech.example',
+		plan: 'free',
+		workspaces: [4],
+		billing: 'credits',
+	},
+	dave: {
+		id: 'dave',
+		email: 'dave@umbrella.example',
+		plan: 'team',
+		workspaces: [5],
+		billing: 'pages',
+	},
 };
 
 export const DEMO_WORKSPACES: WorkspaceRecord[] = [
@@ -66,9 +90,17 @@ const HOUR = 3_600_000;
 
 export function seedUsersAndKeys(state: EmulatorState, now: number): void {
 	for (const ws of DEMO_WORKSPACES) state.workspaces.set(ws.id, { ...ws });
-	for (const user of Object.values(DEMO_USERS)) state.addUser({ ...user, workspaces: [...user.workspaces] });
+	for (const user of Object.values(DEMO_USERS))
+		state.addUser({ ...user, workspaces: [...user.workspaces] });
 	const created = Date.UTC(2026, 0, 5, 9, 0, 0, 0);
-	state.addApiKey({ id: 'ak_demo_alice', name: 'Demo key (alice)', secret: DEMO_KEYS.alice, userId: 'alice', createdMs: created, expiresMs: null });
+	state.addApiKey({
+		id: 'ak_demo_alice',
+		name: 'Demo key (alice)',
+		secret: DEMO_KEYS.alice,
+		userId: 'alice',
+		createdMs: created,
+		expiresMs: null,
+	});
 	state.addApiKey({
 		id: 'ak_alice_ci',
 		name: 'CI pipeline',
@@ -77,7 +109,14 @@ export function seedUsersAndKeys(state: EmulatorState, now: number): void {
 		createdMs: created + DAY,
 		expiresMs: now + 90 * DAY,
 	});
-	state.addApiKey({ id: 'ak_demo_bob', name: 'Demo key (bob)', secret: DEMO_KEYS.bob, userId: 'bob', createdMs: created + 2 * DAY, expiresMs: null });
+	state.addApiKey({
+		id: 'ak_demo_bob',
+		name: 'Demo key (bob)',
+		secret: DEMO_KEYS.bob,
+		userId: 'bob',
+		createdMs: created + 2 * DAY,
+		expiresMs: null,
+	});
 	state.addApiKey({
 		id: 'ak_demo_carol',
 		name: 'Demo key (carol, expired)',
@@ -86,7 +125,14 @@ export function seedUsersAndKeys(state: EmulatorState, now: number): void {
 		createdMs: created + 3 * DAY,
 		expiresMs: now - 7 * DAY,
 	});
-	state.addApiKey({ id: 'ak_demo_dave', name: 'Demo key (dave)', secret: DEMO_KEYS.dave, userId: 'dave', createdMs: created + 4 * DAY, expiresMs: null });
+	state.addApiKey({
+		id: 'ak_demo_dave',
+		name: 'Demo key (dave)',
+		secret: DEMO_KEYS.dave,
+		userId: 'dave',
+		createdMs: created + 4 * DAY,
+		expiresMs: null,
+	});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -119,7 +165,8 @@ export interface AgentDef {
 }
 
 /** How a Prompt may reference another one (spec: a <service>-prompt tag with an id attribute). */
-const ref = (id: number): string => `<extraction-agents-prompt id="${id}"></extraction-agents-prompt>`;
+const ref = (id: number): string =>
+	`<extraction-agents-prompt id="${id}"></extraction-agents-prompt>`;
 
 export const DEMO_AGENTS: AgentDef[] = [
 	{
@@ -131,9 +178,19 @@ export const DEMO_AGENTS: AgentDef[] = [
 		createdMs: Date.UTC(2025, 10, 3, 9, 14, 7, 412),
 		guidelines: 'Dates are ISO 8601 (YYYY-MM-DD). Amounts use a dot as decimal separator.',
 		prompts: [
-			{ id: 101, name: 'Invoice number', generator: 'invoice_number', text: 'The invoice number as printed on the invoice.' },
+			{
+				id: 101,
+				name: 'Invoice number',
+				generator: 'invoice_number',
+				text: 'The invoice number as printed on the invoice.',
+			},
 			{ id: 102, name: 'Invoice date', generator: 'date', text: 'The invoice (issue) date.' },
-			{ id: 103, name: 'Vendor', generator: 'vendor', text: 'The legal name of the company that issued the invoice.' },
+			{
+				id: 103,
+				name: 'Vendor',
+				generator: 'vendor',
+				text: 'The legal name of the company that issued the invoice.',
+			},
 			{
 				id: 104,
 				name: 'Total amount',
@@ -158,10 +215,33 @@ export const DEMO_AGENTS: AgentDef[] = [
 		createdMs: Date.UTC(2025, 11, 1, 14, 2, 55, 90),
 		guidelines: 'Quote clause numbers in the reasoning.',
 		prompts: [
-			{ id: 201, name: 'Parties', generator: 'parties', type: 'list', text: 'The contracting parties.' },
-			{ id: 202, name: 'Effective date', generator: 'date', text: 'The date the contract takes effect.' },
-			{ id: 203, name: 'Term (months)', generator: 'term_months', type: 'number', text: 'The initial term in months.' },
-			{ id: 204, name: 'Governing law', generator: 'governing_law', webSearch: true, text: 'The governing law of the contract.' },
+			{
+				id: 201,
+				name: 'Parties',
+				generator: 'parties',
+				type: 'list',
+				text: 'The contracting parties.',
+			},
+			{
+				id: 202,
+				name: 'Effective date',
+				generator: 'date',
+				text: 'The date the contract takes effect.',
+			},
+			{
+				id: 203,
+				name: 'Term (months)',
+				generator: 'term_months',
+				type: 'number',
+				text: 'The initial term in months.',
+			},
+			{
+				id: 204,
+				name: 'Governing law',
+				generator: 'governing_law',
+				webSearch: true,
+				text: 'The governing law of the contract.',
+			},
 			{
 				id: 205,
 				name: 'Summary',
@@ -208,8 +288,20 @@ export const DEMO_AGENTS: AgentDef[] = [
 		createdBy: 'frank@acme.example',
 		createdMs: Date.UTC(2026, 1, 2, 11, 30, 0, 0),
 		prompts: [
-			{ id: 401, name: 'PO number', generator: 'po_number', model: 'efficient', text: 'The purchase order number.' },
-			{ id: 402, name: 'Line items', generator: 'line_items', type: 'list', text: 'Every ordered line.' },
+			{
+				id: 401,
+				name: 'PO number',
+				generator: 'po_number',
+				model: 'efficient',
+				text: 'The purchase order number.',
+			},
+			{
+				id: 402,
+				name: 'Line items',
+				generator: 'line_items',
+				type: 'list',
+				text: 'Every ordered line.',
+			},
 			{ id: 403, name: 'Supplier', generator: 'vendor', text: 'The supplier.' },
 		],
 		templates: [],
@@ -224,7 +316,13 @@ export const DEMO_AGENTS: AgentDef[] = [
 		createdMs: Date.UTC(2026, 2, 3, 7, 45, 12, 300),
 		prompts: [
 			{ id: 501, name: 'Account IBAN', generator: 'iban', text: 'The IBAN of the account.' },
-			{ id: 502, name: 'Closing balance', generator: 'money', type: 'number', text: 'The closing balance.' },
+			{
+				id: 502,
+				name: 'Closing balance',
+				generator: 'money',
+				type: 'number',
+				text: 'The closing balance.',
+			},
 			{ id: 503, name: 'Statement date', generator: 'date', text: 'The statement date.' },
 		],
 		templates: [{ id: 51, filename: 'Statement.xlsx' }],
@@ -267,7 +365,9 @@ function buildAgent(def: AgentDef): AgentRecord {
 		createdMs: def.createdMs,
 		updatedMs: def.createdMs + 14 * DAY,
 		createdBy: def.createdBy,
-		guidelines: def.guidelines ? { prompt: def.guidelines, createdMs: def.createdMs, updatedMs: def.createdMs + 2 * DAY } : null,
+		guidelines: def.guidelines
+			? { prompt: def.guidelines, createdMs: def.createdMs, updatedMs: def.createdMs + 2 * DAY }
+			: null,
 		nRuns: 0,
 		prompts,
 		templates,
@@ -286,12 +386,29 @@ interface SeedRunDef {
 
 const DEMO_RUNS: SeedRunDef[] = [
 	// Before March 2026: completed stays null (service note 19).
-	{ agentId: 1, files: ['invoice-2026-02-10_10342.pdf'], at: { abs: Date.UTC(2026, 1, 12, 8, 30, 0, 250) }, status: 'success' },
+	{
+		agentId: 1,
+		files: ['invoice-2026-02-10_10342.pdf'],
+		at: { abs: Date.UTC(2026, 1, 12, 8, 30, 0, 250) },
+		status: 'success',
+	},
 	{ agentId: 1, files: ['INV-20417 Acme GmbH.pdf'], at: { ago: 3 * DAY }, status: 'success' },
-	{ agentId: 1, files: ['invoice_88123.pdf', 'invoice_88124.pdf'], at: { ago: 26 * HOUR }, status: 'success', userDefinedId: 'erp-88123' },
+	{
+		agentId: 1,
+		files: ['invoice_88123.pdf', 'invoice_88124.pdf'],
+		at: { ago: 26 * HOUR },
+		status: 'success',
+		userDefinedId: 'erp-88123',
+	},
 	{ agentId: 1, files: ['scan-0042.pdf'], at: { ago: 2 * HOUR }, status: 'failed' },
 	{ agentId: 2, files: ['MSA Globex 2026-01-15.pdf'], at: { ago: 5 * DAY }, status: 'success' },
-	{ agentId: 2, files: ['NDA_Initech.docx'], at: { ago: 1 * DAY }, status: 'success', userDefinedId: 'legal-7' },
+	{
+		agentId: 2,
+		files: ['NDA_Initech.docx'],
+		at: { ago: 1 * DAY },
+		status: 'success',
+		userDefinedId: 'legal-7',
+	},
 	{ agentId: 3, files: ['receipt-cafe-2026-10-02.jpg'], at: { ago: 4 * DAY }, status: 'success' },
 	{ agentId: 3, files: ['taxi_2026-11-02.png'], at: { ago: 10 * HOUR }, status: 'success' },
 	{ agentId: 4, files: ['PO-7781.pdf'], at: { ago: 6 * HOUR }, status: 'success' },
@@ -308,7 +425,11 @@ export function seedDemoData(state: EmulatorState, now: number, seed: number): v
 		state.insertHistoricalRun({
 			agent,
 			createdBy: DEMO_USERS[ownerOfWorkspace(agent.workspaceId)].email,
-			files: def.files.map((name) => ({ name, size: intBetween(rng, 20_000, 900_000), contentType: contentTypeOf(name) })),
+			files: def.files.map((name) => ({
+				name,
+				size: intBetween(rng, 20_000, 900_000),
+				contentType: contentTypeOf(name),
+			})),
 			createdMs,
 			status: def.status,
 			durationMs: intBetween(rng, 8_000, 60_000),
@@ -323,7 +444,9 @@ export function seedDemoData(state: EmulatorState, now: number, seed: number): v
 }
 
 function ownerOfWorkspace(workspaceId: number): DemoUser {
-	const found = (Object.keys(DEMO_USERS) as DemoUser[]).find((u) => DEMO_USERS[u].workspaces.includes(workspaceId));
+	const found = (Object.keys(DEMO_USERS) as DemoUser[]).find((u) =>
+		DEMO_USERS[u].workspaces.includes(workspaceId),
+	);
 	return found ?? 'alice';
 }
 
@@ -351,7 +474,13 @@ export function contentTypeOf(filename: string): string {
  * validation, and a few of a type clients do not know yet (service note 23: new values may be added).
  * `tag` keeps successive calls deterministic but different.
  */
-export function addUsageHistory(state: EmulatorState, count: number, now: number, seed: number, tag: string): void {
+export function addUsageHistory(
+	state: EmulatorState,
+	count: number,
+	now: number,
+	seed: number,
+	tag: string,
+): void {
 	const rng = rngFor(seed, 'usage', tag);
 	const workspaceIds = [1, 2, 3, 5]; // carol's Free workspace has no usage
 	const agentsByWs = new Map<number, number[]>();
@@ -415,7 +544,10 @@ const OPERATIONS: Array<[string, string, (agentId: number) => string]> = [
 /** Access-log history over the 7 days before `now`, in time order. */
 function addAccessLogHistory(state: EmulatorState, count: number, now: number, seed: number): void {
 	const rng = rngFor(seed, 'access-logs');
-	const times = Array.from({ length: count }, () => now - 60_000 - Math.floor(rng() * 7 * DAY)).sort((a, b) => a - b);
+	const times = Array.from(
+		{ length: count },
+		() => now - 60_000 - Math.floor(rng() * 7 * DAY),
+	).sort((a, b) => a - b);
 	for (const t of times) {
 		const ws = pick(rng, [1, 1, 2, 3]);
 		const agentId = ws === 1 ? pick(rng, [1, 4]) : ws === 2 ? 2 : 3;
@@ -433,4 +565,3 @@ function addAccessLogHistory(state: EmulatorState, count: number, now: number, s
 		});
 	}
 }
-

@@ -10,7 +10,13 @@ import http, { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { authenticate } from './auth';
 import { ApiError, issue, validationError } from './errors';
-import { dropFields, FaultController, FaultDecision, plainFaultResponse, retryAfterValue } from './faults';
+import {
+	dropFields,
+	FaultController,
+	FaultDecision,
+	plainFaultResponse,
+	retryAfterValue,
+} from './faults';
 import { ClientGoneError } from './multipart';
 import { limitFor, RateLimiter } from './rate-limit';
 import { accessLogRoutes } from './routes/access-logs';
@@ -33,7 +39,13 @@ const MAX_JSON_BYTES = 10 * 1024 * 1024;
  */
 const DRAIN_LIMIT_BYTES = 64 * 1024 * 1024;
 
-export const ALL_ROUTES: Route[] = [...usageRoutes, ...agentRoutes, ...runRoutes, ...apiKeyRoutes, ...accessLogRoutes];
+export const ALL_ROUTES: Route[] = [
+	...usageRoutes,
+	...agentRoutes,
+	...runRoutes,
+	...apiKeyRoutes,
+	...accessLogRoutes,
+];
 
 interface CompiledRoute {
 	route: Route;
@@ -55,7 +67,10 @@ export class Router {
 		});
 	}
 
-	match(method: string, path: string): { route: Route; params: Record<string, string> } | { allow: string[] } | null {
+	match(
+		method: string,
+		path: string,
+	): { route: Route; params: Record<string, string> } | { allow: string[] } | null {
 		const allow: string[] = [];
 		for (const c of this.compiled) {
 			const m = c.regex.exec(path);
@@ -126,7 +141,10 @@ const isPage = (json: unknown): json is Record<string, unknown> =>
 	typeof json === 'object' && json !== null && !Array.isArray(json) && 'total_pages' in json;
 
 /** What a front that moved the service answers (e.g. nginx sending http:// to https://). */
-function redirectResponse(redirect: { status: number; location: string; html?: boolean }, pathAndQuery: string): EmuResponse {
+function redirectResponse(
+	redirect: { status: number; location: string; html?: boolean },
+	pathAndQuery: string,
+): EmuResponse {
 	const title = `${redirect.status} ${http.STATUS_CODES[redirect.status] ?? 'Redirect'}`;
 	const location = `${redirect.location}${pathAndQuery}`;
 	if (!redirect.html) return { status: redirect.status, headers: { location } };
@@ -194,15 +212,24 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 	const stalled = new Set<ServerResponse>();
 
 	/** Writes a serialised response, then discards any unread request body. */
-	const sendRaw = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, s: Serialised): void => {
+	const sendRaw = (
+		req: IncomingMessage,
+		res: ServerResponse,
+		entry: RequestLogEntry,
+		s: Serialised,
+	): void => {
 		if (res.destroyed || res.writableEnded) return;
 		res.writeHead(s.status, s.headers);
 		res.end(s.body);
 		entry.status = s.status;
 		discardRest(req);
 	};
-	const send = (req: IncomingMessage, res: ServerResponse, entry: RequestLogEntry, response: EmuResponse): void =>
-		sendRaw(req, res, entry, serialise(response));
+	const send = (
+		req: IncomingMessage,
+		res: ServerResponse,
+		entry: RequestLogEntry,
+		response: EmuResponse,
+	): void => sendRaw(req, res, entry, serialise(response));
 
 	const applyFault = (
 		fault: FaultDecision,
@@ -224,11 +251,16 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 			case 'truncated-json': {
 				const s = serialise(response ?? { status: 200, json: {} });
 				const cut = s.body.subarray(0, Math.floor(s.body.length / 2));
-				sendRaw(req, res, entry, { ...s, headers: { ...s.headers, ...(s.body.length ? { 'content-length': cut.length } : {}) }, body: cut });
+				sendRaw(req, res, entry, {
+					...s,
+					headers: { ...s.headers, ...(s.body.length ? { 'content-length': cut.length } : {}) },
+					body: cut,
+				});
 				return;
 			}
 			case 'missing-fields':
-				if (response && response.json !== undefined) send(req, res, entry, { ...response, json: dropFields(response.json, fault.dropFields) });
+				if (response && response.json !== undefined)
+					send(req, res, entry, { ...response, json: dropFields(response.json, fault.dropFields) });
 				else if (response) send(req, res, entry, response);
 				return;
 			case 'reset-mid-response': {
@@ -246,7 +278,11 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 					req,
 					res,
 					entry,
-					plainFaultResponse(fault.kind, { retryAfter: fault.retryAfter, retryAfterStyle: deps.knobs.retryAfterStyle, now: deps.clock() }),
+					plainFaultResponse(fault.kind, {
+						retryAfter: fault.retryAfter,
+						retryAfterStyle: deps.knobs.retryAfterStyle,
+						now: deps.clock(),
+					}),
 				);
 		}
 	};
@@ -258,12 +294,20 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 	};
 
 	/** Runs the API request; null when the client went away (nothing to answer). */
-	const dispatch = async (req: IncomingMessage, entry: RequestLogEntry): Promise<EmuResponse | null> => {
+	const dispatch = async (
+		req: IncomingMessage,
+		entry: RequestLogEntry,
+	): Promise<EmuResponse | null> => {
 		const method = (req.method ?? 'GET').toUpperCase();
 		const sub = entry.path.slice(API_PREFIX.length) || '/';
 		const match = router.match(method, sub);
 		if (!match) return { status: 404, json: { detail: 'Not Found' } };
-		if ('allow' in match) return { status: 405, json: { detail: 'Method Not Allowed' }, headers: { allow: match.allow.join(', ') } };
+		if ('allow' in match)
+			return {
+				status: 405,
+				json: { detail: 'Method Not Allowed' },
+				headers: { allow: match.allow.join(', ') },
+			};
 		const { route, params } = match;
 		entry.operation = route.operation;
 		const now = deps.clock();
@@ -278,7 +322,12 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 		let ctx: RequestContext | undefined;
 		let response: EmuResponse;
 		try {
-			const rate = deps.rateLimiter.check(auth.user.id, route.family, limitFor(deps.knobs, route.family), now);
+			const rate = deps.rateLimiter.check(
+				auth.user.id,
+				route.family,
+				limitFor(deps.knobs, route.family),
+				now,
+			);
 			if (!rate.ok) {
 				const retryAfter = retryAfterValue(deps.knobs.retryAfterStyle, rate.retryAfterSeconds, now);
 				throw new ApiError(
@@ -330,12 +379,21 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 	/** Pages outside the API: a health document and a stand-in for the web application's run pages. */
 	const nonApi = (entry: RequestLogEntry): EmuResponse => {
 		if (entry.method === 'GET' && (entry.path === '/' || entry.path === '/health')) {
-			return { status: 200, json: { service: 'Document-Extraction Agents emulator', status: 'ok', api_url: deps.apiUrl() } };
+			return {
+				status: 200,
+				json: {
+					service: 'Document-Extraction Agents emulator',
+					status: 'ok',
+					api_url: deps.apiUrl(),
+				},
+			};
 		}
 		const m = /^\/app\/agents\/(\d+)\/runs\/(\d+)$/.exec(entry.path);
 		if (entry.method === 'GET' && m) {
 			const run = deps.state.runOf(Number(m[1]), Number(m[2]));
-			const text = run ? `Run ${run.runId} of Agent ${run.agentId}: ${run.files.map((f) => f.name).join(', ')}` : 'Run not found';
+			const text = run
+				? `Run ${run.runId} of Agent ${run.agentId}: ${run.files.map((f) => f.name).join(', ')}`
+				: 'Run not found';
 			return {
 				status: run ? 200 : 404,
 				headers: { 'content-type': 'text/html; charset=utf-8' },
@@ -371,7 +429,10 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 			return;
 		}
 		const redirect = deps.knobs.redirect;
-		if (redirect && (redirect.pathContains === undefined || entry.path.includes(redirect.pathContains))) {
+		if (
+			redirect &&
+			(redirect.pathContains === undefined || entry.path.includes(redirect.pathContains))
+		) {
 			send(req, res, entry, redirectResponse(redirect, req.url ?? entry.path));
 			return;
 		}

@@ -98,7 +98,9 @@ export class EmulatorState {
 
 	/** Agents of the user's workspaces, by id. */
 	agentsOf(user: UserRecord): AgentRecord[] {
-		return [...this.agents.values()].filter((a) => user.workspaces.includes(a.workspaceId)).sort((a, b) => a.id - b.id);
+		return [...this.agents.values()]
+			.filter((a) => user.workspaces.includes(a.workspaceId))
+			.sort((a, b) => a.id - b.id);
 	}
 
 	/** The Agent if it exists AND the user can see it (another workspace's Agent is "not found"). */
@@ -161,7 +163,12 @@ export class EmulatorState {
 		};
 		this.insertRun(run);
 		p.agent.nRuns++;
-		if (p.withUsage) this.recordRunUsage(run, runCredits(run, runProgress(run, run.createdMs + p.durationMs)), run.createdMs + p.durationMs);
+		if (p.withUsage)
+			this.recordRunUsage(
+				run,
+				runCredits(run, runProgress(run, run.createdMs + p.durationMs)),
+				run.createdMs + p.durationMs,
+			);
 		return run;
 	}
 
@@ -170,7 +177,11 @@ export class EmulatorState {
 		let list = this.runsByAgent.get(run.agentId);
 		if (!list) this.runsByAgent.set(run.agentId, (list = []));
 		const last = list[list.length - 1];
-		if (last && (last.createdMs > run.createdMs || (last.createdMs === run.createdMs && last.runId > run.runId))) {
+		if (
+			last &&
+			(last.createdMs > run.createdMs ||
+				(last.createdMs === run.createdMs && last.runId > run.runId))
+		) {
 			this.unsortedAgents.add(run.agentId);
 		}
 		list.push(run);

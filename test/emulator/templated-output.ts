@@ -34,7 +34,10 @@ export const FORMATS_BY_KIND: Record<Exclude<TemplateKind, 'unknown'>, OutputFor
 };
 
 /** Gap 13: the UI default when format is omitted. */
-export const DEFAULT_FORMAT: Record<Exclude<TemplateKind, 'unknown'>, OutputFormat> = { word: 'docx', excel: 'xlsx' };
+export const DEFAULT_FORMAT: Record<Exclude<TemplateKind, 'unknown'>, OutputFormat> = {
+	word: 'docx',
+	excel: 'xlsx',
+};
 
 export const CONTENT_TYPES: Record<OutputFormat, string> = {
 	pdf: 'application/pdf',
@@ -89,7 +92,11 @@ export function formatValue(value: unknown): string {
 }
 
 /** "<template base name> - run <id>.<format>". */
-export function outputFilename(templateFilename: string, runId: number, format: OutputFormat): string {
+export function outputFilename(
+	templateFilename: string,
+	runId: number,
+	format: OutputFormat,
+): string {
 	const base = templateFilename.replace(/\.[^.]+$/, '');
 	return `${base} - run ${runId}.${format}`;
 }
@@ -101,11 +108,17 @@ export function contentDisposition(filename: string): string {
 		.replace(/[\u0300-\u036f]/g, '')
 		.replace(/[^\x20-\x7e]/g, '_')
 		.replace(/["\\]/g, '_');
-	const encoded = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+	const encoded = encodeURIComponent(filename).replace(
+		/['()*]/g,
+		(c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+	);
 	return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-export async function renderTemplatedOutput(format: OutputFormat, input: RenderInput): Promise<RenderedFile> {
+export async function renderTemplatedOutput(
+	format: OutputFormat,
+	input: RenderInput,
+): Promise<RenderedFile> {
 	const filename = outputFilename(input.templateFilename, input.runId, format);
 	const contentType = CONTENT_TYPES[format];
 	switch (format) {
@@ -118,7 +131,11 @@ export async function renderTemplatedOutput(format: OutputFormat, input: RenderI
 		case 'xlsm':
 			return { body: await patchToXlsm(await renderXlsx(input)), contentType, filename };
 		case 'csv':
-			return { body: Buffer.from(renderCsv(sheetRows(input)[0].rows), 'utf8'), contentType, filename };
+			return {
+				body: Buffer.from(renderCsv(sheetRows(input)[0].rows), 'utf8'),
+				contentType,
+				filename,
+			};
 	}
 }
 
@@ -133,14 +150,30 @@ function subtitle(input: RenderInput): string {
 // ------------------------------------------------------------------ Word
 
 async function renderDocx(input: RenderInput): Promise<Buffer> {
-	const { AlignmentType, Document, HeadingLevel, Packer, Paragraph, Table, TableCell, TableRow, TextRun, WidthType } = lib.docx();
+	const {
+		AlignmentType,
+		Document,
+		HeadingLevel,
+		Packer,
+		Paragraph,
+		Table,
+		TableCell,
+		TableRow,
+		TextRun,
+		WidthType,
+	} = lib.docx();
 	const cell = (text: string, bold = false): DocxTableCell =>
 		new TableCell({ children: [new Paragraph({ children: [new TextRun({ text, bold })] })] });
 	const table = new Table({
 		width: { size: 100, type: WidthType.PERCENTAGE },
 		rows: [
-			new TableRow({ tableHeader: true, children: [cell('Prompt', true), cell('Value', true), cell('Status', true)] }),
-			...input.rows.map((r) => new TableRow({ children: [cell(r.prompt), cell(r.value), cell(r.status)] })),
+			new TableRow({
+				tableHeader: true,
+				children: [cell('Prompt', true), cell('Value', true), cell('Status', true)],
+			}),
+			...input.rows.map(
+				(r) => new TableRow({ children: [cell(r.prompt), cell(r.value), cell(r.status)] }),
+			),
 		],
 	});
 	const doc = new Document({
@@ -178,7 +211,8 @@ function drawable(font: PDFFont, text: string): string {
 function fit(font: PDFFont, text: string, size: number, width: number): string {
 	if (font.widthOfTextAtSize(text, size) <= width) return text;
 	let cut = text;
-	while (cut.length > 1 && font.widthOfTextAtSize(`${cut}...`, size) > width) cut = cut.slice(0, -1);
+	while (cut.length > 1 && font.widthOfTextAtSize(`${cut}...`, size) > width)
+		cut = cut.slice(0, -1);
 	return `${cut}...`;
 }
 
@@ -192,8 +226,20 @@ async function renderPdf(input: RenderInput): Promise<Buffer> {
 	const [pageWidth, pageHeight, margin] = [595.28, 841.89, 50];
 	let page = pdf.addPage([pageWidth, pageHeight]);
 	let y = pageHeight - margin;
-	const line = (text: string, f: PDFFont, size: number, x = margin, width = pageWidth - 2 * margin): void => {
-		page.drawText(fit(f, drawable(f, text), size, width), { x, y, size, font: f, color: rgb(0, 0, 0) });
+	const line = (
+		text: string,
+		f: PDFFont,
+		size: number,
+		x = margin,
+		width = pageWidth - 2 * margin,
+	): void => {
+		page.drawText(fit(f, drawable(f, text), size, width), {
+			x,
+			y,
+			size,
+			font: f,
+			color: rgb(0, 0, 0),
+		});
 	};
 	line(title(input), bold, 16);
 	y -= 22;
@@ -224,7 +270,13 @@ interface SheetData {
 /** Sheet 1 "Results" is the Prompt table (and all that csv exports); sheet 2 lists the files. */
 function sheetRows(input: RenderInput): SheetData[] {
 	return [
-		{ name: 'Results', rows: [['Prompt', 'Value', 'Status'], ...input.rows.map((r) => [r.prompt, r.value, r.status])] },
+		{
+			name: 'Results',
+			rows: [
+				['Prompt', 'Value', 'Status'],
+				...input.rows.map((r) => [r.prompt, r.value, r.status]),
+			],
+		},
 		{ name: 'Files', rows: [['File'], ...input.files.map((f) => [f])] },
 	];
 }

@@ -70,7 +70,8 @@ export function parseIsoMicros(text: string): number | null {
 	const hour = Number(h);
 	const minute = Number(mi);
 	const second = Number(s);
-	if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59) return null;
+	if (month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 59)
+		return null;
 	const baseMs = Date.UTC(year, month - 1, day, hour, minute, second);
 	const check = new Date(baseMs);
 	if (check.getUTCDate() !== day || check.getUTCMonth() !== month - 1) return null; // e.g. Feb 30

@@ -187,7 +187,12 @@ export interface TemplateRecord {
 	updatedMs: number;
 }
 
-export type MetadataValue = string | number | boolean | null | Array<string | number | boolean | null>;
+export type MetadataValue =
+	| string
+	| number
+	| boolean
+	| null
+	| Array<string | number | boolean | null>;
 
 export interface AgentRecord {
 	id: number;

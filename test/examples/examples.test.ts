@@ -12,7 +12,13 @@
  *   emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
  *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output.
  */
-import type { IDataObject, INode, INodeExecutionData, INodeType, IExecuteFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	IExecuteFunctions,
+} from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
 import { startEmulator, type Emulator } from '../emulator';
 import {
@@ -115,7 +121,9 @@ describe('examples/: structure', () => {
 			}
 			// A sub-node (chat model, tool) is used by the root node its ai_* output goes to.
 			for (const [source, outputs] of Object.entries(workflow.connections)) {
-				const roots = Object.entries(outputs).filter(([kind]) => kind !== 'main').flatMap(([, lists]) => (lists ?? []).flat().map((t) => t!.node));
+				const roots = Object.entries(outputs)
+					.filter(([kind]) => kind !== 'main')
+					.flatMap(([, lists]) => (lists ?? []).flat().map((t) => t!.node));
 				if (roots.some((root) => reached.has(root))) reached.add(source);
 			}
 			expect([...reached].sort()).toEqual(working.map((node) => node.name).sort());
@@ -142,33 +150,59 @@ describe('examples/: structure', () => {
 						expect(reference.name).toBe('Extraction Agents account');
 					}
 				}
-				if (node.type.startsWith('n8n-nodes-extraction-agents.')) expect(node.credentials).toBeDefined();
+				if (node.type.startsWith('n8n-nodes-extraction-agents.'))
+					expect(node.credentials).toBeDefined();
 			}
 			expect(JSON.stringify(workflow)).not.toMatch(/api[_-]?key|secret|password|ea_live|Bearer /i);
 		});
 
 		it('gives our nodes only parameters they declare for that resource and operation', () => {
-			const ours = workflow.nodes.filter((node) => node.type.startsWith('n8n-nodes-extraction-agents.'));
+			const ours = workflow.nodes.filter((node) =>
+				node.type.startsWith('n8n-nodes-extraction-agents.'),
+			);
 			for (const node of ours) {
-				expect({ node: node.name, problems: parameterProblems(node, ourDescription(node.type)) }).toEqual({ node: node.name, problems: [] });
+				expect({
+					node: node.name,
+					problems: parameterProblems(node, ourDescription(node.type)),
+				}).toEqual({ node: node.name, problems: [] });
 				// With the Agent picked (and, for templated output, the template), n8n finds no issue.
 				const picked: INode = {
 					...node,
-					parameters: withDemoAgent(node.parameters, node.parameters.operation === 'downloadTemplatedOutput' ? { outputTemplate: INVOICE_LINES_XLSX } : {}),
+					parameters: withDemoAgent(
+						node.parameters,
+						node.parameters.operation === 'downloadTemplatedOutput'
+							? { outputTemplate: INVOICE_LINES_XLSX }
+							: {},
+					),
 				};
 				const description = ourDescription(node.type);
-				expect(NodeHelpers.getNodeParametersIssues(propertiesOf(description), picked, description)).toBeNull();
+				expect(
+					NodeHelpers.getNodeParametersIssues(propertiesOf(description), picked, description),
+				).toBeNull();
 			}
 		});
 
 		const n8nDescriptions = installedN8nDescriptions();
-		(n8nDescriptions ? it : it.skip)(`gives the core nodes only parameters n8n ${N8N_VERSION} declares (installed n8n)`, () => {
-			for (const node of workflow.nodes.filter((candidate) => candidate.type.startsWith('n8n-nodes-base.') || candidate.type.startsWith(`${LANGCHAIN}.`))) {
-				const description = coreDescription(n8nDescriptions!, node.type, node.typeVersion);
-				expect({ node: node.name, found: Boolean(description) }).toEqual({ node: node.name, found: true });
-				expect({ node: node.name, problems: parameterProblems(node, description!) }).toEqual({ node: node.name, problems: [] });
-			}
-		});
+		(n8nDescriptions ? it : it.skip)(
+			`gives the core nodes only parameters n8n ${N8N_VERSION} declares (installed n8n)`,
+			() => {
+				for (const node of workflow.nodes.filter(
+					(candidate) =>
+						candidate.type.startsWith('n8n-nodes-base.') ||
+						candidate.type.startsWith(`${LANGCHAIN}.`),
+				)) {
+					const description = coreDescription(n8nDescriptions!, node.type, node.typeVersion);
+					expect({ node: node.name, found: Boolean(description) }).toEqual({
+						node: node.name,
+						found: true,
+					});
+					expect({ node: node.name, problems: parameterProblems(node, description!) }).toEqual({
+						node: node.name,
+						problems: [],
+					});
+				}
+			},
+		);
 	});
 });
 
@@ -198,10 +232,23 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(sheets.parameters.operation).toBe('append');
 		// What Gmail Trigger emits with Simplify off and Download Attachments on.
 		const gmailItem = {
-			json: { id: '18f2c0ffee000001', threadId: '18f2c0ffee000001', subject: 'Invoices March', from: { text: 'billing@vendor.example' } },
+			json: {
+				id: '18f2c0ffee000001',
+				threadId: '18f2c0ffee000001',
+				subject: 'Invoices March',
+				from: { text: 'billing@vendor.example' },
+			},
 			binary: {
-				attachment_0: { data: pdf('invoice INV-3001'), fileName: 'INV-3001.pdf', mimeType: 'application/pdf' },
-				attachment_1: { data: pdf('invoice INV-3002'), fileName: 'INV-3002.pdf', mimeType: 'application/pdf' },
+				attachment_0: {
+					data: pdf('invoice INV-3001'),
+					fileName: 'INV-3001.pdf',
+					mimeType: 'application/pdf',
+				},
+				attachment_1: {
+					data: pdf('invoice INV-3002'),
+					fileName: 'INV-3002.pdf',
+					mimeType: 'application/pdf',
+				},
 			},
 		};
 		const result = await executeNode({
@@ -220,10 +267,13 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			user_defined_id: gmailItem.json.id,
 			files: ['INV-3001.pdf', 'INV-3002.pdf'],
 		});
-		for (const prompt of ['Invoice number', 'Invoice date', 'Vendor', 'Total amount']) expect(row[prompt]).not.toBeNull();
+		for (const prompt of ['Invoice number', 'Invoice date', 'Vendor', 'Total amount'])
+			expect(row[prompt]).not.toBeNull();
 		// Google Sheets' auto-map makes one row of it: a column per top-level field (lists and
 		// multi-field Prompts such as "Total amount" are written as JSON text).
-		expect(Object.keys(row)).toEqual(expect.arrayContaining(['run_id', 'status', 'run_url', 'files', 'Invoice number']));
+		expect(Object.keys(row)).toEqual(
+			expect.arrayContaining(['run_id', 'status', 'run_url', 'files', 'Invoice number']),
+		);
 	});
 
 	it('(b) Trigger → Download Templated Output (xlsx) → Send Email: the file is where the email attaches it from', async () => {
@@ -233,10 +283,16 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		const email = nodeNamed(workflow, successors(workflow, download.name)[0]);
 		expect(successors(workflow, trigger.name)).toEqual([download.name]);
 		expect(email.type).toBe('n8n-nodes-base.emailSend');
-		expect((email.parameters.options as IDataObject).attachments).toBe(download.parameters.binaryPropertyName);
+		expect((email.parameters.options as IDataObject).attachments).toBe(
+			download.parameters.binaryPropertyName,
+		);
 
 		const { pollTimes: _pollTimes, ...triggerParameters } = trigger.parameters;
-		const poller = createPoller({ parameters: withDemoAgent(triggerParameters), credentials, nodeName: trigger.name });
+		const poller = createPoller({
+			parameters: withDemoAgent(triggerParameters),
+			credentials,
+			nodeName: trigger.name,
+		});
 		expect(await poller.poll()).toBeNull(); // activation: the Agent's history is the past
 		const run = emulator.createRun(INVOICES, [{ name: 'INV-4001.pdf' }], { hold: true });
 		emulator.finishRun(INVOICES, Number(run.run_id), 'success');
@@ -269,10 +325,15 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		const workflow = loadExample('google-drive-folder-as-one-run.json');
 		const aggregate = nodeOfType(workflow, 'n8n-nodes-base.aggregate');
 		const create = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
-		const download = workflow.nodes.find((node) => successors(workflow, node.name).includes(aggregate.name))!;
+		const download = workflow.nodes.find((node) =>
+			successors(workflow, node.name).includes(aggregate.name),
+		)!;
 		expect(download.parameters.operation).toBe('download');
 		expect(successors(workflow, aggregate.name)).toEqual([create.name]);
-		expect(aggregate.parameters).toMatchObject({ aggregate: 'aggregateAllItemData', options: { includeBinaries: true } });
+		expect(aggregate.parameters).toMatchObject({
+			aggregate: 'aggregateAllItemData',
+			options: { includeBinaries: true },
+		});
 
 		// Google Drive → Download gives one item per file, the file in `data`. Stand-in for it:
 		// the harness input; for n8n's Aggregate: the same code path (addBinariesToItem) on
@@ -280,7 +341,9 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		const files = ['PO-1.pdf', 'PO-2.pdf', 'PO-3.pdf'];
 		const driveItems = files.map((name, index) => ({
 			json: { id: `drive-file-${index}`, name },
-			binary: { data: { data: pdf(`purchase order ${index}`), fileName: name, mimeType: 'application/pdf' } },
+			binary: {
+				data: { data: pdf(`purchase order ${index}`), fileName: name, mimeType: 'application/pdf' },
+			},
 		}));
 		const aggregateType: INodeType = {
 			// n8n's Workflow keeps only declared parameters: declare the ones the example sets.
@@ -295,15 +358,30 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 						{ name: 'All Item Data (Into a Single List)', value: 'aggregateAllItemData' },
 					],
 				},
-				{ displayName: 'Put Output in Field', name: 'destinationFieldName', type: 'string', default: 'data' },
+				{
+					displayName: 'Put Output in Field',
+					name: 'destinationFieldName',
+					type: 'string',
+					default: 'data',
+				},
 				{
 					displayName: 'Options',
 					name: 'options',
 					type: 'collection',
 					default: {},
 					options: [
-						{ displayName: 'Include Binaries', name: 'includeBinaries', type: 'boolean', default: false },
-						{ displayName: 'Keep Only Unique Binaries', name: 'keepOnlyUnique', type: 'boolean', default: false },
+						{
+							displayName: 'Include Binaries',
+							name: 'includeBinaries',
+							type: 'boolean',
+							default: false,
+						},
+						{
+							displayName: 'Keep Only Unique Binaries',
+							name: 'keepOnlyUnique',
+							type: 'boolean',
+							default: false,
+						},
 					],
 				},
 			]),
@@ -316,7 +394,11 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 					pairedItem: items.map((_input, index) => ({ item: index })),
 				};
 				if (this.getNodeParameter('options.includeBinaries', 0, false)) {
-					addBinariesToItem(item, items, this.getNodeParameter('options.keepOnlyUnique', 0, false) as boolean);
+					addBinariesToItem(
+						item,
+						items,
+						this.getNodeParameter('options.keepOnlyUnique', 0, false) as boolean,
+					);
 				}
 				return [[item]];
 			},
@@ -327,7 +409,13 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			{
 				name: workflow.name,
 				nodes: [
-					{ name: download.name, type: HARNESS_INPUT_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+					{
+						name: download.name,
+						type: HARNESS_INPUT_TYPE,
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: {},
+					},
 					{ ...aggregate },
 					{ ...createNode, parameters: withDemoAgent(create.parameters) },
 				],
@@ -339,7 +427,10 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			{
 				credentials,
 				startNode: download.name,
-				nodeTypes: { [HARNESS_INPUT_TYPE]: createHarnessInput(driveItems), 'n8n-nodes-base.aggregate': aggregateType },
+				nodeTypes: {
+					[HARNESS_INPUT_TYPE]: createHarnessInput(driveItems),
+					'n8n-nodes-base.aggregate': aggregateType,
+				},
 			},
 		);
 		expect(result.error).toBeUndefined();
@@ -347,7 +438,9 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(runs).toHaveLength(1);
 		expect(runs[0].json).toMatchObject({ status: 'success', agent_id: INVOICES, files });
 		expect(String(runs[0].json.user_defined_id)).toMatch(/^drive-folder-\d{4}-\d{2}-\d{2}$/);
-		const uploads = emulator.requestsSince(seq).filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
+		const uploads = emulator
+			.requestsSince(seq)
+			.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
 		expect(uploads).toHaveLength(1);
 		expect(uploads[0].upload?.files.map((file) => file.filename)).toEqual(files);
 	});
@@ -359,7 +452,11 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		const summarize = nodeNamed(workflow, successors(workflow, usage.name)[0]);
 		const sheets = nodeNamed(workflow, successors(workflow, summarize.name)[0]);
 		expect(summarize.type).toBe('n8n-nodes-base.summarize');
-		const summarized = (summarize.parameters.fieldsToSummarize as { values: Array<{ aggregation: string; field: string }> }).values;
+		const summarized = (
+			summarize.parameters.fieldsToSummarize as {
+				values: Array<{ aggregation: string; field: string }>;
+			}
+		).values;
 		expect(summarized).toEqual([{ aggregation: 'sum', field: 'credits_used' }]);
 		const splitBy = String(summarize.parameters.fieldsToSplitBy);
 
@@ -385,7 +482,8 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		const records = result.items.map((item) => item.json);
 		expect(records.length).toBeGreaterThan(0);
 		// The service sends some timestamps without an offset: those are UTC.
-		const millis = (value: unknown) => Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(String(value)) ? String(value) : `${String(value)}Z`);
+		const millis = (value: unknown) =>
+			Date.parse(/(Z|[+-]\d\d:?\d\d)$/.test(String(value)) ? String(value) : `${String(value)}Z`);
 		for (const record of records) {
 			const created = millis(record.created);
 			expect(created).toBeGreaterThanOrEqual(from);
@@ -395,8 +493,13 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		}
 		// What Summarize (sum of credits_used, split by agent_id) hands to Google Sheets.
 		const sums = new Map<unknown, number>();
-		for (const record of records) sums.set(record[splitBy], (sums.get(record[splitBy]) ?? 0) + Number(record.credits_used));
-		const summaryItem = { [splitBy]: [...sums.keys()][0], [`sum_${summarized[0].field}`]: [...sums.values()][0] };
-		for (const name of jsonFieldsRead(sheets.parameters)) expect(summaryItem).toHaveProperty([name]);
+		for (const record of records)
+			sums.set(record[splitBy], (sums.get(record[splitBy]) ?? 0) + Number(record.credits_used));
+		const summaryItem = {
+			[splitBy]: [...sums.keys()][0],
+			[`sum_${summarized[0].field}`]: [...sums.values()][0],
+		};
+		for (const name of jsonFieldsRead(sheets.parameters))
+			expect(summaryItem).toHaveProperty([name]);
 	});
 });

@@ -33,7 +33,11 @@ export const N8N_VERSION = '2.41.1';
 
 /** n8n's AI Agent tool variant of our action node (made by n8n from `usableAsTool`). */
 export const EXTRACTION_AGENTS_TOOL_TYPE = `${EXTRACTION_AGENTS_TYPE}Tool`;
-export const OUR_TYPES = new Set([EXTRACTION_AGENTS_TYPE, EXTRACTION_AGENTS_TRIGGER_TYPE, EXTRACTION_AGENTS_TOOL_TYPE]);
+export const OUR_TYPES = new Set([
+	EXTRACTION_AGENTS_TYPE,
+	EXTRACTION_AGENTS_TRIGGER_TYPE,
+	EXTRACTION_AGENTS_TOOL_TYPE,
+]);
 export const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 
 /**
@@ -88,15 +92,21 @@ export function nodeNamed(workflow: ExampleWorkflow, name: string): INode {
 /** The one node of `type` (optionally with that operation). */
 export function nodeOfType(workflow: ExampleWorkflow, type: string, operation?: string): INode {
 	const nodes = workflow.nodes.filter(
-		(node) => node.type === type && (operation === undefined || node.parameters.operation === operation),
+		(node) =>
+			node.type === type && (operation === undefined || node.parameters.operation === operation),
 	);
-	if (nodes.length !== 1) throw new Error(`${workflow.name}: expected one ${type} ${operation ?? ''} node, found ${nodes.length}`);
+	if (nodes.length !== 1)
+		throw new Error(
+			`${workflow.name}: expected one ${type} ${operation ?? ''} node, found ${nodes.length}`,
+		);
 	return nodes[0];
 }
 
 /** The nodes `name` sends its main output to. */
 export function successors(workflow: ExampleWorkflow, name: string): string[] {
-	return (workflow.connections[name]?.main ?? []).flatMap((targets) => (targets ?? []).map((target) => target.node));
+	return (workflow.connections[name]?.main ?? []).flatMap((targets) =>
+		(targets ?? []).map((target) => target.node),
+	);
 }
 
 /** Every `$json.<field>` / `$json["field"]` a node's parameters read. */
@@ -109,9 +119,18 @@ export function jsonFieldsRead(parameters: unknown): string[] {
 }
 
 /** The example node's parameters with the Agent picked (as a user does after importing). */
-export function withDemoAgent(parameters: INodeParameters, extra: INodeParameters = {}): INodeParameters {
+export function withDemoAgent(
+	parameters: INodeParameters,
+	extra: INodeParameters = {},
+): INodeParameters {
 	const copy = structuredClone(parameters);
-	if (copy.agent !== undefined) copy.agent = { __rl: true, mode: 'list', value: String(INVOICES), cachedResultName: 'Invoices' };
+	if (copy.agent !== undefined)
+		copy.agent = {
+			__rl: true,
+			mode: 'list',
+			value: String(INVOICES),
+			cachedResultName: 'Invoices',
+		};
 	return { ...copy, ...extra };
 }
 
@@ -131,15 +150,21 @@ const POLL_TIMES: INodeProperties = {
 			name: 'item',
 			displayName: 'Item',
 			values: [
-				{ displayName: 'Mode', name: 'mode', type: 'options', default: 'everyDay', options: [
-					{ name: 'Every Minute', value: 'everyMinute' },
-					{ name: 'Every Hour', value: 'everyHour' },
-					{ name: 'Every Day', value: 'everyDay' },
-					{ name: 'Every Week', value: 'everyWeek' },
-					{ name: 'Every Month', value: 'everyMonth' },
-					{ name: 'Every X', value: 'everyX' },
-					{ name: 'Custom', value: 'custom' },
-				] },
+				{
+					displayName: 'Mode',
+					name: 'mode',
+					type: 'options',
+					default: 'everyDay',
+					options: [
+						{ name: 'Every Minute', value: 'everyMinute' },
+						{ name: 'Every Hour', value: 'everyHour' },
+						{ name: 'Every Day', value: 'everyDay' },
+						{ name: 'Every Week', value: 'everyWeek' },
+						{ name: 'Every Month', value: 'everyMonth' },
+						{ name: 'Every X', value: 'everyX' },
+						{ name: 'Custom', value: 'custom' },
+					],
+				},
 				{ displayName: 'Hour', name: 'hour', type: 'number', default: 14 },
 				{ displayName: 'Minute', name: 'minute', type: 'number', default: 0 },
 				{ displayName: 'Day of Month', name: 'dayOfMonth', type: 'number', default: 1 },
@@ -167,31 +192,50 @@ export function parameterProblems(node: INode, description: INodeTypeDescription
 	const properties = propertiesOf(description);
 	const problems: string[] = [];
 	const withDefaults =
-		NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node, description) ?? {};
+		NodeHelpers.getNodeParameters(properties, node.parameters, true, false, node, description) ??
+		{};
 	const values: INodeParameters = { ...withDefaults, ...node.parameters };
 
 	const checkValue = (property: INodeProperties, value: unknown, where: string) => {
 		if (isExpression(value)) return;
-		if (property.type === 'options' && !property.typeOptions?.loadOptionsMethod && property.options) {
-			const allowed = (property.options as Array<{ value?: unknown }>).map((option) => option.value);
+		if (
+			property.type === 'options' &&
+			!property.typeOptions?.loadOptionsMethod &&
+			property.options
+		) {
+			const allowed = (property.options as Array<{ value?: unknown }>).map(
+				(option) => option.value,
+			);
 			// Options filled at runtime by the node (weekday, unit …) declare none here: skip them.
-			if (allowed.length && !allowed.includes(value as never)) problems.push(`${where}: ${JSON.stringify(value)} is not an option`);
+			if (allowed.length && !allowed.includes(value as never))
+				problems.push(`${where}: ${JSON.stringify(value)} is not an option`);
 		}
-		if (property.type === 'multiOptions' && !property.typeOptions?.loadOptionsMethod && Array.isArray(value)) {
-			const allowed = (property.options as Array<{ value?: unknown }>).map((option) => option.value);
-			for (const entry of value) if (!allowed.includes(entry)) problems.push(`${where}: ${JSON.stringify(entry)} is not an option`);
+		if (
+			property.type === 'multiOptions' &&
+			!property.typeOptions?.loadOptionsMethod &&
+			Array.isArray(value)
+		) {
+			const allowed = (property.options as Array<{ value?: unknown }>).map(
+				(option) => option.value,
+			);
+			for (const entry of value)
+				if (!allowed.includes(entry))
+					problems.push(`${where}: ${JSON.stringify(entry)} is not an option`);
 		}
 		if (property.type === 'resourceLocator' && value && typeof value === 'object') {
 			const mode = (value as { mode?: string }).mode;
 			const modes = (property.modes ?? []).map((m) => m.name);
-			if (modes.length && !modes.includes(String(mode))) problems.push(`${where}: mode ${JSON.stringify(mode)} is not one of ${modes.join(', ')}`);
-			if ((value as { __rl?: boolean }).__rl !== true) problems.push(`${where}: a resource locator value needs "__rl": true`);
+			if (modes.length && !modes.includes(String(mode)))
+				problems.push(`${where}: mode ${JSON.stringify(mode)} is not one of ${modes.join(', ')}`);
+			if ((value as { __rl?: boolean }).__rl !== true)
+				problems.push(`${where}: a resource locator value needs "__rl": true`);
 		}
 		if (property.type === 'collection' && value && typeof value === 'object') {
 			const options = (property.options ?? []) as INodeProperties[];
 			for (const [key, entry] of Object.entries(value as IDataObject)) {
 				const candidates = options.filter((option) => option.name === key);
-				if (candidates.length === 0) problems.push(`${where}.${key}: not an option of the collection`);
+				if (candidates.length === 0)
+					problems.push(`${where}.${key}: not an option of the collection`);
 				// Several options may share a name (shown for different versions/values): one must accept the value.
 				else if (candidates.length === 1) checkValue(candidates[0], entry, `${where}.${key}`);
 			}
@@ -207,8 +251,10 @@ export function parameterProblems(node: INode, description: INodeTypeDescription
 				for (const entry of (Array.isArray(entries) ? entries : [entries]) as IDataObject[]) {
 					for (const [key, inner] of Object.entries(entry)) {
 						const candidates = group.values.filter((option) => option.name === key);
-						if (candidates.length === 0) problems.push(`${where}.${groupName}.${key}: not a field of the group`);
-						else if (candidates.length === 1) checkValue(candidates[0], inner, `${where}.${groupName}.${key}`);
+						if (candidates.length === 0)
+							problems.push(`${where}.${groupName}.${key}: not a field of the group`);
+						else if (candidates.length === 1)
+							checkValue(candidates[0], inner, `${where}.${groupName}.${key}`);
 					}
 				}
 			}
@@ -221,9 +267,13 @@ export function parameterProblems(node: INode, description: INodeTypeDescription
 			problems.push(`${name}: not a parameter of ${description.name}`);
 			continue;
 		}
-		const shown = declared.filter((property) => NodeHelpers.displayParameter(values, property, node, description));
+		const shown = declared.filter((property) =>
+			NodeHelpers.displayParameter(values, property, node, description),
+		);
 		if (shown.length === 0) {
-			problems.push(`${name}: not shown for ${JSON.stringify({ resource: values.resource, operation: values.operation })}`);
+			problems.push(
+				`${name}: not shown for ${JSON.stringify({ resource: values.resource, operation: values.operation })}`,
+			);
 			continue;
 		}
 		if (shown.length === 1) checkValue(shown[0], value, name);
@@ -232,7 +282,8 @@ export function parameterProblems(node: INode, description: INodeTypeDescription
 }
 
 export function ourDescription(type: string): INodeTypeDescription {
-	if (type === EXTRACTION_AGENTS_TRIGGER_TYPE) return (loadExtractionAgentsTriggerNode() as INodeType).description;
+	if (type === EXTRACTION_AGENTS_TRIGGER_TYPE)
+		return (loadExtractionAgentsTriggerNode() as INodeType).description;
 	const action = (loadExtractionAgentsNode() as INodeType).description;
 	return type === EXTRACTION_AGENTS_TOOL_TYPE ? toolVariantDescription(action) : action;
 }
@@ -242,26 +293,38 @@ export function ourDescription(type: string): INodeTypeDescription {
  * scripts/n8n-host.js installed it; names qualified with their package.
  */
 export function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
-	const cacheRoot = process.env.N8N_HOST_CACHE || join(homedir(), '.cache', 'n8n-nodes-extraction-agents');
+	const cacheRoot =
+		process.env.N8N_HOST_CACHE || join(homedir(), '.cache', 'n8n-nodes-extraction-agents');
 	const modules = join(cacheRoot, `n8n-${N8N_VERSION}`, 'node_modules');
 	const all: INodeTypeDescription[] = [];
 	for (const pkg of ['n8n-nodes-base', LANGCHAIN]) {
 		const file = join(modules, pkg, 'dist', 'types', 'nodes.json');
 		if (!existsSync(file)) return undefined;
-		for (const description of JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[]) all.push({ ...description, name: `${pkg}.${description.name}` });
+		for (const description of JSON.parse(readFileSync(file, 'utf8')) as INodeTypeDescription[])
+			all.push({ ...description, name: `${pkg}.${description.name}` });
 	}
 	return all;
 }
 
-export function coreDescription(all: INodeTypeDescription[], type: string, version: number): INodeTypeDescription | undefined {
+export function coreDescription(
+	all: INodeTypeDescription[],
+	type: string,
+	version: number,
+): INodeTypeDescription | undefined {
 	return all.find((description) => {
 		if (description.name !== type) return false;
-		const versions = Array.isArray(description.version) ? description.version : [description.version];
+		const versions = Array.isArray(description.version)
+			? description.version
+			: [description.version];
 		return versions.includes(version);
 	});
 }
 
-export function nodeTypeStub(displayName: string, name: string, properties: INodeProperties[]): INodeTypeDescription {
+export function nodeTypeStub(
+	displayName: string,
+	name: string,
+	properties: INodeProperties[],
+): INodeTypeDescription {
 	return {
 		displayName,
 		name,

@@ -23,7 +23,9 @@ export interface AdditionalDataOptions {
 	executionTimeoutTimestamp?: number;
 }
 
-export function buildAdditionalData(options: AdditionalDataOptions): IWorkflowExecuteAdditionalData {
+export function buildAdditionalData(
+	options: AdditionalDataOptions,
+): IWorkflowExecuteAdditionalData {
 	const { ExternalSecretsProxy } = core();
 	const base = INSTANCE_BASE_URL.replace(/\/$/, '');
 	const additionalData = {

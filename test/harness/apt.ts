@@ -10,7 +10,12 @@ export function onPath(command: string): boolean {
 }
 
 /** Runs a command, its output streamed to stderr line by line with `[prefix]`. */
-export function runLogged(prefix: string, command: string, args: string[], timeoutMs: number): Promise<void> {
+export function runLogged(
+	prefix: string,
+	command: string,
+	args: string[],
+	timeoutMs: number,
+): Promise<void> {
 	return new Promise((resolve, reject) => {
 		process.stderr.write(`[${prefix}] $ ${command} ${args.join(' ')}\n`);
 		const child = spawn(command, args, {
@@ -21,7 +26,8 @@ export function runLogged(prefix: string, command: string, args: string[], timeo
 		const forward = (chunk: Buffer) => {
 			const text = chunk.toString('utf8');
 			tail = (tail + text).slice(-4000);
-			for (const line of text.split('\n')) if (line.trim()) process.stderr.write(`[${prefix}]   ${line.trimEnd()}\n`);
+			for (const line of text.split('\n'))
+				if (line.trim()) process.stderr.write(`[${prefix}]   ${line.trimEnd()}\n`);
 		};
 		child.stdout.on('data', forward);
 		child.stderr.on('data', forward);
@@ -33,7 +39,10 @@ export function runLogged(prefix: string, command: string, args: string[], timeo
 		child.on('exit', (code, signal) => {
 			clearTimeout(timer);
 			if (code === 0) resolve();
-			else reject(new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${tail}`));
+			else
+				reject(
+					new Error(`${command} ${args.join(' ')} failed (${signal ?? `exit ${code}`}):\n${tail}`),
+				);
 		});
 	});
 }
@@ -42,8 +51,10 @@ export function runLogged(prefix: string, command: string, args: string[], timeo
 export function aptUnavailableReason(): string | undefined {
 	if (process.platform !== 'linux' || !onPath('apt-get')) return 'apt-get is not available here';
 	const root = typeof process.getuid === 'function' && process.getuid() === 0;
-	const sudo = !root && onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
-	if (!root && !sudo) return 'this user can neither run apt-get as root nor use sudo without a password';
+	const sudo =
+		!root && onPath('sudo') && spawnSync('sudo', ['-n', 'true'], { stdio: 'ignore' }).status === 0;
+	if (!root && !sudo)
+		return 'this user can neither run apt-get as root nor use sudo without a password';
 	return undefined;
 }
 
@@ -53,10 +64,14 @@ export async function installWithApt(packageName: string, prefix: string): Promi
 	if (unavailable) throw new Error(`cannot install ${packageName}: ${unavailable}`);
 	const root = typeof process.getuid === 'function' && process.getuid() === 0;
 	const apt = (args: string[], timeoutMs: number) =>
-		root ? runLogged(prefix, 'apt-get', args, timeoutMs) : runLogged(prefix, 'sudo', ['-n', 'apt-get', ...args], timeoutMs);
+		root
+			? runLogged(prefix, 'apt-get', args, timeoutMs)
+			: runLogged(prefix, 'sudo', ['-n', 'apt-get', ...args], timeoutMs);
 	const started = Date.now();
 	process.stderr.write(`[${prefix}] installing Debian's ${packageName} package with apt\n`);
 	await apt(['update'], 10 * 60_000);
 	await apt(['install', '-y', '-o', 'DPkg::Lock::Timeout=300', packageName], 20 * 60_000);
-	process.stderr.write(`[${prefix}] apt finished in ${Math.round((Date.now() - started) / 1000)} s\n`);
+	process.stderr.write(
+		`[${prefix}] apt finished in ${Math.round((Date.now() - started) / 1000)} s\n`,
+	);
 }

@@ -118,7 +118,8 @@ export async function shutdownHarness(options: { removeFiles?: boolean } = {}): 
 		const { SSHClientsManager } = require('n8n-core/dist/execution-engine/ssh-clients-manager') as {
 			SSHClientsManager: new (...args: never[]) => { onShutdown(): void };
 		};
-		if (Container.has(SSHClientsManager as never)) (Container.get(SSHClientsManager as never) as { onShutdown(): void }).onShutdown();
+		if (Container.has(SSHClientsManager as never))
+			(Container.get(SSHClientsManager as never) as { onShutdown(): void }).onShutdown();
 	} catch {
 		// not created in this process
 	}

@@ -53,7 +53,9 @@ const noOpDescription: INodeTypeDescription = {
 };
 
 function get(obj: unknown, path: string): unknown {
-	return path.split('.').reduce<unknown>((acc, key) => (acc as IDataObject | undefined)?.[key], obj);
+	return path
+		.split('.')
+		.reduce<unknown>((acc, key) => (acc as IDataObject | undefined)?.[key], obj);
 }
 
 export async function testCredential(
@@ -65,7 +67,8 @@ export async function testCredential(
 	const credentialTypeName = options.credentialType ?? EXTRACTION_AGENTS_CREDENTIAL;
 	const credentialType = getCredentialType(credentialTypeName);
 	const testRequest: ICredentialTestRequest | undefined = credentialType.test;
-	if (!testRequest) return { status: 'Error', message: 'No testing function found for this credential.' };
+	if (!testRequest)
+		return { status: 'Error', message: 'No testing function found for this credential.' };
 
 	const store = createCredentialStore(undefined, { [credentialTypeName]: { ...credentials } });
 	const credentialsHelper = new HarnessCredentialsHelper(store);
@@ -106,7 +109,8 @@ export async function testCredential(
 	const mockNodeTypes: INodeTypes = {
 		getKnownTypes: () => ({}),
 		getByName: () => nodeTypeCopy,
-		getByNameAndVersion: (_type: string, version?: number) => NodeHelpers.getVersionedNodeType(nodeTypeCopy, version),
+		getByNameAndVersion: (_type: string, version?: number) =>
+			NodeHelpers.getVersionedNodeType(nodeTypeCopy, version),
 	};
 	const node: INode = {
 		id: 'temp',
@@ -115,9 +119,16 @@ export async function testCredential(
 		type: nodeTypeCopy.description.name,
 		typeVersion: 1,
 		position: [0, 0],
-		credentials: { [credentialTypeName]: { id: credentialsDecrypted.id, name: credentialsDecrypted.name } },
+		credentials: {
+			[credentialTypeName]: { id: credentialsDecrypted.id, name: credentialsDecrypted.name },
+		},
 	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: mockNodeTypes });
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: mockNodeTypes,
+	});
 
 	const additionalData = buildAdditionalData({ credentialsHelper });
 	const executeFunctions = new ExecuteContext(
@@ -139,7 +150,9 @@ export async function testCredential(
 	try {
 		response = await routingNode.runNode();
 	} catch (error) {
-		const cause = (error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }).cause;
+		const cause = (
+			error as { cause?: { response?: { status: number; statusText?: string }; code?: string } }
+		).cause;
 		if (cause?.response) {
 			const statusCode = cause.response.status;
 			const statusMessage = cause.response.statusText;
@@ -149,7 +162,10 @@ export async function testCredential(
 				}
 			}
 			if (statusCode < 199 || statusCode > 299) {
-				return { status: 'Error', message: statusMessage || `Received HTTP status code: ${statusCode}` };
+				return {
+					status: 'Error',
+					message: statusMessage || `Received HTTP status code: ${statusCode}`,
+				};
 			}
 		} else if (cause?.code) {
 			return { status: 'Error', message: cause.code };

@@ -47,9 +47,15 @@ describe('credential test (ExtractionAgentsApi.test.request)', () => {
 	});
 
 	it('passes with a Base URL that has a trailing slash or already ends with /api/v1/client', async () => {
-		expect(await testCredential({ apiKey: goodKey(), baseUrl: `${emulator.url}/` })).toMatchObject({ status: 'OK' });
-		expect(await testCredential({ apiKey: goodKey(), baseUrl: emulator.apiUrl })).toMatchObject({ status: 'OK' });
-		expect(await testCredential({ apiKey: goodKey(), baseUrl: `  ${emulator.apiUrl}/  ` })).toMatchObject({
+		expect(await testCredential({ apiKey: goodKey(), baseUrl: `${emulator.url}/` })).toMatchObject({
+			status: 'OK',
+		});
+		expect(await testCredential({ apiKey: goodKey(), baseUrl: emulator.apiUrl })).toMatchObject({
+			status: 'OK',
+		});
+		expect(
+			await testCredential({ apiKey: goodKey(), baseUrl: `  ${emulator.apiUrl}/  ` }),
+		).toMatchObject({
 			status: 'OK',
 		});
 	});
@@ -86,7 +92,10 @@ describe('credential test (ExtractionAgentsApi.test.request)', () => {
 
 	it('fails with the credential’s own message for an empty Base URL', async () => {
 		const result = await testCredential({ apiKey: goodKey(), baseUrl: '' });
-		expect(result).toEqual({ status: 'Error', message: expect.stringMatching(/Base URL .* is empty/) });
+		expect(result).toEqual({
+			status: 'Error',
+			message: expect.stringMatching(/Base URL .* is empty/),
+		});
 	});
 
 	it('reports the network error code when nothing listens there', async () => {

@@ -33,7 +33,13 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { ICredentialsHelper, NodeHelpers, UnexpectedError, Workflow, isExpression } from 'n8n-workflow';
+import {
+	ICredentialsHelper,
+	NodeHelpers,
+	UnexpectedError,
+	Workflow,
+	isExpression,
+} from 'n8n-workflow';
 
 import { core } from './core';
 
@@ -72,7 +78,9 @@ export function getCredentialType(name: string): ICredentialType {
 	const extra = extraCredentialTypes.get(name);
 	if (extra) return extra;
 	if (name === EXTRACTION_AGENTS_CREDENTIAL) return loadPackageCredentialType();
-	throw new UnexpectedError(`Unknown credential type "${name}" (register it with registerCredentialType)`);
+	throw new UnexpectedError(
+		`Unknown credential type "${name}" (register it with registerCredentialType)`,
+	);
 }
 
 function tryGetCredentialType(name: string): ICredentialType | undefined {
@@ -85,7 +93,9 @@ function tryGetCredentialType(name: string): ICredentialType | undefined {
 
 // A node-types stand-in for the throw-away workflows used to resolve expressions, like
 // n8n's createMockNodeTypes().
-const mockNodeType = { description: { properties: [] as INodeProperties[] } } as unknown as INodeType;
+const mockNodeType = {
+	description: { properties: [] as INodeProperties[] },
+} as unknown as INodeType;
 const mockNodeTypes: INodeTypes = {
 	getByName: () => mockNodeType,
 	getByNameAndVersion: () => mockNodeType,
@@ -101,7 +111,12 @@ const mockNode: INode = {
 };
 
 function mockWorkflow(): Workflow {
-	return new Workflow({ nodes: [{ ...mockNode }], connections: {}, active: false, nodeTypes: mockNodeTypes });
+	return new Workflow({
+		nodes: [{ ...mockNode }],
+		connections: {},
+		active: false,
+		nodeTypes: mockNodeTypes,
+	});
 }
 
 // ---------------------------------------------------------------------------------------
@@ -205,7 +220,8 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		);
 		if (expirable?.name === undefined) return undefined;
 		if (typeof credentialType.preAuthentication !== 'function') return undefined;
-		const isTestingCredentials = node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
+		const isTestingCredentials =
+			node?.parameters?.temp === '' && node?.type === 'n8n-nodes-base.noOp';
 		if (credentials[expirable.name] === '' || credentialsExpired || isTestingCredentials) {
 			const output = await credentialType.preAuthentication.call(helpers, credentials);
 			if (output[expirable.name] === undefined) return undefined;
@@ -227,11 +243,17 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		return (output as ICredentialDataDecryptedObject | undefined) ?? undefined;
 	}
 
-	async getCredentials(nodeCredentials: INodeCredentialsDetails, type: string): Promise<ICredentials> {
+	async getCredentials(
+		nodeCredentials: INodeCredentialsDetails,
+		type: string,
+	): Promise<ICredentials> {
 		const data = this.store.get(type);
 		if (!data) throw new UnexpectedError(`No "${type}" credential in the harness store`);
 		const { Credentials } = core();
-		const credentials = new Credentials({ id: nodeCredentials.id, name: nodeCredentials.name }, type);
+		const credentials = new Credentials(
+			{ id: nodeCredentials.id, name: nodeCredentials.name },
+			type,
+		);
 		await credentials.setData(data);
 		return credentials as unknown as ICredentials;
 	}
@@ -248,11 +270,20 @@ export class HarnessCredentialsHelper extends ICredentialsHelper {
 		const stored = this.store.get(type);
 		if (!stored) {
 			// n8n: CredentialNotFoundError
-			throw new UnexpectedError(`Credential with ID "${_nodeCredentials.id}" does not exist for type "${type}".`);
+			throw new UnexpectedError(
+				`Credential with ID "${_nodeCredentials.id}" does not exist for type "${type}".`,
+			);
 		}
 		const data = structuredClone(stored);
 		if (raw === true) return data;
-		return this.applyDefaultsAndOverwrites(additionalData, data, type, mode, executeData, expressionResolveValues);
+		return this.applyDefaultsAndOverwrites(
+			additionalData,
+			data,
+			type,
+			mode,
+			executeData,
+			expressionResolveValues,
+		);
 	}
 
 	/** CredentialsHelper.applyDefaultsAndOverwrites, without the server's overwrites. */
@@ -346,7 +377,8 @@ export function createCredentialStore(
 	extra?: Record<string, ICredentialDataDecryptedObject>,
 ): CredentialStore {
 	const store: CredentialStore = new Map();
-	if (credentials) store.set(EXTRACTION_AGENTS_CREDENTIAL, { ...credentials } as ICredentialDataDecryptedObject);
+	if (credentials)
+		store.set(EXTRACTION_AGENTS_CREDENTIAL, { ...credentials } as ICredentialDataDecryptedObject);
 	for (const [type, data] of Object.entries(extra ?? {})) store.set(type, { ...data });
 	return store;
 }

@@ -45,7 +45,11 @@ import {
 } from './node-types';
 import { AggregateBinaries, AGGREGATE_BINARIES_TYPE } from './nodes/AggregateBinaries.node';
 import { rememberSecret, scanForSecrets } from './secret-scan';
-import { HARNESS_INPUT_TYPE, type HarnessInputItem, createHarnessInput } from './nodes/HarnessInput.node';
+import {
+	HARNESS_INPUT_TYPE,
+	type HarnessInputItem,
+	createHarnessInput,
+} from './nodes/HarnessInput.node';
 import { ManualTrigger, MANUAL_TRIGGER_TYPE } from './nodes/ManualTrigger.node';
 import { SetBinaryFromFile, SET_BINARY_FROM_FILE_TYPE } from './nodes/SetBinaryFromFile.node';
 
@@ -87,7 +91,12 @@ export interface ExecuteNodeOptions {
 	/** The node's "On Error" setting, when continueOnFail is not enough. */
 	onError?: INode['onError'];
 	/** Node settings such as retryOnFail / maxTries / alwaysOutputData. */
-	nodeSettings?: Partial<Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'alwaysOutputData' | 'executeOnce'>>;
+	nodeSettings?: Partial<
+		Pick<
+			INode,
+			'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'alwaysOutputData' | 'executeOnce'
+		>
+	>;
 	typeVersion?: number;
 	nodeName?: string;
 	/** 'manual' (default: the editor's "Execute workflow") or e.g. 'internal' / 'trigger'. */
@@ -154,8 +163,12 @@ export interface RunWorkflowResult extends RunResultBase {
 
 // ---------------------------------------------------------------------------------------
 
-function resolveNodeType(nodeType: ExecuteNodeOptions['nodeType']): { type: AnyNodeType; typeName: string } {
-	if (nodeType === 'extractionAgents') return { type: loadExtractionAgentsNode(), typeName: EXTRACTION_AGENTS_TYPE };
+function resolveNodeType(nodeType: ExecuteNodeOptions['nodeType']): {
+	type: AnyNodeType;
+	typeName: string;
+} {
+	if (nodeType === 'extractionAgents')
+		return { type: loadExtractionAgentsNode(), typeName: EXTRACTION_AGENTS_TYPE };
 	if (nodeType === 'extractionAgentsTrigger') {
 		return { type: loadExtractionAgentsTriggerNode(), typeName: EXTRACTION_AGENTS_TRIGGER_TYPE };
 	}
@@ -235,8 +248,11 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 		workflowId: workflowData.id,
 	});
 
-	const startNode = options.startNodeName ? workflow.getNode(options.startNodeName) : workflow.getStartNode();
-	if (!startNode) throw new UnexpectedError(`Start node "${options.startNodeName ?? '(auto)'}" not found`);
+	const startNode = options.startNodeName
+		? workflow.getNode(options.startNodeName)
+		: workflow.getStartNode();
+	if (!startNode)
+		throw new UnexpectedError(`Start node "${options.startNodeName ?? '(auto)'}" not found`);
 
 	const started = performance.now();
 	const workflowExecute = new WorkflowExecute(additionalData, executionMode);
@@ -245,7 +261,12 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 		execution = workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
 	} catch (error) {
 		// n8n refuses to start a workflow with issues (e.g. a required parameter left empty).
-		return { run: undefined, workflow, startError: toError(error), durationMs: performance.now() - started };
+		return {
+			run: undefined,
+			workflow,
+			startError: toError(error),
+			durationMs: performance.now() - started,
+		};
 	}
 
 	const timers: NodeJS.Timeout[] = [];
@@ -266,10 +287,17 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 			return { run: first, workflow, durationMs: performance.now() - started };
 		}
 		// Timed out: give the running node a moment to honour the abort signal.
-		const grace = new Promise<'stuck'>((resolve) => timers.push(setTimeout(() => resolve('stuck'), CANCEL_GRACE_MS)));
+		const grace = new Promise<'stuck'>((resolve) =>
+			timers.push(setTimeout(() => resolve('stuck'), CANCEL_GRACE_MS)),
+		);
 		const late = await Promise.race([execution.then((run) => run), grace]);
-		const stuck = late === 'stuck' ? ` and the running node did not return within ${CANCEL_GRACE_MS} ms of the cancel` : '';
-		const error = new Error(`The execution did not finish within ${options.timeoutMs} ms (timeoutMs)${stuck}`);
+		const stuck =
+			late === 'stuck'
+				? ` and the running node did not return within ${CANCEL_GRACE_MS} ms of the cancel`
+				: '';
+		const error = new Error(
+			`The execution did not finish within ${options.timeoutMs} ms (timeoutMs)${stuck}`,
+		);
 		Object.assign(error, { run: late === 'stuck' ? afterHookRun : late });
 		throw error;
 	} finally {
@@ -278,7 +306,11 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 }
 
 /** The error of a node's last run: the instance it threw if known, else n8n's stored copy. */
-function nodeError(runData: IRunData, nodeName: string, thrown?: Map<string, Error>): Error | undefined {
+function nodeError(
+	runData: IRunData,
+	nodeName: string,
+	thrown?: Map<string, Error>,
+): Error | undefined {
 	const runs = runData[nodeName];
 	const last = runs?.[runs.length - 1];
 	if (!last?.error) return undefined;
@@ -305,7 +337,8 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 	const { type, typeName } = resolveNodeType(options.nodeType);
 	const nodeName = options.nodeName ?? defaultNodeName(type, options.typeVersion);
 	const inputName = 'Harness Input';
-	if (nodeName === inputName) throw new UnexpectedError(`Pick another nodeName than "${inputName}"`);
+	if (nodeName === inputName)
+		throw new UnexpectedError(`Pick another nodeName than "${inputName}"`);
 
 	const credentialTypes = declaredCredentialTypes(type);
 	const store = createCredentialStore(options.credentials, options.credentialsByType);
@@ -332,7 +365,14 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 		createdAt: new Date(),
 		updatedAt: new Date(),
 		nodes: [
-			{ id: randomUUID(), name: inputName, type: HARNESS_INPUT_TYPE, typeVersion: 1, position: [0, 0], parameters: {} },
+			{
+				id: randomUUID(),
+				name: inputName,
+				type: HARNESS_INPUT_TYPE,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
 			node,
 		],
 		connections: { [inputName]: { main: [[{ node: nodeName, type: 'main', index: 0 }]] } },
@@ -398,9 +438,15 @@ function defaultWorkflowNodeTypes(): Record<string, AnyNodeType> {
  * WorkflowExecute, from its trigger. The package's nodes are known as
  * `n8n-nodes-extraction-agents.extractionAgents` / `…extractionAgentsTrigger`.
  */
-export async function runWorkflow(workflowJson: WorkflowJson, options: RunWorkflowOptions = {}): Promise<RunWorkflowResult> {
+export async function runWorkflow(
+	workflowJson: WorkflowJson,
+	options: RunWorkflowOptions = {},
+): Promise<RunWorkflowResult> {
 	await ensureCore();
-	const types: Record<string, AnyNodeType> = { ...defaultWorkflowNodeTypes(), ...(options.nodeTypes ?? {}) };
+	const types: Record<string, AnyNodeType> = {
+		...defaultWorkflowNodeTypes(),
+		...(options.nodeTypes ?? {}),
+	};
 	const usedTypes = new Set(workflowJson.nodes.map((n) => n.type));
 	// Load the package's nodes only when used, so that a load error surfaces as itself.
 	if (usedTypes.has(EXTRACTION_AGENTS_TYPE) && !types[EXTRACTION_AGENTS_TYPE]) {
@@ -410,7 +456,8 @@ export async function runWorkflow(workflowJson: WorkflowJson, options: RunWorkfl
 		types[EXTRACTION_AGENTS_TRIGGER_TYPE] = loadExtractionAgentsTriggerNode();
 	}
 	for (const t of usedTypes) {
-		if (!types[t]) throw new UnexpectedError(`runWorkflow: no node type "${t}" (pass it in options.nodeTypes)`);
+		if (!types[t])
+			throw new UnexpectedError(`runWorkflow: no node type "${t}" (pass it in options.nodeTypes)`);
 	}
 	const nodeTypes = new HarnessNodeTypes(types);
 	const store = createCredentialStore(options.credentials, options.credentialsByType);
@@ -470,7 +517,8 @@ export async function runWorkflow(workflowJson: WorkflowJson, options: RunWorkfl
 			durationMs,
 			error,
 			errorNode,
-			outputOf: (nodeName: string, outputIndex = 0) => outputsOf(runData, nodeName)[outputIndex] ?? [],
+			outputOf: (nodeName: string, outputIndex = 0) =>
+				outputsOf(runData, nodeName)[outputIndex] ?? [],
 			lastNodeItems: lastNodeExecuted ? (outputsOf(runData, lastNodeExecuted)[0] ?? []) : [],
 			lastNodeExecuted,
 			staticData: JSON.parse(JSON.stringify(workflow.staticData)) as IDataObject,

@@ -67,20 +67,34 @@ describe('binaries', () => {
 			binaryMode: 'filesystem',
 			inputItems: [
 				{ json: { n: 0 }, binary: { data: { path: bigFile, fileName: 'scan.pdf' } } },
-				{ json: { n: 1 }, binary: { data: { data: smallBuffer, fileName: 'tiny.pdf', mimeType: 'application/pdf' } } },
+				{
+					json: { n: 1 },
+					binary: {
+						data: { data: smallBuffer, fileName: 'tiny.pdf', mimeType: 'application/pdf' },
+					},
+				},
 			],
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.status).toBe('success');
 		expect(result.items).toHaveLength(2);
 		const [big, small] = result.items.map((i) => i.json);
-		expect(big).toMatchObject({ sha256: bigFileHash, bytes: 3 * 1024 * 1024 + 17, storedAs: 'file', fileExists: true });
+		expect(big).toMatchObject({
+			sha256: bigFileHash,
+			bytes: 3 * 1024 * 1024 + 17,
+			storedAs: 'file',
+			fileExists: true,
+		});
 		expect(big.fileName).toBe('scan.pdf');
 		expect(big.mimeType).toBe('application/pdf');
 		expect(big.metadataSize).toBe(3 * 1024 * 1024 + 17);
 		expect(String(big.filePath).startsWith(BINARY_DATA_STORAGE_PATH)).toBe(true);
 		expect(String(big.binaryId)).toMatch(/^filesystem-v2:/);
-		expect(small).toMatchObject({ sha256: sha256(smallBuffer), storedAs: 'file', fileExists: true });
+		expect(small).toMatchObject({
+			sha256: sha256(smallBuffer),
+			storedAs: 'file',
+			fileExists: true,
+		});
 		// pairedItem survives: each output item points at its input item
 		expect(result.items.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
 	});
@@ -90,7 +104,10 @@ describe('binaries', () => {
 			nodeType: new HarnessProbe(),
 			parameters: { operation: 'hashBinary' },
 			binaryMode: 'default',
-			inputItems: [{ binary: { data: { path: bigFile } } }, { binary: { data: { data: smallBuffer, fileName: 'x.pdf' } } }],
+			inputItems: [
+				{ binary: { data: { path: bigFile } } },
+				{ binary: { data: { data: smallBuffer, fileName: 'x.pdf' } } },
+			],
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((i) => i.json.storedAs)).toEqual(['memory', 'memory']);
@@ -99,23 +116,26 @@ describe('binaries', () => {
 		expect(result.items[0].json.fileName).toBe('big-scan.pdf');
 	});
 
-	it.each(['filesystem', 'default'] as const)('readBinary reads a binary the node produced (%s)', async (binaryMode) => {
-		const result = await executeNode({
-			nodeType: new HarnessProbe(),
-			parameters: { operation: 'makeBinary', text: 'héllo binary' },
-			binaryMode,
-		});
-		expect(result.error).toBeUndefined();
-		const item = result.items[0];
-		expect((await result.readBinary(item)).toString('utf8')).toBe('héllo binary');
-		if (binaryMode === 'filesystem') {
-			expect(fs.existsSync(result.binaryPath(item)!)).toBe(true);
-			expect(item.binary!.data.id).toBeDefined();
-		} else {
-			expect(result.binaryPath(item)).toBeUndefined();
-			expect(item.binary!.data.data).toBe(Buffer.from('héllo binary').toString('base64'));
-		}
-	});
+	it.each(['filesystem', 'default'] as const)(
+		'readBinary reads a binary the node produced (%s)',
+		async (binaryMode) => {
+			const result = await executeNode({
+				nodeType: new HarnessProbe(),
+				parameters: { operation: 'makeBinary', text: 'héllo binary' },
+				binaryMode,
+			});
+			expect(result.error).toBeUndefined();
+			const item = result.items[0];
+			expect((await result.readBinary(item)).toString('utf8')).toBe('héllo binary');
+			if (binaryMode === 'filesystem') {
+				expect(fs.existsSync(result.binaryPath(item)!)).toBe(true);
+				expect(item.binary!.data.id).toBeDefined();
+			} else {
+				expect(result.binaryPath(item)).toBeUndefined();
+				expect(item.binary!.data.data).toBe(Buffer.from('héllo binary').toString('base64'));
+			}
+		},
+	);
 });
 
 describe('errors', () => {
@@ -158,7 +178,9 @@ describe('errors', () => {
 			parameters: { filePath: '' },
 		});
 		expect(result.status).toBe('error');
-		expect(result.error?.message).toBe('The \'Set Binary From File\' node has issues:\n- Parameter "File Path" is required.');
+		expect(result.error?.message).toBe(
+			'The \'Set Binary From File\' node has issues:\n- Parameter "File Path" is required.',
+		);
 		expect(result.runData).toEqual({});
 	});
 
@@ -220,17 +242,37 @@ describe('credentials and cancellation', () => {
 			},
 		};
 		registerCredentialType(genericType);
-		const helper = new HarnessCredentialsHelper(new Map([['harnessGenericApi', { apiKey: 'g-1' }]]));
-		const node: INode = { id: '1', name: 'N', type: HARNESS_PROBE_TYPE, typeVersion: 1, position: [0, 0], parameters: {} };
+		const helper = new HarnessCredentialsHelper(
+			new Map([['harnessGenericApi', { apiKey: 'g-1' }]]),
+		);
+		const node: INode = {
+			id: '1',
+			name: 'N',
+			type: HARNESS_PROBE_TYPE,
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		};
 		const workflow = new Workflow({
 			nodes: [node],
 			connections: {},
 			active: false,
 			nodeTypes: new HarnessNodeTypes({ [HARNESS_PROBE_TYPE]: new HarnessProbe() }),
 		});
-		const decrypted = await helper.getDecrypted({} as never, { id: 'x', name: 'x' }, 'harnessGenericApi', 'manual');
+		const decrypted = await helper.getDecrypted(
+			{} as never,
+			{ id: 'x', name: 'x' },
+			'harnessGenericApi',
+			'manual',
+		);
 		expect(decrypted).toEqual({ apiKey: 'g-1', region: 'eu' }); // defaults applied
-		const request = await helper.authenticate(decrypted, 'harnessGenericApi', { url: '/x', headers: { A: 'b' } }, workflow, node);
+		const request = await helper.authenticate(
+			decrypted,
+			'harnessGenericApi',
+			{ url: '/x', headers: { A: 'b' } },
+			workflow,
+			node,
+		);
 		expect(request.headers).toEqual({ A: 'b', Authorization: 'Bearer g-1', 'X-Static': 'static' });
 		expect(request.qs).toEqual({ region: 'eu' });
 	});
@@ -320,30 +362,33 @@ describe('runWorkflow', () => {
 	it('runs a multi-node workflow: files → aggregate with binaries → probe', async () => {
 		const second = path.join(SCRATCH_FOLDER, 'second.txt');
 		fs.writeFileSync(second, 'second file');
-		const result = await runWorkflow({
-			nodes: [
-				{ name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, parameters: {} },
-				{
-					name: 'Read',
-					type: SET_BINARY_FROM_FILE_TYPE,
-					typeVersion: 1,
-					parameters: { filePath: '={{ $json.path }}' },
+		const result = await runWorkflow(
+			{
+				nodes: [
+					{ name: 'Start', type: MANUAL_TRIGGER_TYPE, typeVersion: 1, parameters: {} },
+					{
+						name: 'Read',
+						type: SET_BINARY_FROM_FILE_TYPE,
+						typeVersion: 1,
+						parameters: { filePath: '={{ $json.path }}' },
+					},
+					{ name: 'Aggregate', type: AGGREGATE_BINARIES_TYPE, typeVersion: 1, parameters: {} },
+					{
+						name: 'Probe',
+						type: HARNESS_PROBE_TYPE,
+						typeVersion: 1,
+						parameters: { operation: 'hashBinary', binaryPropertyName: 'data_1' },
+					},
+				],
+				connections: {
+					Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] },
+					Read: { main: [[{ node: 'Aggregate', type: 'main', index: 0 }]] },
+					Aggregate: { main: [[{ node: 'Probe', type: 'main', index: 0 }]] },
 				},
-				{ name: 'Aggregate', type: AGGREGATE_BINARIES_TYPE, typeVersion: 1, parameters: {} },
-				{
-					name: 'Probe',
-					type: HARNESS_PROBE_TYPE,
-					typeVersion: 1,
-					parameters: { operation: 'hashBinary', binaryPropertyName: 'data_1' },
-				},
-			],
-			connections: {
-				Start: { main: [[{ node: 'Read', type: 'main', index: 0 }]] },
-				Read: { main: [[{ node: 'Aggregate', type: 'main', index: 0 }]] },
-				Aggregate: { main: [[{ node: 'Probe', type: 'main', index: 0 }]] },
+				pinData: { Start: [{ json: { path: bigFile } }, { json: { path: second } }] },
 			},
-			pinData: { Start: [{ json: { path: bigFile } }, { json: { path: second } }] },
-		}, { nodeTypes: { [HARNESS_PROBE_TYPE]: new HarnessProbe() } });
+			{ nodeTypes: { [HARNESS_PROBE_TYPE]: new HarnessProbe() } },
+		);
 		expect(result.error).toBeUndefined();
 		expect(result.status).toBe('success');
 		const aggregated = result.outputOf('Aggregate')[0];
@@ -351,6 +396,9 @@ describe('runWorkflow', () => {
 		expect(aggregated.json.data).toEqual([{ path: bigFile }, { path: second }]);
 		expect(sha256(await result.readBinary(aggregated, 'data'))).toBe(bigFileHash);
 		expect(result.lastNodeExecuted).toBe('Probe');
-		expect(result.lastNodeItems[0].json).toMatchObject({ sha256: sha256(Buffer.from('second file')), storedAs: 'file' });
+		expect(result.lastNodeItems[0].json).toMatchObject({
+			sha256: sha256(Buffer.from('second file')),
+			storedAs: 'file',
+		});
 	});
 });

@@ -10,7 +10,13 @@ import './env';
 import { shutdownHarness } from './core';
 import { captureConsole, secretViolations } from './secret-scan';
 
-export { rememberSecret, scanForSecrets, secretViolations, secretsSeen, setSecretScanning } from './secret-scan';
+export {
+	rememberSecret,
+	scanForSecrets,
+	secretViolations,
+	secretsSeen,
+	setSecretScanning,
+} from './secret-scan';
 
 export { HARNESS_ROOT, SCRATCH_FOLDER, BINARY_DATA_STORAGE_PATH } from './env';
 export { shutdownHarness, binaryDataService, type BinaryMode } from './core';

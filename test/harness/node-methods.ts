@@ -86,19 +86,29 @@ function setup(options: NodeMethodOptions) {
 		active: false,
 		nodeTypes: new HarnessNodeTypes({ [typeName]: type }),
 	});
-	const additionalData = buildAdditionalData({ credentialsHelper: new HarnessCredentialsHelper(store) });
+	const additionalData = buildAdditionalData({
+		credentialsHelper: new HarnessCredentialsHelper(store),
+	});
 	additionalData.currentNodeParameters = parameters;
 	const { LoadOptionsContext } = core();
-	const context = new LoadOptionsContext(workflow, workflow.getNode(node.name)!, additionalData, options.path ?? '');
+	const context = new LoadOptionsContext(
+		workflow,
+		workflow.getNode(node.name)!,
+		additionalData,
+		options.path ?? '',
+	);
 	return { versioned, context };
 }
 
 /** Calls `methods.loadOptions[method]` like the editor filling a dropdown. */
-export async function loadOptions(options: NodeMethodOptions & { method: string }): Promise<INodePropertyOptions[]> {
+export async function loadOptions(
+	options: NodeMethodOptions & { method: string },
+): Promise<INodePropertyOptions[]> {
 	await ensureCore();
 	const { versioned, context } = setup(options);
 	const fn = versioned.methods?.loadOptions?.[options.method];
-	if (typeof fn !== 'function') throw new UnexpectedError(`The node has no loadOptions method "${options.method}"`);
+	if (typeof fn !== 'function')
+		throw new UnexpectedError(`The node has no loadOptions method "${options.method}"`);
 	return await fn.call(context);
 }
 
@@ -109,6 +119,7 @@ export async function listSearch(
 	await ensureCore();
 	const { versioned, context } = setup(options);
 	const fn = versioned.methods?.listSearch?.[options.method];
-	if (typeof fn !== 'function') throw new UnexpectedError(`The node has no listSearch method "${options.method}"`);
+	if (typeof fn !== 'function')
+		throw new UnexpectedError(`The node has no listSearch method "${options.method}"`);
 	return await fn.call(context, options.filter, options.paginationToken as string | undefined);
 }

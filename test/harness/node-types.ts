@@ -32,7 +32,10 @@ function withErrorCapture(type: INodeType, thrown: ThrownErrors): INodeType {
 	for (const method of ['execute', 'poll'] as const) {
 		const original = type[method] as ((...args: unknown[]) => Promise<unknown>) | undefined;
 		if (typeof original !== 'function') continue;
-		(wrapped as unknown as Record<string, unknown>)[method] = async function (this: unknown, ...args: unknown[]) {
+		(wrapped as unknown as Record<string, unknown>)[method] = async function (
+			this: unknown,
+			...args: unknown[]
+		) {
 			try {
 				return await original.apply(this, args);
 			} catch (error) {
@@ -60,7 +63,8 @@ export class HarnessNodeTypes implements INodeTypes {
 
 	add(name: string, type: AnyNodeType): this {
 		this.types.set(name, type);
-		for (const key of [...this.wrapped.keys()]) if (key.startsWith(`${name}@`)) this.wrapped.delete(key);
+		for (const key of [...this.wrapped.keys()])
+			if (key.startsWith(`${name}@`)) this.wrapped.delete(key);
 		return this;
 	}
 
@@ -70,7 +74,8 @@ export class HarnessNodeTypes implements INodeTypes {
 
 	getByName(nodeType: string): AnyNodeType {
 		const type = this.types.get(nodeType);
-		if (!type) throw new UnexpectedError(`Unknown node type "${nodeType}" (not registered in the harness)`);
+		if (!type)
+			throw new UnexpectedError(`Unknown node type "${nodeType}" (not registered in the harness)`);
 		return type;
 	}
 
@@ -122,12 +127,16 @@ function loadNodeClass(modulePath: string, className: string): AnyNodeType {
 		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		mod = require(modulePath) as Record<string, new () => AnyNodeType>;
 	} catch (error) {
-		throw new UnexpectedError(`Could not load ${className} from ${modulePath}: ${(error as Error).message}`, {
-			cause: error,
-		});
+		throw new UnexpectedError(
+			`Could not load ${className} from ${modulePath}: ${(error as Error).message}`,
+			{
+				cause: error,
+			},
+		);
 	}
 	const Ctor = mod[className];
-	if (typeof Ctor !== 'function') throw new UnexpectedError(`${modulePath} does not export ${className}`);
+	if (typeof Ctor !== 'function')
+		throw new UnexpectedError(`${modulePath} does not export ${className}`);
 	return new Ctor();
 }
 
@@ -138,7 +147,10 @@ export function loadExtractionAgentsNode(): AnyNodeType {
 
 /** The package's polling trigger node (loaded lazily). */
 export function loadExtractionAgentsTriggerNode(): AnyNodeType {
-	return loadNodeClass('../../nodes/ExtractionAgents/ExtractionAgentsTrigger.node', 'ExtractionAgentsTrigger');
+	return loadNodeClass(
+		'../../nodes/ExtractionAgents/ExtractionAgentsTrigger.node',
+		'ExtractionAgentsTrigger',
+	);
 }
 
 /** The package's nodes that can be loaded right now, by their n8n type name. */

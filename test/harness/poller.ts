@@ -118,11 +118,18 @@ const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? {})) as 
 export function createPoller(options: CreatePollerOptions): Poller {
 	const nodeTypeOption = options.nodeType ?? 'extractionAgentsTrigger';
 	const type: AnyNodeType =
-		nodeTypeOption === 'extractionAgentsTrigger' ? loadExtractionAgentsTriggerNode() : nodeTypeOption;
-	const typeName = nodeTypeOption === 'extractionAgentsTrigger' ? EXTRACTION_AGENTS_TRIGGER_TYPE : qualifiedTypeName(type);
+		nodeTypeOption === 'extractionAgentsTrigger'
+			? loadExtractionAgentsTriggerNode()
+			: nodeTypeOption;
+	const typeName =
+		nodeTypeOption === 'extractionAgentsTrigger'
+			? EXTRACTION_AGENTS_TRIGGER_TYPE
+			: qualifiedTypeName(type);
 	const version = options.typeVersion ?? latestVersion(type);
-	const described = 'nodeVersions' in type ? type.nodeVersions[version].description : type.description;
-	if (!described.polling) throw new UnexpectedError(`${typeName} is not a polling node (description.polling)`);
+	const described =
+		'nodeVersions' in type ? type.nodeVersions[version].description : type.description;
+	if (!described.polling)
+		throw new UnexpectedError(`${typeName} is not a polling node (description.polling)`);
 	applyPollingParameters(type);
 
 	const nodeName = options.nodeName ?? defaultNodeName(type, version);
@@ -141,11 +148,16 @@ export function createPoller(options: CreatePollerOptions): Poller {
 	if (options.nodeStaticData) stored[`node:${nodeName}`] = jsonCopy(options.nodeStaticData);
 	const history: PollRecord[] = [];
 
-	async function poll(mode: 'trigger' | 'manual' = 'trigger'): Promise<INodeExecutionData[][] | null> {
+	async function poll(
+		mode: 'trigger' | 'manual' = 'trigger',
+	): Promise<INodeExecutionData[][] | null> {
 		await ensureCore();
 		rememberSecret(options.credentials?.apiKey);
 		try {
-			const result = await withBinaryMode(options.binaryMode ?? 'filesystem', async () => await pollOnce(mode));
+			const result = await withBinaryMode(
+				options.binaryMode ?? 'filesystem',
+				async () => await pollOnce(mode),
+			);
 			scanForSecrets(`poll(${nodeName}, ${mode})`, result, stored);
 			return result;
 		} catch (error) {
@@ -174,14 +186,21 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			active: mode === 'trigger',
 			nodeTypes,
 			staticData: jsonCopy(stored),
-			settings: { executionOrder: 'v1', ...(options.timezone ? { timezone: options.timezone } : {}) },
+			settings: {
+				executionOrder: 'v1',
+				...(options.timezone ? { timezone: options.timezone } : {}),
+			},
 		});
 		const workflowNode = workflow.getNode(nodeName)!;
 		const additionalData = buildAdditionalData({ credentialsHelper, workflowId });
 		const executeMode: WorkflowExecuteMode = mode === 'manual' ? 'manual' : 'trigger';
 		const scheduledBefore = history.some((record) => record.mode === 'trigger');
 		const activation: WorkflowActivateMode =
-			mode === 'manual' ? 'manual' : scheduledBefore ? 'update' : (options.firstPollActivation ?? 'activate');
+			mode === 'manual'
+				? 'manual'
+				: scheduledBefore
+					? 'update'
+					: (options.firstPollActivation ?? 'activate');
 		// __emit would start the workflow run and __emitError an error execution; the poller
 		// hands the result back to the test instead.
 		const pollFunctions = new PollContext(

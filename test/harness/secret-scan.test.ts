@@ -1,5 +1,11 @@
 import { NodeApiError } from 'n8n-workflow';
-import { captureConsole, rememberSecret, scanForSecrets, secretViolations, setSecretScanning } from './secret-scan';
+import {
+	captureConsole,
+	rememberSecret,
+	scanForSecrets,
+	secretViolations,
+	setSecretScanning,
+} from './secret-scan';
 
 // This file deliberately leaks: it does not call useHarness(), whose afterAll would fail it.
 describe('the suite-wide secret scan', () => {
@@ -10,9 +16,16 @@ describe('the suite-wide secret scan', () => {
 		scanForSecrets('clean', [{ json: { ok: true } }]);
 		expect(secretViolations()).toEqual([]);
 		scanForSecrets('item', [{ json: { header: `Bearer ${key}` } }]);
-		const error = new NodeApiError({ name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {}, id: '1' }, { message: 'x' }, { description: `sent ${key}` });
+		const error = new NodeApiError(
+			{ name: 'n', type: 't', typeVersion: 1, position: [0, 0], parameters: {}, id: '1' },
+			{ message: 'x' },
+			{ description: `sent ${key}` },
+		);
 		scanForSecrets('error', error);
-		expect(secretViolations()).toEqual(['item: contains the API key ea_lea…', 'error: contains the API key ea_lea…']);
+		expect(secretViolations()).toEqual([
+			'item: contains the API key ea_lea…',
+			'error: contains the API key ea_lea…',
+		]);
 	});
 
 	it('records nothing while the benchmark has scanning off, and scans again once it is back on', () => {

@@ -13,31 +13,38 @@ const consoleLines: string[] = [];
 const MIN_SECRET_LENGTH = 12;
 
 export function rememberSecret(apiKey: unknown): void {
-	if (typeof apiKey === 'string' && apiKey.trim().length >= MIN_SECRET_LENGTH) secrets.add(apiKey.trim());
+	if (typeof apiKey === 'string' && apiKey.trim().length >= MIN_SECRET_LENGTH)
+		secrets.add(apiKey.trim());
 }
 
 function safeStringify(value: unknown): string {
 	const seen = new WeakSet<object>();
 	try {
-		return JSON.stringify(value, (_key, inner: unknown) => {
-			if (Buffer.isBuffer(inner)) return '[buffer]';
-			if (inner && typeof inner === 'object') {
-				if (seen.has(inner)) return '[circular]';
-				seen.add(inner);
-				if (inner instanceof Error) {
-					const error = inner as Error & { description?: unknown; cause?: unknown; toJSON?: () => unknown };
-					return {
-						...error,
-						message: error.message,
-						description: error.description,
-						stack: error.stack,
-						cause: error.cause,
-						json: typeof error.toJSON === 'function' ? error.toJSON() : undefined,
-					};
+		return (
+			JSON.stringify(value, (_key, inner: unknown) => {
+				if (Buffer.isBuffer(inner)) return '[buffer]';
+				if (inner && typeof inner === 'object') {
+					if (seen.has(inner)) return '[circular]';
+					seen.add(inner);
+					if (inner instanceof Error) {
+						const error = inner as Error & {
+							description?: unknown;
+							cause?: unknown;
+							toJSON?: () => unknown;
+						};
+						return {
+							...error,
+							message: error.message,
+							description: error.description,
+							stack: error.stack,
+							cause: error.cause,
+							json: typeof error.toJSON === 'function' ? error.toJSON() : undefined,
+						};
+					}
 				}
-			}
-			return inner;
-		}) ?? '';
+				return inner;
+			}) ?? ''
+		);
 	} catch (error) {
 		return `[unserialisable: ${(error as Error).message}]`;
 	}
@@ -58,7 +65,8 @@ export function scanForSecrets(label: string, ...produced: unknown[]): void {
 	if (!scanning || secrets.size === 0) return;
 	const text = produced.map(safeStringify).join('\n');
 	for (const secret of secrets) {
-		if (text.includes(secret)) violations.push(`${label}: contains the API key ${secret.slice(0, 6)}…`);
+		if (text.includes(secret))
+			violations.push(`${label}: contains the API key ${secret.slice(0, 6)}…`);
 	}
 }
 
@@ -68,7 +76,9 @@ export function captureConsole(): () => void {
 	const originals = levels.map((level) => console[level]);
 	levels.forEach((level, index) => {
 		console[level] = (...args: unknown[]) => {
-			consoleLines.push(args.map((arg) => (typeof arg === 'string' ? arg : safeStringify(arg))).join(' '));
+			consoleLines.push(
+				args.map((arg) => (typeof arg === 'string' ? arg : safeStringify(arg))).join(' '),
+			);
 			originals[index].apply(console, args);
 		};
 	});
@@ -79,7 +89,8 @@ export function secretViolations(): string[] {
 	const found = [...violations];
 	const logged = consoleLines.join('\n');
 	for (const secret of secrets) {
-		if (logged.includes(secret)) found.push(`console output: contains the API key ${secret.slice(0, 6)}…`);
+		if (logged.includes(secret))
+			found.push(`console output: contains the API key ${secret.slice(0, 6)}…`);
 	}
 	return found;
 }

@@ -16,7 +16,11 @@ export const TOOL_DESCRIPTION_PROPERTIES: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		options: [
-			{ name: 'Set Automatically', value: 'auto', description: 'Automatically set based on resource and operation' },
+			{
+				name: 'Set Automatically',
+				value: 'auto',
+				description: 'Automatically set based on resource and operation',
+			},
 			{ name: 'Set Manually', value: 'manual', description: 'Manually set the description' },
 		],
 		default: 'auto',

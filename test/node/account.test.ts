@@ -14,11 +14,20 @@ describe('API Key', () => {
 			parameters: { resource: 'apiKey', operation: 'create', name: 'n8n test', expiresAt },
 		});
 		expect(created.error).toBeUndefined();
-		const key = created.items[0].json as { id: string; api_key: string; expires_at: string; status: string };
+		const key = created.items[0].json as {
+			id: string;
+			api_key: string;
+			expires_at: string;
+			status: string;
+		};
 		expect(key.api_key).toBeTruthy();
 		expect(Date.parse(key.expires_at)).toBe(Date.parse(expiresAt));
 
-		const got = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get', keyId: key.id } });
+		const got = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'get', keyId: key.id },
+		});
 		expect(got.items[0].json).toMatchObject({ id: key.id, name: 'n8n test', status: 'active' });
 		expect(got.items[0].json).not.toHaveProperty('api_key');
 
@@ -31,36 +40,70 @@ describe('API Key', () => {
 	});
 
 	it('lists only the caller’s keys, up to Limit', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'getAll', limit: 1 } });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'getAll', limit: 1 },
+		});
 		expect(result.items).toHaveLength(1);
-		const all = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'getAll', returnAll: true } });
+		const all = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'getAll', returnAll: true },
+		});
 		expect(all.items.map((item) => item.json.id)).not.toContain('ak_demo_bob');
 	});
 
 	it('picks a key from the list of the caller’s keys, and gets and deletes it by the picked ID', async () => {
-		const created = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'create', name: 'picked key' } });
+		const created = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'create', name: 'picked key' },
+		});
 		const keyId = String(created.items[0].json.id);
-		const picker = await listSearch({ nodeType: 'extractionAgents', method: 'searchApiKeys', filter: 'PICKED', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get' } });
+		const picker = await listSearch({
+			nodeType: 'extractionAgents',
+			method: 'searchApiKeys',
+			filter: 'PICKED',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'get' },
+		});
 		expect(picker.results).toEqual([{ name: `picked key (${keyId})`, value: keyId }]);
 		const fromList = { __rl: true, mode: 'list', value: keyId, cachedResultName: 'picked key' };
-		const got = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get', keyId: fromList } });
+		const got = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'get', keyId: fromList },
+		});
 		expect(got.items[0].json).toMatchObject({ id: keyId, name: 'picked key' });
 		const deleted = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'apiKey', operation: 'delete', keyId: { __rl: true, mode: 'id', value: keyId } },
+			parameters: {
+				resource: 'apiKey',
+				operation: 'delete',
+				keyId: { __rl: true, mode: 'id', value: keyId },
+			},
 		});
 		expect(deleted.items[0].json).toEqual({ deleted: true, id: keyId });
 	});
 
 	it('still runs a workflow saved with the API Key ID as plain text (before it became a picker)', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'delete', keyId: 'ak_saved_long_ago' } });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'delete', keyId: 'ak_saved_long_ago' },
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json).toEqual({ deleted: true, id: 'ak_saved_long_ago' });
 	});
 
 	it('another user’s key is not found', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', operation: 'get', keyId: 'ak_demo_bob' } });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', operation: 'get', keyId: 'ak_demo_bob' },
+		});
 		expect(result.error?.message).toBe('API key "ak_demo_bob" not found');
 	});
 
@@ -76,12 +119,19 @@ describe('API Key', () => {
 
 	it.each([
 		[{ operation: 'create', name: '  ' }, 'Name is empty'],
-		[{ operation: 'create', name: 'x', expiresAt: '2020-01-01T00:00:00Z' }, /^Expires At .* is in the past$/],
+		[
+			{ operation: 'create', name: 'x', expiresAt: '2020-01-01T00:00:00Z' },
+			/^Expires At .* is in the past$/,
+		],
 		[{ operation: 'get', keyId: ' ' }, 'API Key ID is empty'],
 		[{ operation: 'delete', keyId: 'a/b' }, '"a/b" is not a valid API key ID'],
 	])('refuses %j before any request', async (parameters, message) => {
 		const seq = ctx.emulator.lastSeq;
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'apiKey', ...parameters } });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'apiKey', ...parameters },
+		});
 		if (typeof message === 'string') expect(result.error?.message).toBe(message);
 		else expect(result.error?.message).toMatch(message);
 		expect(requestLines(ctx.emulator, seq)).toEqual([]);
@@ -93,7 +143,11 @@ describe('Usage → Get Many', () => {
 
 	it('returns all records over several pages of 1000', async () => {
 		const seq = ctx.emulator.lastSeq;
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'usage', operation: 'getAll', returnAll: true } });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'usage', operation: 'getAll', returnAll: true },
+		});
 		expect(result.error).toBeUndefined();
 		const pages = ctx.emulator.requestsSince(seq);
 		expect(pages.every((entry) => entry.query.page_size === '1000')).toBe(true);
@@ -103,7 +157,10 @@ describe('Usage → Get Many', () => {
 	});
 
 	it.each([
-		['picked from the Agent list', { __rl: true, mode: 'list', value: '2', cachedResultName: 'Contracts' }],
+		[
+			'picked from the Agent list',
+			{ __rl: true, mode: 'list', value: '2', cachedResultName: 'Contracts' },
+		],
 		['by ID', { __rl: true, mode: 'id', value: '2' }],
 		['as saved before it was a picker (a number)', 2],
 	])('filters by an Agent %s', async (_how, agentId) => {
@@ -120,15 +177,21 @@ describe('Usage → Get Many', () => {
 
 	it('explains the Workspace ID and User filters', () => {
 		const filters = new ExtractionAgents().description.properties.find(
-			(property) => property.name === 'filters' && property.displayOptions?.show?.resource?.includes('usage'),
+			(property) =>
+				property.name === 'filters' && property.displayOptions?.show?.resource?.includes('usage'),
 		);
 		const options = (filters?.options ?? []) as Array<{ name: string; description?: string }>;
-		for (const name of ['workspaceId', 'user']) expect(options.find((option) => option.name === name)?.description).toBeTruthy();
+		for (const name of ['workspaceId', 'user'])
+			expect(options.find((option) => option.name === name)?.description).toBeTruthy();
 	});
 
 	it('stops at Limit with one request', async () => {
 		const seq = ctx.emulator.lastSeq;
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { resource: 'usage', operation: 'getAll', limit: 7 } });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'usage', operation: 'getAll', limit: 7 },
+		});
 		expect(result.items).toHaveLength(7);
 		expect(ctx.emulator.requestsSince(seq)).toHaveLength(1);
 	});
@@ -140,7 +203,12 @@ describe('Usage → Get Many', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'usage', operation: 'getAll', returnAll: true, filters: { createdAfter: after, createdBefore: before, workspaceId: 1 } },
+			parameters: {
+				resource: 'usage',
+				operation: 'getAll',
+				returnAll: true,
+				filters: { createdAfter: after, createdBefore: before, workspaceId: 1 },
+			},
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.length).toBeGreaterThan(0);
@@ -159,7 +227,11 @@ describe('Usage → Get Many', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'usage', operation: 'getAll', filters: { createdAfter: '2026-05-01T00:00:00Z', createdBefore: '2026-04-01T00:00:00Z' } },
+			parameters: {
+				resource: 'usage',
+				operation: 'getAll',
+				filters: { createdAfter: '2026-05-01T00:00:00Z', createdBefore: '2026-04-01T00:00:00Z' },
+			},
 		});
 		expect(result.error?.message).toBe('Created After is later than Created Before');
 	});
@@ -173,12 +245,19 @@ describe('Access Log → Query', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'accessLog', operation: 'query', startTime: start(), returnAll: true },
+			parameters: {
+				resource: 'accessLog',
+				operation: 'query',
+				startTime: start(),
+				returnAll: true,
+			},
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.length).toBeGreaterThan(0);
 		for (const item of result.items.slice(0, 3)) expect(item.json).toHaveProperty('http_path');
-		const bodies = ctx.emulator.requestsSince(seq).map((entry) => entry.body as { cursor?: string; time_range: unknown });
+		const bodies = ctx.emulator
+			.requestsSince(seq)
+			.map((entry) => entry.body as { cursor?: string; time_range: unknown });
 		expect(bodies[0].time_range).toBeDefined();
 		expect(bodies[0].cursor).toBeUndefined();
 	});
@@ -187,7 +266,13 @@ describe('Access Log → Query', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'accessLog', operation: 'query', startTime: start(), limit: 3, filters: { users: 'alice@acme.example' } },
+			parameters: {
+				resource: 'accessLog',
+				operation: 'query',
+				startTime: start(),
+				limit: 3,
+				filters: { users: 'alice@acme.example' },
+			},
 		});
 		expect(result.items).toHaveLength(3);
 		for (const item of result.items) expect(item.json.user).toBe('alice@acme.example');
@@ -197,7 +282,12 @@ describe('Access Log → Query', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: { ...ctx.credentials, apiKey: ctx.emulator.keys.bob },
-			parameters: { resource: 'accessLog', operation: 'query', startTime: start(), returnAll: true },
+			parameters: {
+				resource: 'accessLog',
+				operation: 'query',
+				startTime: start(),
+				returnAll: true,
+			},
 		});
 		expect(result.error?.message).toBe('Access logs need the Enterprise plan');
 	});
@@ -207,7 +297,12 @@ describe('Access Log → Query', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'accessLog', operation: 'query', startTime: '2026-05-02T00:00:00Z', endTime: '2026-05-01T00:00:00Z' },
+			parameters: {
+				resource: 'accessLog',
+				operation: 'query',
+				startTime: '2026-05-02T00:00:00Z',
+				endTime: '2026-05-01T00:00:00Z',
+			},
 		});
 		expect(result.error?.message).toBe('Start Time is later than End Time');
 		expect(requestLines(ctx.emulator, seq)).toEqual([]);

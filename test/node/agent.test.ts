@@ -14,10 +14,29 @@ const agentOp = (operation: string, parameters: Record<string, unknown> = {}) =>
 describe('Agent → Get', () => {
 	it.each([
 		['By ID', agentById(DEMO_AGENT_IDS.invoices)],
-		['By URL', { __rl: true, mode: 'url', value: `https://app.example.com/workspaces/1/agents/${DEMO_AGENT_IDS.invoices}/settings` }],
-		['From List', { __rl: true, mode: 'list', value: String(DEMO_AGENT_IDS.invoices), cachedResultName: 'Invoices' }],
+		[
+			'By URL',
+			{
+				__rl: true,
+				mode: 'url',
+				value: `https://app.example.com/workspaces/1/agents/${DEMO_AGENT_IDS.invoices}/settings`,
+			},
+		],
+		[
+			'From List',
+			{
+				__rl: true,
+				mode: 'list',
+				value: String(DEMO_AGENT_IDS.invoices),
+				cachedResultName: 'Invoices',
+			},
+		],
 	])('returns the Agent with its Prompts and templates (%s)', async (_mode, agent) => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent }) });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('get', { agent }),
+		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].json).toMatchObject({ id: DEMO_AGENT_IDS.invoices, name: 'Invoices' });
@@ -26,7 +45,11 @@ describe('Agent → Get', () => {
 	});
 
 	it('gives a short Agent by default: Prompt names and template file names instead of their full settings', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }),
+		});
 		expect(result.items[0].json).toEqual({
 			id: DEMO_AGENT_IDS.invoices,
 			name: 'Invoices',
@@ -39,7 +62,11 @@ describe('Agent → Get', () => {
 	});
 
 	it('gives the Agent as the API returns it with Simplify off', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices), simplify: false }) });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices), simplify: false }),
+		});
 		const prompts = result.items[0].json.prompts as Array<{ name: string; options: unknown }>;
 		expect(prompts[0]).toMatchObject({ name: 'Invoice number', options: expect.any(Object) });
 		expect(result.items[0].json).toHaveProperty('agent_guidelines');
@@ -51,7 +78,10 @@ describe('Agent → Get', () => {
 				nodeType: 'extractionAgents',
 				typeVersion: 1,
 				credentials: ctx.credentials,
-				parameters: agentOp(operation, operation === 'get' ? { agent: agentById(DEMO_AGENT_IDS.invoices) } : { limit: 1 }),
+				parameters: agentOp(
+					operation,
+					operation === 'get' ? { agent: agentById(DEMO_AGENT_IDS.invoices) } : { limit: 1 },
+				),
 			});
 			expect(result.error).toBeUndefined();
 			const prompts = result.items[0].json.prompts as Array<{ name: string; options: unknown }>;
@@ -61,7 +91,11 @@ describe('Agent → Get', () => {
 	});
 
 	it('names the Agent when it does not exist, and says what to check', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(9999) }) });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('get', { agent: agentById(9999) }),
+		});
 		const error = result.error as Error & { description?: string; httpCode?: string };
 		expect(error.message).toBe('Agent 9999 not found');
 		expect(error.httpCode).toBe('404');
@@ -87,8 +121,18 @@ describe('Agent → Get', () => {
 
 describe('answers that are web pages', () => {
 	it('shows a proxy’s HTML error page by its words, without the tags', async () => {
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` }, kind: '502', times: 4 }]);
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		ctx.emulator.injectFaults([
+			{
+				match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` },
+				kind: '502',
+				times: 4,
+			},
+		]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }),
+		});
 		const error = result.error as Error & { description?: string };
 		expect(error?.message).toBe('The Extraction Agents service failed (502)');
 		expect(error.description).toContain('The service said: 502 Bad Gateway');
@@ -96,30 +140,68 @@ describe('answers that are web pages', () => {
 	});
 
 	it('shows a maintenance page answered with 200 by its words, without the tags', async () => {
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` }, kind: 'non-json', times: 4 }]);
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }) });
+		ctx.emulator.injectFaults([
+			{
+				match: { method: 'GET', path: `/agents/${DEMO_AGENT_IDS.invoices}` },
+				kind: 'non-json',
+				times: 4,
+			},
+		]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('get', { agent: agentById(DEMO_AGENT_IDS.invoices) }),
+		});
 		const error = result.error as Error & { description?: string };
-		expect(error?.message).toBe('Unexpected answer from the service: the response is not valid JSON');
-		expect(error.description).toContain('The answer is a web page: Scheduled maintenance: We will be back soon The service is under maintenance.');
+		expect(error?.message).toBe(
+			'Unexpected answer from the service: the response is not valid JSON',
+		);
+		expect(error.description).toContain(
+			'The answer is a web page: Scheduled maintenance: We will be back soon The service is under maintenance.',
+		);
 		expect(error.description).not.toMatch(/[<>]/);
 	});
 });
 
 describe('Agent → Get Many', () => {
 	it('returns up to Limit Agents', async () => {
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 2 }) });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('getAll', { limit: 2 }),
+		});
 		expect(result.items).toHaveLength(2);
 	});
 
 	it('gives short Agents by default and the API’s Agents with Simplify off', async () => {
-		const short = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 1 }) });
-		expect(Object.keys(short.items[0].json)).toEqual(['id', 'name', 'objective', 'n_runs', 'prompts', 'output_templates', 'metadata']);
-		const full = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { limit: 1, simplify: false }) });
+		const short = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('getAll', { limit: 1 }),
+		});
+		expect(Object.keys(short.items[0].json)).toEqual([
+			'id',
+			'name',
+			'objective',
+			'n_runs',
+			'prompts',
+			'output_templates',
+			'metadata',
+		]);
+		const full = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('getAll', { limit: 1, simplify: false }),
+		});
 		expect(full.items[0].json).toHaveProperty('agent_guidelines');
 	});
 
 	it('returns all Agents the key can see, filtered by name', async () => {
-		const all = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: agentOp('getAll', { returnAll: true }) });
+		const all = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: agentOp('getAll', { returnAll: true }),
+		});
 		const names = all.items.map((item) => item.json.name);
 		expect(names).toEqual(expect.arrayContaining(['Invoices', 'Contracts']));
 		const filtered = await executeNode({
@@ -147,7 +229,11 @@ describe('Agent → Update Metadata', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: agentOp('updateMetadata', { agent, metadataMode: 'keyValue', metadataPairs: { pair: [{ key: 'team', value: 'finance' }] } }),
+			parameters: agentOp('updateMetadata', {
+				agent,
+				metadataMode: 'keyValue',
+				metadataPairs: { pair: [{ key: 'team', value: 'finance' }] },
+			}),
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.metadata).toEqual({ team: 'finance' });
@@ -187,22 +273,47 @@ describe('Agent → Update Metadata', () => {
 				agent,
 				metadataMode: 'keyValue',
 				metadataPairs: {
-					pair: [pair('priority', '42'), pair('rate', '-1.5'), pair('active', 'true'), pair('owner', 'null'), pair('zip', '01234'), pair('team', 'finance')],
+					pair: [
+						pair('priority', '42'),
+						pair('rate', '-1.5'),
+						pair('active', 'true'),
+						pair('owner', 'null'),
+						pair('zip', '01234'),
+						pair('team', 'finance'),
+					],
 				},
 			}),
 		});
 		expect(result.error).toBeUndefined();
 		const sent = ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'PATCH')?.body;
-		expect(sent).toEqual({ metadata: { priority: 42, rate: -1.5, active: true, owner: null, zip: '01234', team: 'finance' } });
+		expect(sent).toEqual({
+			metadata: {
+				priority: 42,
+				rate: -1.5,
+				active: true,
+				owner: null,
+				zip: '01234',
+				team: 'finance',
+			},
+		});
 	});
 
 	it('replaces the metadata from JSON with lists of primitives', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: agentOp('updateMetadata', { agent, metadataMode: 'json', metadataJson: '{"tags":["q3","eu"],"priority":2,"active":true,"owner":null}' }),
+			parameters: agentOp('updateMetadata', {
+				agent,
+				metadataMode: 'json',
+				metadataJson: '{"tags":["q3","eu"],"priority":2,"active":true,"owner":null}',
+			}),
 		});
-		expect(result.items[0].json.metadata).toEqual({ tags: ['q3', 'eu'], priority: 2, active: true, owner: null });
+		expect(result.items[0].json.metadata).toEqual({
+			tags: ['q3', 'eu'],
+			priority: 2,
+			active: true,
+			owner: null,
+		});
 	});
 
 	it('clears all metadata by sending {}', async () => {
@@ -213,7 +324,9 @@ describe('Agent → Update Metadata', () => {
 			parameters: agentOp('updateMetadata', { agent, metadataMode: 'clear' }),
 		});
 		expect(result.items[0].json.metadata).toEqual({});
-		expect(ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'PATCH')?.body).toEqual({ metadata: {} });
+		expect(ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'PATCH')?.body).toEqual(
+			{ metadata: {} },
+		);
 	});
 
 	it.each([
@@ -238,7 +351,10 @@ describe('Agent → Copy', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: agentOp('copy', { agent: agentById(DEMO_AGENT_IDS.invoices), newName: '  Invoices EU  ' }),
+			parameters: agentOp('copy', {
+				agent: agentById(DEMO_AGENT_IDS.invoices),
+				newName: '  Invoices EU  ',
+			}),
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.name).toBe('Invoices EU');
@@ -259,10 +375,25 @@ describe('Agent → Copy', () => {
 
 describe('pickers', () => {
 	it('lists and searches Agents for the Agent picker', async () => {
-		const all = await listSearch({ nodeType: 'extractionAgents', method: 'searchAgents', credentials: ctx.credentials, parameters: { resource: 'agent', operation: 'get' } });
-		expect(all.results.map((result) => result.name)).toEqual(expect.arrayContaining([`Invoices (${DEMO_AGENT_IDS.invoices})`]));
-		const found = await listSearch({ nodeType: 'extractionAgents', method: 'searchAgents', filter: 'contr', credentials: ctx.credentials, parameters: {} });
-		expect(found.results.map((result) => result.name)).toEqual([`Contracts (${DEMO_AGENT_IDS.contracts})`]);
+		const all = await listSearch({
+			nodeType: 'extractionAgents',
+			method: 'searchAgents',
+			credentials: ctx.credentials,
+			parameters: { resource: 'agent', operation: 'get' },
+		});
+		expect(all.results.map((result) => result.name)).toEqual(
+			expect.arrayContaining([`Invoices (${DEMO_AGENT_IDS.invoices})`]),
+		);
+		const found = await listSearch({
+			nodeType: 'extractionAgents',
+			method: 'searchAgents',
+			filter: 'contr',
+			credentials: ctx.credentials,
+			parameters: {},
+		});
+		expect(found.results.map((result) => result.name)).toEqual([
+			`Contracts (${DEMO_AGENT_IDS.contracts})`,
+		]);
 	});
 
 	it('loads the chosen Agent’s output templates by file name', async () => {
@@ -270,7 +401,11 @@ describe('pickers', () => {
 			nodeType: 'extractionAgents',
 			method: 'getOutputTemplates',
 			credentials: ctx.credentials,
-			parameters: { resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(DEMO_AGENT_IDS.invoices) },
+			parameters: {
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(DEMO_AGENT_IDS.invoices),
+			},
 		});
 		expect(options.map((option) => [option.name, option.value])).toEqual([
 			['Invoice summary.docx', 11],
@@ -294,7 +429,9 @@ describe('credential', () => {
 		const error = result.error as Error & { description?: string };
 		expect(error.message).toBe('The API key was rejected (401)');
 		expect(error.description).toContain('Check the API key in the Extraction Agents credential');
-		expect(JSON.stringify({ message: error.message, description: error.description, error })).not.toContain(apiKey);
+		expect(
+			JSON.stringify({ message: error.message, description: error.description, error }),
+		).not.toContain(apiKey);
 	});
 
 	it('an expired key gets the same clear 401 message', async () => {

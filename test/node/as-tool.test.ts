@@ -16,7 +16,9 @@ const ctx = useEmulator({ runDurationMs: 600 });
 const INVOICES = DEMO_AGENT_IDS.invoices;
 
 /** The tool nodes of the AI Agent example, as a user imports them. */
-const example = JSON.parse(readFileSync(join(__dirname, '../../examples/ai-agent-questions-about-runs.json'), 'utf8')) as { nodes: INode[] };
+const example = JSON.parse(
+	readFileSync(join(__dirname, '../../examples/ai-agent-questions-about-runs.json'), 'utf8'),
+) as { nodes: INode[] };
 const exampleTool = (name: string) => {
 	const node = example.nodes.find((candidate) => candidate.name === name);
 	if (!node) throw new Error(`no node "${name}" in the AI Agent example`);
@@ -38,21 +40,37 @@ async function runTool(
 		parameters,
 		inputItems: [{ json: { chatInput: 'a question', ...args }, ...(binary ? { binary } : {}) }],
 	});
-	return { ...result, requests: requestLines(ctx.emulator, seq), queries: ctx.emulator.requestsSince(seq).map((entry) => entry.query) };
+	return {
+		...result,
+		requests: requestLines(ctx.emulator, seq),
+		queries: ctx.emulator.requestsSince(seq).map((entry) => entry.query),
+	};
 }
 
 describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 	it('Get Run: the model’s agent_id and run_id fetch that Run, one flat item with every Prompt value', async () => {
-		const run = ctx.emulator.createRun(INVOICES, [{ name: 'INV-77.pdf' }], { createdAt: ctx.emulator.now() - 60_000 });
-		const { error, items, requests } = await runTool(exampleTool('Get Run').parameters, { agent_id: INVOICES, run_id: String(run.run_id) });
+		const run = ctx.emulator.createRun(INVOICES, [{ name: 'INV-77.pdf' }], {
+			createdAt: ctx.emulator.now() - 60_000,
+		});
+		const { error, items, requests } = await runTool(exampleTool('Get Run').parameters, {
+			agent_id: INVOICES,
+			run_id: String(run.run_id),
+		});
 		expect(error).toBeUndefined();
 		expect(requests).toEqual([`GET /api/v1/client/agents/${INVOICES}/runs/${String(run.run_id)}`]);
 		expect(items).toHaveLength(1);
-		expect(items[0].json).toMatchObject({ run_id: run.run_id, status: 'success', 'Total amount': expect.objectContaining({ amount: expect.any(Number) }) });
+		expect(items[0].json).toMatchObject({
+			run_id: run.run_id,
+			status: 'success',
+			'Total amount': expect.objectContaining({ amount: expect.any(Number) }),
+		});
 	});
 
 	it('List Runs: the model’s limit is the page size and the number of Runs returned', async () => {
-		const { error, items, requests, queries } = await runTool(exampleTool('List Runs').parameters, { agent_id: INVOICES, limit: 2 });
+		const { error, items, requests, queries } = await runTool(exampleTool('List Runs').parameters, {
+			agent_id: INVOICES,
+			limit: 2,
+		});
 		expect(error).toBeUndefined();
 		expect(requests).toEqual([`GET /api/v1/client/agents/${INVOICES}/runs`]);
 		expect(queries[0]).toMatchObject({ page_size: '2' });
@@ -60,19 +78,33 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 	});
 
 	it('List Agents: the model’s name_contains filters by name', async () => {
-		const { error, items } = await runTool(exampleTool('List Agents').parameters, { name_contains: 'invoic' });
+		const { error, items } = await runTool(exampleTool('List Agents').parameters, {
+			name_contains: 'invoic',
+		});
 		expect(error).toBeUndefined();
 		expect(items.map((item) => item.json.name)).toEqual(['Invoices']);
 	});
 
 	it('a Run ID that is not a number: refused with a message the model can act on, no request', async () => {
-		const { error, requests } = await runTool(exampleTool('Get Run').parameters, { agent_id: INVOICES, run_id: 'last-acme' });
+		const { error, requests } = await runTool(exampleTool('Get Run').parameters, {
+			agent_id: INVOICES,
+			run_id: 'last-acme',
+		});
 		expect(error?.message).toBe('"last-acme" is not a valid Run ID');
 		expect(requests).toEqual([]);
 	});
 
 	it('Run → Create without files (what a tool always gets): says why and what to do instead, no request', async () => {
-		const parameters = { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: "={{ $fromAI('agent_id', 'The Agent ID', 'number') }}" }, binarySource: 'all' };
+		const parameters = {
+			resource: 'run',
+			operation: 'create',
+			agent: {
+				__rl: true,
+				mode: 'id',
+				value: "={{ $fromAI('agent_id', 'The Agent ID', 'number') }}",
+			},
+			binarySource: 'all',
+		};
 		const { error, requests } = await runTool(parameters, { agent_id: INVOICES });
 		expect(error?.message).toBe(
 			'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
@@ -81,21 +113,55 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 	});
 
 	it('with On Error → Continue (the example’s setting) a refused call is an item with the message and the hint, for the model', async () => {
-		const { error, items } = await runTool(exampleTool('Get Run').parameters, { agent_id: INVOICES, run_id: 'last-acme' }, undefined, true);
+		const { error, items } = await runTool(
+			exampleTool('Get Run').parameters,
+			{ agent_id: INVOICES, run_id: 'last-acme' },
+			undefined,
+			true,
+		);
 		expect(error).toBeUndefined();
 		expect(items.map((item) => item.json)).toEqual([
-			{ error: '"last-acme" is not a valid Run ID', description: 'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.' },
+			{
+				error: '"last-acme" is not a valid Run ID',
+				description:
+					'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.',
+			},
 		]);
-		const create = { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: String(INVOICES) }, binarySource: 'all' };
+		const create = {
+			resource: 'run',
+			operation: 'create',
+			agent: { __rl: true, mode: 'id', value: String(INVOICES) },
+			binarySource: 'all',
+		};
 		const refused = await runTool(create, {}, undefined, true);
 		expect(refused.error).toBeUndefined();
-		expect(refused.items.map((item) => item.json.error)).toEqual([expect.stringMatching(/^Run → Create cannot be used as an AI Agent tool: a tool receives no files/)]);
+		expect(refused.items.map((item) => item.json.error)).toEqual([
+			expect.stringMatching(
+				/^Run → Create cannot be used as an AI Agent tool: a tool receives no files/,
+			),
+		]);
 		expect(refused.requests).toEqual([]);
 	});
 
 	it('Run → Create with files on the item (should n8n ever pass them to a tool): uploads them as usual', async () => {
-		const parameters = { resource: 'run', operation: 'create', agent: { __rl: true, mode: 'id', value: String(INVOICES) }, binarySource: 'all', waitForCompletion: false };
-		const { error, items, requests } = await runTool(parameters, {}, { data: { data: Buffer.from('%PDF-1.4\ninvoice\n%%EOF\n'), fileName: 'INV-9.pdf', mimeType: 'application/pdf' } });
+		const parameters = {
+			resource: 'run',
+			operation: 'create',
+			agent: { __rl: true, mode: 'id', value: String(INVOICES) },
+			binarySource: 'all',
+			waitForCompletion: false,
+		};
+		const { error, items, requests } = await runTool(
+			parameters,
+			{},
+			{
+				data: {
+					data: Buffer.from('%PDF-1.4\ninvoice\n%%EOF\n'),
+					fileName: 'INV-9.pdf',
+					mimeType: 'application/pdf',
+				},
+			},
+		);
 		expect(error).toBeUndefined();
 		expect(requests).toEqual([`POST /api/v1/client/agents/${INVOICES}/runs`]);
 		expect(items[0].json).toMatchObject({ agent_id: INVOICES, files: ['INV-9.pdf'] });

@@ -43,7 +43,10 @@ export const INVOICES = DEMO_AGENT_IDS.invoices;
 export const pdf = (text: string): Buffer => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
 /** Run → Create of the Invoices Agent (or `agentId`), the node's defaults for everything not overridden. */
-export function createRunParameters(overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
+export function createRunParameters(
+	overrides: INodeParameters = {},
+	agentId: number = INVOICES,
+): INodeParameters {
 	return { resource: 'run', operation: 'create', agent: agentById(agentId), ...overrides };
 }
 
@@ -59,6 +62,9 @@ export function finishedRun(
 	agentId: number = INVOICES,
 	options: { outcome?: 'success' | 'failed'; fileName?: string } = {},
 ): FinishedRun {
-	const run = emulator.createRun(agentId, [{ name: options.fileName ?? 'doc.pdf' }], { durationMs: 0, outcome: options.outcome ?? 'success' });
+	const run = emulator.createRun(agentId, [{ name: options.fileName ?? 'doc.pdf' }], {
+		durationMs: 0,
+		outcome: options.outcome ?? 'success',
+	});
 	return emulator.getRun(agentId, Number(run.run_id)) as FinishedRun;
 }

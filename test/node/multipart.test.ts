@@ -1,7 +1,10 @@
 import busboy from 'busboy';
 import FormData from 'form-data';
 import { createHash, randomBytes } from 'crypto';
-import { encodeMultipartStream, type MultipartFile } from '../../nodes/ExtractionAgents/transport/multipart';
+import {
+	encodeMultipartStream,
+	type MultipartFile,
+} from '../../nodes/ExtractionAgents/transport/multipart';
 import { ensurePythonMultipart, parseWithPythonMultipart } from './python-multipart';
 
 interface ParsedPart {
@@ -19,7 +22,14 @@ function parse(body: Buffer, contentType: string): Promise<ParsedPart[]> {
 		parser.on('file', (name, stream, info) => {
 			const hash = createHash('sha256');
 			stream.on('data', (chunk: Buffer) => hash.update(chunk));
-			stream.on('end', () => parts.push({ name, filename: info.filename, mimeType: info.mimeType, sha256: hash.digest('hex') }));
+			stream.on('end', () =>
+				parts.push({
+					name,
+					filename: info.filename,
+					mimeType: info.mimeType,
+					sha256: hash.digest('hex'),
+				}),
+			);
 		});
 		parser.on('field', (name, value) => parts.push({ name, value }));
 		parser.on('close', () => resolve(parts));
@@ -36,7 +46,11 @@ async function collect(iterable: AsyncIterable<Uint8Array>): Promise<Buffer> {
 
 const files = [
 	{ name: 'invoice.pdf', type: 'application/pdf', data: randomBytes(70_000) },
-	{ name: 'Übersicht März.xlsx', type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', data: randomBytes(1234) },
+	{
+		name: 'Übersicht März.xlsx',
+		type: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+		data: randomBytes(1234),
+	},
 	{ name: 'notes.txt', type: 'text/plain', data: Buffer.from('line 1\r\n--not-a-boundary\r\n') },
 ];
 
@@ -48,7 +62,8 @@ function asParts(chunkSize = 4096): MultipartFile[] {
 		size: file.data.length,
 		// Streamed in small chunks, as n8n's binary store hands them out.
 		open: async function* () {
-			for (let offset = 0; offset < file.data.length; offset += chunkSize) yield file.data.subarray(offset, offset + chunkSize);
+			for (let offset = 0; offset < file.data.length; offset += chunkSize)
+				yield file.data.subarray(offset, offset + chunkSize);
 		},
 	}));
 }
@@ -60,14 +75,20 @@ describe('encodeMultipartStream', () => {
 			{ fieldName: 'due_date', value: '2026-12-31T17:00:00.000Z' },
 		]);
 		const reference = new FormData();
-		for (const file of files) reference.append('files', file.data, { filename: file.name, contentType: file.type });
+		for (const file of files)
+			reference.append('files', file.data, { filename: file.name, contentType: file.type });
 		reference.append('user_defined_id', 'mail-7');
 		reference.append('due_date', '2026-12-31T17:00:00.000Z');
 
 		const ourParts = await parse(await collect(ours.stream()), ours.type);
-		const referenceParts = await parse(reference.getBuffer(), reference.getHeaders()['content-type']);
+		const referenceParts = await parse(
+			reference.getBuffer(),
+			reference.getHeaders()['content-type'],
+		);
 		expect(ourParts).toEqual(referenceParts);
-		expect(ourParts.filter((part) => part.filename).map((part) => part.filename)).toEqual(files.map((file) => file.name));
+		expect(ourParts.filter((part) => part.filename).map((part) => part.filename)).toEqual(
+			files.map((file) => file.name),
+		);
 	});
 
 	it('announces a size equal to the bytes it sends (the Content-Length)', async () => {
@@ -85,20 +106,30 @@ describe('encodeMultipartStream', () => {
 	it('stops the upload when a file yields other than its announced size', async () => {
 		const [file] = asParts();
 		const body = encodeMultipartStream([{ ...file, size: file.size + 1 }]);
-		await expect(collect(body.stream())).rejects.toThrow('File "invoice.pdf" changed while uploading: expected 70001 bytes, read 70000');
+		await expect(collect(body.stream())).rejects.toThrow(
+			'File "invoice.pdf" changed while uploading: expected 70001 bytes, read 70000',
+		);
 	});
 
 	it('is a Blob to n8n’s HTTP client, so it is streamed with a Content-Length', () => {
 		const body = encodeMultipartStream(asParts());
 		expect(Object.prototype.toString.call(body)).toBe('[object Blob]');
-		expect(body.type).toMatch(/^multipart\/form-data; boundary=----n8nExtractionAgents[0-9a-f]{24}$/);
+		expect(body.type).toMatch(
+			/^multipart\/form-data; boundary=----n8nExtractionAgents[0-9a-f]{24}$/,
+		);
 	});
 });
 
 describe('file names as real server parsers read them', () => {
 	const names = ['Rechnung "Q1" ü.pdf', 'Übersicht März.xlsx', 'a;b=c "quoted".pdf', 'plain.pdf'];
 	const namedParts = (): MultipartFile[] =>
-		names.map((fileName) => ({ fieldName: 'files', fileName, contentType: 'application/pdf', size: 3, open: () => [Buffer.from('pdf')] }));
+		names.map((fileName) => ({
+			fieldName: 'files',
+			fileName,
+			contentType: 'application/pdf',
+			size: 3,
+			open: () => [Buffer.from('pdf')],
+		}));
 	let pythonSkipReason: string | undefined;
 
 	beforeAll(async () => {
@@ -106,7 +137,9 @@ describe('file names as real server parsers read them', () => {
 	});
 
 	it('busboy reads back every file name as it was, quotes and non-ASCII included', async () => {
-		const body = encodeMultipartStream(namedParts(), [{ fieldName: 'user_defined_id', value: 'mail-7' }]);
+		const body = encodeMultipartStream(namedParts(), [
+			{ fieldName: 'user_defined_id', value: 'mail-7' },
+		]);
 		const parts = await parse(await collect(body.stream()), body.type);
 		expect(parts.filter((part) => part.filename).map((part) => part.filename)).toEqual(names);
 		expect(parts.find((part) => part.name === 'user_defined_id')?.value).toBe('mail-7');
@@ -117,9 +150,13 @@ describe('file names as real server parsers read them', () => {
 			console.warn(`skipped: ${pythonSkipReason}`);
 			return;
 		}
-		const body = encodeMultipartStream(namedParts(), [{ fieldName: 'user_defined_id', value: 'mail-7' }]);
+		const body = encodeMultipartStream(namedParts(), [
+			{ fieldName: 'user_defined_id', value: 'mail-7' },
+		]);
 		const parts = parseWithPythonMultipart(await collect(body.stream()), body.type);
-		expect(parts.filter((part) => part.filename).map((part) => [part.filename, part.size])).toEqual(names.map((name) => [name, 3]));
+		expect(parts.filter((part) => part.filename).map((part) => [part.filename, part.size])).toEqual(
+			names.map((name) => [name, 3]),
+		);
 		expect(parts.find((part) => part.name === 'user_defined_id')?.value).toBe('mail-7');
 	});
 });

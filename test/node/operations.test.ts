@@ -14,9 +14,12 @@ const ACTIONS = join(__dirname, '..', '..', 'nodes', 'ExtractionAgents', 'action
 
 describe.each(Object.entries(resources))('resource %s', (resource, operations) => {
 	const selector = resourceProperties.find(
-		(property) => property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+		(property) =>
+			property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
 	);
-	const offered = ((selector?.options ?? []) as INodePropertyOptions[]).map((option) => option.value);
+	const offered = ((selector?.options ?? []) as INodePropertyOptions[]).map(
+		(option) => option.value,
+	);
 
 	it('offers exactly the operations the router runs', () => {
 		expect([...offered].sort()).toEqual(Object.keys(operations).sort());

@@ -17,7 +17,14 @@ beforeAll(() => {
 	const { state } = ctx.emulator;
 	const template = state.visibleAgent(state.userByEmail(ALICE)!, DEMO_AGENT_IDS.purchaseOrders)!;
 	for (let index = 0; index < BULK_AGENTS; index++) {
-		state.addAgent({ ...template, id: state.nextId.agent++, name: `Bulk agent ${index}`, prompts: [], templates: [], metadata: {} });
+		state.addAgent({
+			...template,
+			id: state.nextId.agent++,
+			name: `Bulk agent ${index}`,
+			prompts: [],
+			templates: [],
+			metadata: {},
+		});
 	}
 	// More access-log events than two pages of 1,000 hold.
 	const now = Date.now();
@@ -37,11 +44,19 @@ beforeAll(() => {
 });
 
 afterEach(() => {
-	Object.assign(ctx.emulator.knobs, { agentsListShape: 'object', ignorePageNumber: false, omitTotalPages: false, repeatAccessLogCursor: false });
+	Object.assign(ctx.emulator.knobs, {
+		agentsListShape: 'object',
+		ignorePageNumber: false,
+		omitTotalPages: false,
+		repeatAccessLogCursor: false,
+	});
 });
 
 const agentPages = (seq: number) =>
-	ctx.emulator.requestsSince(seq).filter((entry) => entry.path === '/api/v1/client/agents').map((entry) => entry.query.page_number);
+	ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.path === '/api/v1/client/agents')
+		.map((entry) => entry.query.page_number);
 
 describe('paged lists', () => {
 	it('reads on while a bare-array page of Agents is full', async () => {
@@ -91,10 +106,19 @@ describe('paged lists', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'accessLog', operation: 'query', startTime: new Date(Date.now() - 3_600_000).toISOString(), returnAll: true },
+			parameters: {
+				resource: 'accessLog',
+				operation: 'query',
+				startTime: new Date(Date.now() - 3_600_000).toISOString(),
+				returnAll: true,
+			},
 		});
 		expect(result.items).toEqual([]);
-		expect(result.error?.message).toBe('Unexpected answer from the service for the access-log query');
-		expect((result.error as Error & { description?: string }).description).toContain('repeated a cursor');
+		expect(result.error?.message).toBe(
+			'Unexpected answer from the service for the access-log query',
+		);
+		expect((result.error as Error & { description?: string }).description).toContain(
+			'repeated a cursor',
+		);
 	});
 });

@@ -39,18 +39,24 @@ function importable(): boolean {
 export async function ensurePythonMultipart(): Promise<string | undefined> {
 	if (importable()) return undefined;
 	const unavailable = aptUnavailableReason();
-	if (unavailable) return `python3-multipart is not installed and ${unavailable} to install it (as root: apt-get install -y python3-multipart)`;
+	if (unavailable)
+		return `python3-multipart is not installed and ${unavailable} to install it (as root: apt-get install -y python3-multipart)`;
 	try {
 		await installWithApt('python3-multipart', 'python3-multipart');
 	} catch (error) {
 		return `installing python3-multipart failed: ${(error as Error).message}`;
 	}
-	return importable() ? undefined : `apt installed python3-multipart but ${PYTHON} cannot import it`;
+	return importable()
+		? undefined
+		: `apt installed python3-multipart but ${PYTHON} cannot import it`;
 }
 
 /** The parts python-multipart reads from a multipart/form-data body. */
 export function parseWithPythonMultipart(body: Buffer, contentType: string): PythonPart[] {
-	const result = spawnSync(PYTHON, ['-c', PARSE_SCRIPT, contentType, String(body.length)], { input: body });
-	if (result.status !== 0) throw new Error(`python-multipart failed: ${result.stderr.toString('utf8')}`);
+	const result = spawnSync(PYTHON, ['-c', PARSE_SCRIPT, contentType, String(body.length)], {
+		input: body,
+	});
+	if (result.status !== 0)
+		throw new Error(`python-multipart failed: ${result.stderr.toString('utf8')}`);
 	return JSON.parse(result.stdout.toString('utf8')) as PythonPart[];
 }

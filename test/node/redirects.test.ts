@@ -7,7 +7,6 @@ const ctx = useEmulator({ runDurationMs: 200 });
 /** Where the redirecting front sends every request: the https address of the same service. */
 const HTTPS_ADDRESS = 'https://extraction.example.com';
 
-
 afterEach(() => {
 	ctx.emulator.knobs.redirect = null;
 });
@@ -19,7 +18,12 @@ describe('a Base URL answered with a redirect', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'run', operation: 'delete', agent: agentById(INVOICES), run: runById(runId) },
+			parameters: {
+				resource: 'run',
+				operation: 'delete',
+				agent: agentById(INVOICES),
+				run: runById(runId),
+			},
 		});
 		const error = result.error as Error & { description?: string };
 		expect(result.items).toEqual([]);
@@ -32,7 +36,12 @@ describe('a Base URL answered with a redirect', () => {
 
 	it('Download Templated Output answered 302 fails instead of saving the redirect page as the file', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
-		ctx.emulator.knobs.redirect = { status: 302, location: HTTPS_ADDRESS, html: true, pathContains: '/templated-output' };
+		ctx.emulator.knobs.redirect = {
+			status: 302,
+			location: HTTPS_ADDRESS,
+			html: true,
+			pathContains: '/templated-output',
+		};
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -58,14 +67,34 @@ describe('a Base URL answered with a redirect', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'run', operation: 'create', agent: agentById(INVOICES), waitForCompletion: false },
-			inputItems: [{ json: {}, binary: { data: { data: Buffer.from('%PDF-1.4 invoice'), mimeType: 'application/pdf', fileName: 'INV-9.pdf' } } }],
+			parameters: {
+				resource: 'run',
+				operation: 'create',
+				agent: agentById(INVOICES),
+				waitForCompletion: false,
+			},
+			inputItems: [
+				{
+					json: {},
+					binary: {
+						data: {
+							data: Buffer.from('%PDF-1.4 invoice'),
+							mimeType: 'application/pdf',
+							fileName: 'INV-9.pdf',
+						},
+					},
+				},
+			],
 		});
 		const error = result.error as Error & { description?: string };
-		expect(error?.message).toBe(`The service redirected the request to ${HTTPS_ADDRESS}/api/v1/client/agents/${INVOICES}/runs (307)`);
+		expect(error?.message).toBe(
+			`The service redirected the request to ${HTTPS_ADDRESS}/api/v1/client/agents/${INVOICES}/runs (307)`,
+		);
 		expect(error.description).toContain(`enter ${HTTPS_ADDRESS} as the Base URL`);
 		// Sent once, not repeated, and nothing created.
-		expect(requestLines(ctx.emulator, seq)).toEqual([`POST /api/v1/client/agents/${INVOICES}/runs`]);
+		expect(requestLines(ctx.emulator, seq)).toEqual([
+			`POST /api/v1/client/agents/${INVOICES}/runs`,
+		]);
 		expect(ctx.emulator.state.runsOfAgent(INVOICES)).toHaveLength(runsBefore);
 	});
 

@@ -2,7 +2,12 @@
  * What serviceRequest sends: an upload only when the request declares one, JSON otherwise,
  * whatever the JSON's fields are called.
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { serviceRequest } from '../../nodes/ExtractionAgents/transport/serviceRequest';
 import { executeNode, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
@@ -43,7 +48,11 @@ class JsonRequestProbe implements INodeType {
 describe('request bodies', () => {
 	it('a JSON body with a field named "stream" is sent as JSON, not taken for an upload', async () => {
 		const seq = ctx.emulator.lastSeq;
-		const result = await executeNode({ nodeType: new JsonRequestProbe(), credentials: ctx.credentials, parameters: {} });
+		const result = await executeNode({
+			nodeType: new JsonRequestProbe(),
+			credentials: ctx.credentials,
+			parameters: {},
+		});
 		expect(result.error).toBeUndefined();
 		const [sent] = ctx.emulator.requestsSince(seq);
 		expect(sent.headers['content-type']).toMatch(/^application\/json/);

@@ -8,8 +8,10 @@ const ctx = useEmulator({ runDurationMs: 1500 });
 const RUN_CREATE = /\/agents\/\d+\/runs$/;
 const RUN_READ = /\/agents\/\d+\/runs\/\d+$/;
 
-
-function documents(count: number, options: { withoutFileAt?: number; size?: number } = {}): HarnessInputItem[] {
+function documents(
+	count: number,
+	options: { withoutFileAt?: number; size?: number } = {},
+): HarnessInputItem[] {
 	return Array.from({ length: count }, (_, index) =>
 		index === options.withoutFileAt
 			? { json: { n: index } }
@@ -17,7 +19,9 @@ function documents(count: number, options: { withoutFileAt?: number; size?: numb
 					json: { n: index },
 					binary: {
 						data: {
-							data: options.size ? Buffer.alloc(options.size, index % 251) : pdf(`invoice ${index}`),
+							data: options.size
+								? Buffer.alloc(options.size, index % 251)
+								: pdf(`invoice ${index}`),
 							fileName: `doc-${index}.pdf`,
 							mimeType: 'application/pdf',
 						},
@@ -26,9 +30,10 @@ function documents(count: number, options: { withoutFileAt?: number; size?: numb
 	);
 }
 
-
 function sent(seq: number, method: string, path: RegExp): RequestLogEntry[] {
-	return ctx.emulator.requestsSince(seq).filter((entry) => entry.method === method && path.test(entry.path));
+	return ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === method && path.test(entry.path));
 }
 
 /** The most requests of `entries` that were being handled by the emulator at one moment. */
@@ -58,8 +63,12 @@ describe('Run → Create over many items', () => {
 			timeoutMs: 120_000,
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: 50 }, (_, item) => ({ item })));
-		expect(result.items.map((item) => item.json.files)).toEqual(Array.from({ length: 50 }, (_, n) => [`doc-${n}.pdf`]));
+		expect(result.items.map((item) => item.pairedItem)).toEqual(
+			Array.from({ length: 50 }, (_, item) => ({ item })),
+		);
+		expect(result.items.map((item) => item.json.files)).toEqual(
+			Array.from({ length: 50 }, (_, n) => [`doc-${n}.pdf`]),
+		);
 		expect(result.items.every((item) => item.json.status === 'success')).toBe(true);
 
 		const posts = sent(seq, 'POST', RUN_CREATE);
@@ -99,11 +108,16 @@ describe('Run → Create over many items', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ options: { itemsInParallel: 1 }, waitForCompletion: false }),
+			parameters: createRunParameters({
+				options: { itemsInParallel: 1 },
+				waitForCompletion: false,
+			}),
 			inputItems: documents(6, { size: 200_000 }),
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json.files)).toEqual(Array.from({ length: 6 }, (_, n) => [`doc-${n}.pdf`]));
+		expect(result.items.map((item) => item.json.files)).toEqual(
+			Array.from({ length: 6 }, (_, n) => [`doc-${n}.pdf`]),
+		);
 		expect(mostAtOnce(sent(seq, 'POST', RUN_CREATE))).toBe(1);
 	});
 
@@ -129,11 +143,15 @@ describe('Run → Create over many items', () => {
 				continueOnFail: true,
 			});
 			expect(result.items).toHaveLength(10);
-			expect(result.items.map((item) => item.pairedItem)).toEqual(Array.from({ length: 10 }, (_, item) => ({ item })));
+			expect(result.items.map((item) => item.pairedItem)).toEqual(
+				Array.from({ length: 10 }, (_, item) => ({ item })),
+			);
 			expect(result.items[3].json.error).toBe('Item 4 has no files (binary data)');
 			const others = result.items.filter((_, index) => index !== 3);
 			expect(others.map((item) => item.json.status)).toEqual(Array(9).fill('success'));
-			expect(others.map((item) => item.json.files)).toEqual([0, 1, 2, 4, 5, 6, 7, 8, 9].map((n) => [`doc-${n}.pdf`]));
+			expect(others.map((item) => item.json.files)).toEqual(
+				[0, 1, 2, 4, 5, 6, 7, 8, 9].map((n) => [`doc-${n}.pdf`]),
+			);
 		});
 
 		it('without Continue On Fail: fails on the bad item, creates nothing more, and names every Run the other items already created', async () => {
@@ -150,13 +168,22 @@ describe('Run → Create over many items', () => {
 			const created = [...ctx.emulator.state.runs.keys()].filter((runId) => !before.has(runId));
 			// Item 10 starts only once five earlier items have uploaded, so at least five Runs exist.
 			expect(created.length).toBeGreaterThanOrEqual(5);
-			expect(error.description).toContain(`Other items had already created ${created.length} Run(s), which go on in the service`);
-			for (const runId of created) expect(error.description).toContain(`Run ${runId} (${ctx.emulator.webUrl}/agents/${INVOICES}/runs/${runId})`);
+			expect(error.description).toContain(
+				`Other items had already created ${created.length} Run(s), which go on in the service`,
+			);
+			for (const runId of created)
+				expect(error.description).toContain(
+					`Run ${runId} (${ctx.emulator.webUrl}/agents/${INVOICES}/runs/${runId})`,
+				);
 			// Items 11 and 12 come after the failure: nothing of theirs is sent.
-			const uploaded = sent(seq, 'POST', RUN_CREATE).flatMap((entry) => entry.upload?.files.map((file) => file.filename) ?? []);
+			const uploaded = sent(seq, 'POST', RUN_CREATE).flatMap(
+				(entry) => entry.upload?.files.map((file) => file.filename) ?? [],
+			);
 			expect(uploaded).not.toContain('doc-10.pdf');
 			expect(uploaded).not.toContain('doc-11.pdf');
-			expect(error.description).toContain(`Nothing was sent for ${12 - 1 - created.length} other item(s)`);
+			expect(error.description).toContain(
+				`Nothing was sent for ${12 - 1 - created.length} other item(s)`,
+			);
 		});
 
 		it('without Continue On Fail: the lowest-index failing item is the one reported', async () => {
@@ -164,7 +191,9 @@ describe('Run → Create over many items', () => {
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
 				parameters: createRunParameters({ options: { itemsInParallel: 5 } }),
-				inputItems: documents(5, { withoutFileAt: 4 }).map((item, index) => (index === 1 ? { json: {} } : item)),
+				inputItems: documents(5, { withoutFileAt: 4 }).map((item, index) =>
+					index === 1 ? { json: {} } : item,
+				),
 			});
 			expect(result.error?.message).toBe('Item 2 has no files (binary data)');
 		});
@@ -173,11 +202,16 @@ describe('Run → Create over many items', () => {
 	it('a 429 holds back every request of the execution for the same Retry-After: nothing new is sent in that window, and each item still gets exactly one Run', async () => {
 		const seq = ctx.emulator.lastSeq;
 		const before = ctx.emulator.state.runs.size;
-		ctx.emulator.injectFaults([{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '2' }]);
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '2' },
+		]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ waitForCompletion: false, options: { itemsInParallel: 5 } }),
+			parameters: createRunParameters({
+				waitForCompletion: false,
+				options: { itemsInParallel: 5 },
+			}),
 			inputItems: documents(10, { size: 100_000 }),
 		});
 		expect(result.error).toBeUndefined();
@@ -186,16 +220,22 @@ describe('Run → Create over many items', () => {
 		const refused = requests.find((entry) => entry.status === 429);
 		expect(refused).toBeDefined();
 		const windowStart = refused!.startedAt + refused!.durationMs;
-		const sentInWindow = requests.filter((entry) => entry.startedAt > windowStart && entry.startedAt < windowStart + 1900);
+		const sentInWindow = requests.filter(
+			(entry) => entry.startedAt > windowStart && entry.startedAt < windowStart + 1900,
+		);
 		// At most the requests that were already on their way when the 429 came back.
 		expect(sentInWindow.length).toBeLessThanOrEqual(5);
-		const retried = sent(seq, 'POST', RUN_CREATE).filter((entry) => entry.startedAt >= windowStart + 1900);
+		const retried = sent(seq, 'POST', RUN_CREATE).filter(
+			(entry) => entry.startedAt >= windowStart + 1900,
+		);
 		expect(retried.length).toBeGreaterThanOrEqual(1);
 	});
 
 	it('a Retry-After longer than the node waits fails the item at once with "rate limited until", without sending it again', async () => {
 		const seq = ctx.emulator.lastSeq;
-		ctx.emulator.injectFaults([{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '600' }]);
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '600' },
+		]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -203,7 +243,9 @@ describe('Run → Create over many items', () => {
 			inputItems: documents(1),
 		});
 		const error = result.error as Error & { description?: string };
-		expect(error.message).toMatch(/^The Extraction Agents service is rate limiting this API key until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(429\)$/);
+		expect(error.message).toMatch(
+			/^The Extraction Agents service is rate limiting this API key until \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ \(429\)$/,
+		);
 		const until = Date.parse(error.message.match(/until (\S+)/)![1]);
 		expect(until - Date.now()).toBeGreaterThan(500_000);
 		expect(error.description).toContain('Items in Parallel');
@@ -213,7 +255,9 @@ describe('Run → Create over many items', () => {
 	it('enforces the Wait timeout while the service rate limits the status reads', async () => {
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.knobs.runOutcome = 'never';
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: '429', retryAfter: '30' }]);
+		ctx.emulator.injectFaults([
+			{ match: { method: 'GET', path: RUN_READ }, kind: '429', retryAfter: '30' },
+		]);
 		try {
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
@@ -223,7 +267,9 @@ describe('Run → Create over many items', () => {
 			});
 			const error = result.error as Error & { description?: string };
 			expect(error.message).toMatch(/^Run \d+ did not finish within 3 seconds$/);
-			expect(error.description).toContain('The last check of the Run failed: The Extraction Agents service is rate limiting this API key until');
+			expect(error.description).toContain(
+				'The last check of the Run failed: The Extraction Agents service is rate limiting this API key until',
+			);
 			// The one read refused with Retry-After 30 s was not sent again within the 3 s.
 			expect(sent(seq, 'GET', RUN_READ).map((entry) => entry.status)).toEqual([429]);
 		} finally {
@@ -246,7 +292,9 @@ describe('Run → Create over many items', () => {
 				expect(item.pairedItem).toEqual({ item: index });
 				expect(item.json.error).toBe(`Run ${item.json.run_id} did not finish within 3 seconds`);
 				expect(item.json).toMatchObject({ agent_id: INVOICES, status: 'running' });
-				expect(item.json.run_url).toBe(`${ctx.emulator.webUrl}/agents/${INVOICES}/runs/${item.json.run_id}`);
+				expect(item.json.run_url).toBe(
+					`${ctx.emulator.webUrl}/agents/${INVOICES}/runs/${item.json.run_id}`,
+				);
 				expect(ctx.emulator.getRun(INVOICES, Number(item.json.run_id))).toBeDefined();
 			}
 		} finally {
@@ -274,9 +322,13 @@ describe('Run → Create over many items', () => {
 			// Sliced sleeps and n8n's abort of requests in flight end everything within a second;
 			// the margin absorbs a loaded CI machine.
 			expect(result.durationMs).toBeLessThan(cancelAfterMs + 1500);
-			const sentAfter = ctx.emulator.requestsSince(seq).filter((entry) => entry.startedAt > cancelledAt + 1000);
+			const sentAfter = ctx.emulator
+				.requestsSince(seq)
+				.filter((entry) => entry.startedAt > cancelledAt + 1000);
 			expect(sentAfter).toEqual([]);
-			const unfinishedUploads = sent(seq, 'POST', RUN_CREATE).filter((entry) => entry.status === 0 || entry.status >= 400);
+			const unfinishedUploads = sent(seq, 'POST', RUN_CREATE).filter(
+				(entry) => entry.status === 0 || entry.status >= 400,
+			);
 			expect(unfinishedUploads.length).toBeGreaterThanOrEqual(1);
 		} finally {
 			ctx.emulator.knobs.runOutcome = 'success';
@@ -287,31 +339,59 @@ describe('Run → Create over many items', () => {
 
 describe('One item per Prompt result never drops an item', () => {
 	it('a Run without Prompt results still gives one row with the Run’s fields and prompt null', async () => {
-		const runId = Number((ctx.emulator.createRun(INVOICES, [{ name: 'empty.pdf' }]) as { run_id: number }).run_id);
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'missing-fields', dropFields: ['data', 'order'] }]);
+		const runId = Number(
+			(ctx.emulator.createRun(INVOICES, [{ name: 'empty.pdf' }]) as { run_id: number }).run_id,
+		);
+		ctx.emulator.injectFaults([
+			{
+				match: { method: 'GET', path: RUN_READ },
+				kind: 'missing-fields',
+				dropFields: ['data', 'order'],
+			},
+		]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'run', operation: 'get', agent: agentById(INVOICES), run: runById(runId), output: 'promptResult' },
+			parameters: {
+				resource: 'run',
+				operation: 'get',
+				agent: agentById(INVOICES),
+				run: runById(runId),
+				output: 'promptResult',
+			},
 			inputItems: [{ json: {} }],
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].pairedItem).toEqual({ item: 0 });
-		expect(result.items[0].json).toMatchObject({ run_id: runId, agent_id: INVOICES, prompt: null, value: null });
+		expect(result.items[0].json).toMatchObject({
+			run_id: runId,
+			agent_id: INVOICES,
+			prompt: null,
+			value: null,
+		});
 	});
 });
 
 describe('Other per-item operations run several items at once', () => {
 	it('Run → Get of many Runs reads up to Items in Parallel at once and keeps input order', async () => {
-		const ids = Array.from({ length: 12 }, (_, n) => Number((ctx.emulator.createRun(INVOICES, [{ name: `get-${n}.pdf` }]) as { run_id: number }).run_id));
+		const ids = Array.from({ length: 12 }, (_, n) =>
+			Number(
+				(ctx.emulator.createRun(INVOICES, [{ name: `get-${n}.pdf` }]) as { run_id: number }).run_id,
+			),
+		);
 		ctx.emulator.knobs.latencyMs = 150;
 		const seq = ctx.emulator.lastSeq;
 		try {
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
-				parameters: { resource: 'run', operation: 'get', agent: agentById(INVOICES), run: '={{ { "__rl": true, "mode": "id", "value": String($json.id) } }}' },
+				parameters: {
+					resource: 'run',
+					operation: 'get',
+					agent: agentById(INVOICES),
+					run: '={{ { "__rl": true, "mode": "id", "value": String($json.id) } }}',
+				},
 				inputItems: ids.map((id) => ({ json: { id } })),
 			});
 			expect(result.error).toBeUndefined();

@@ -1,5 +1,12 @@
 import type { INodeParameters } from 'n8n-workflow';
-import { mkdtempSync, openSync, closeSync, ftruncateSync, writeFileSync, createWriteStream } from 'fs';
+import {
+	mkdtempSync,
+	openSync,
+	closeSync,
+	ftruncateSync,
+	writeFileSync,
+	createWriteStream,
+} from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { randomBytes } from 'crypto';
@@ -11,10 +18,10 @@ useHarness();
 const ctx = useEmulator({ runDurationMs: 1200 });
 const scratch = mkdtempSync(join(tmpdir(), 'ea-run-create-'));
 
-
-
 function postRunsSince(seq: number) {
-	return ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
+	return ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
 }
 
 describe('Run → Create', () => {
@@ -40,7 +47,12 @@ describe('Run → Create', () => {
 		expect(result.items).toHaveLength(1);
 		const [item] = result.items;
 		expect(item.pairedItem).toEqual({ item: 0 });
-		expect(item.json).toMatchObject({ status: 'success', agent_id: INVOICES, files: ['INV-1001.pdf', 'INV-1002.pdf'], failed_prompts: [] });
+		expect(item.json).toMatchObject({
+			status: 'success',
+			agent_id: INVOICES,
+			files: ['INV-1001.pdf', 'INV-1002.pdf'],
+			failed_prompts: [],
+		});
 		for (const prompt of ['Invoice number', 'Invoice date', 'Vendor', 'Total amount']) {
 			expect(item.json).toHaveProperty([prompt]);
 			expect(item.json[prompt]).not.toBeNull();
@@ -64,7 +76,9 @@ describe('Run → Create', () => {
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
 			parameters: createRunParameters({ waitForCompletion: false }),
-			inputItems: [{ binary: { data: { data: pdf('q1'), fileName, mimeType: 'application/pdf' } } }],
+			inputItems: [
+				{ binary: { data: { data: pdf('q1'), fileName, mimeType: 'application/pdf' } } },
+			],
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.files).toEqual([fileName]);
@@ -77,10 +91,21 @@ describe('Run → Create', () => {
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
 			parameters: createRunParameters({ output: 'promptResult' }),
-			inputItems: [{ binary: { data: { data: pdf('x'), fileName: 'INV-2001.pdf', mimeType: 'application/pdf' } } }],
+			inputItems: [
+				{
+					binary: {
+						data: { data: pdf('x'), fileName: 'INV-2001.pdf', mimeType: 'application/pdf' },
+					},
+				},
+			],
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json.prompt)).toEqual(['Invoice number', 'Invoice date', 'Vendor', 'Total amount']);
+		expect(result.items.map((item) => item.json.prompt)).toEqual([
+			'Invoice number',
+			'Invoice date',
+			'Vendor',
+			'Total amount',
+		]);
 		for (const item of result.items) {
 			expect(item.pairedItem).toEqual({ item: 0 });
 			expect(item.json).toMatchObject({ status: 'success' });
@@ -100,10 +125,16 @@ describe('Run → Create', () => {
 				simplify: false,
 				additionalFields: { userDefinedId: 'mail-42', dueDate: due },
 			}),
-			inputItems: [{ binary: { data: { data: pdf('x'), fileName: 'a.pdf', mimeType: 'application/pdf' } } }],
+			inputItems: [
+				{ binary: { data: { data: pdf('x'), fileName: 'a.pdf', mimeType: 'application/pdf' } } },
+			],
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items[0].json).toMatchObject({ status: 'running', data: {}, user_defined_id: 'mail-42' });
+		expect(result.items[0].json).toMatchObject({
+			status: 'running',
+			data: {},
+			user_defined_id: 'mail-42',
+		});
 		const [upload] = postRunsSince(seq);
 		expect(upload.upload?.fields.user_defined_id).toBe('mail-42');
 		expect(Date.parse(upload.upload?.fields.due_date ?? '')).toBe(Date.parse(due));
@@ -115,15 +146,31 @@ describe('Run → Create', () => {
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
 			parameters: createRunParameters({ waitForCompletion: false }),
-			inputItems: [0, 1, 2].map((n) => ({ binary: { data: { data: pdf(`n${n}`), fileName: `doc-${n}.pdf`, mimeType: 'application/pdf' } } })),
+			inputItems: [0, 1, 2].map((n) => ({
+				binary: {
+					data: { data: pdf(`n${n}`), fileName: `doc-${n}.pdf`, mimeType: 'application/pdf' },
+				},
+			})),
 		});
-		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(result.items.map((item) => item.json.files)).toEqual([['doc-0.pdf'], ['doc-1.pdf'], ['doc-2.pdf']]);
+		expect(result.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect(result.items.map((item) => item.json.files)).toEqual([
+			['doc-0.pdf'],
+			['doc-1.pdf'],
+			['doc-2.pdf'],
+		]);
 		expect(postRunsSince(seq)).toHaveLength(3);
 	});
 
 	describe('refuses before sending any byte', () => {
-		async function refused(parameters: INodeParameters, inputItems: Parameters<typeof executeNode>[0]['inputItems'], binaryMode: 'filesystem' | 'default' = 'default') {
+		async function refused(
+			parameters: INodeParameters,
+			inputItems: Parameters<typeof executeNode>[0]['inputItems'],
+			binaryMode: 'filesystem' | 'default' = 'default',
+		) {
 			const seq = ctx.emulator.lastSeq;
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
@@ -152,13 +199,16 @@ describe('Run → Create', () => {
 		});
 
 		it('a binary field holding no data', async () => {
-			const error = await refused({}, [{ binary: { data: { data: Buffer.alloc(0), fileName: 'empty.pdf' } } }]);
+			const error = await refused({}, [
+				{ binary: { data: { data: Buffer.alloc(0), fileName: 'empty.pdf' } } },
+			]);
 			expect(error.message).toBe('Binary field "data" (empty.pdf) of item 1 holds no data');
 		});
 
 		it('more than 300 files', async () => {
 			const binary: Record<string, { data: Buffer; fileName: string }> = {};
-			for (let n = 0; n < 301; n++) binary[`file_${n}`] = { data: Buffer.from(`f${n}`), fileName: `f${n}.txt` };
+			for (let n = 0; n < 301; n++)
+				binary[`file_${n}`] = { data: Buffer.from(`f${n}`), fileName: `f${n}.txt` };
 			const error = await refused({ binarySource: 'all' }, [{ binary }]);
 			expect(error.message).toBe('Item 1 has 301 files; a Run takes at most 300');
 		});
@@ -168,7 +218,11 @@ describe('Run → Create', () => {
 			const fd = openSync(path, 'w');
 			ftruncateSync(fd, 250_000_001);
 			closeSync(fd);
-			const error = await refused({}, [{ binary: { data: { path, fileName: 'huge.pdf', mimeType: 'application/pdf' } } }], 'filesystem');
+			const error = await refused(
+				{},
+				[{ binary: { data: { path, fileName: 'huge.pdf', mimeType: 'application/pdf' } } }],
+				'filesystem',
+			);
 			expect(error.message).toBe(
 				'File "huge.pdf" in binary field "data" is 250,000,001 bytes; the limit is 250,000,000 bytes',
 			);
@@ -229,7 +283,10 @@ describe('Run → Create', () => {
 		});
 		const hashBig = await new Promise<string>((resolve) => {
 			const hash = require('crypto').createHash('sha256');
-			require('fs').createReadStream(bigPath).on('data', (d: Buffer) => hash.update(d)).on('end', () => resolve(hash.digest('hex')));
+			require('fs')
+				.createReadStream(bigPath)
+				.on('data', (d: Buffer) => hash.update(d))
+				.on('end', () => resolve(hash.digest('hex')));
 		});
 		const smallA = randomBytes(1000);
 		const smallB = Buffer.from('plain text file\n');
@@ -245,7 +302,11 @@ describe('Run → Create', () => {
 				{
 					binary: {
 						big: { path: bigPath, fileName: 'scan-200MB.pdf', mimeType: 'application/pdf' },
-						a: { path: join(scratch, 'a.bin'), fileName: 'a.bin', mimeType: 'application/octet-stream' },
+						a: {
+							path: join(scratch, 'a.bin'),
+							fileName: 'a.bin',
+							mimeType: 'application/octet-stream',
+						},
 						b: { data: smallB, fileName: 'notes.txt', mimeType: 'text/plain' },
 					},
 				},
@@ -258,7 +319,11 @@ describe('Run → Create', () => {
 			['a.bin', 1000, sha256(smallA)],
 			['notes.txt', smallB.length, sha256(smallB)],
 		]);
-		expect(upload.upload?.files.map((file) => file.contentType)).toEqual(['application/pdf', 'application/octet-stream', 'text/plain']);
+		expect(upload.upload?.files.map((file) => file.contentType)).toEqual([
+			'application/pdf',
+			'application/octet-stream',
+			'text/plain',
+		]);
 	}, 180_000);
 
 	it('keeps an odd file name intact: quotes and non-ASCII read back as sent, line breaks percent-encoded (no header injection)', async () => {
@@ -267,7 +332,17 @@ describe('Run → Create', () => {
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
 			parameters: createRunParameters({ waitForCompletion: false }),
-			inputItems: [{ binary: { data: { data: pdf('x'), fileName: 'Rechnung "März" №7 – 請求書.pdf\r\nX-Evil: 1', mimeType: 'application/pdf' } } }],
+			inputItems: [
+				{
+					binary: {
+						data: {
+							data: pdf('x'),
+							fileName: 'Rechnung "März" №7 – 請求書.pdf\r\nX-Evil: 1',
+							mimeType: 'application/pdf',
+						},
+					},
+				},
+			],
 		});
 		expect(result.error).toBeUndefined();
 		const [upload] = postRunsSince(seq);
@@ -288,7 +363,9 @@ describe('Run → Create: waiting', () => {
 			});
 			expect(result.error).toBeUndefined();
 			expect(result.items[0].json.status).toBe('success');
-			const polls = ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'GET' && /\/runs\/\d+$/.test(entry.path));
+			const polls = ctx.emulator
+				.requestsSince(seq)
+				.filter((entry) => entry.method === 'GET' && /\/runs\/\d+$/.test(entry.path));
 			expect(polls.length).toBeGreaterThanOrEqual(2);
 		} finally {
 			ctx.emulator.knobs.runDurationMs = 1200;
@@ -327,7 +404,9 @@ describe('Run → Create: waiting', () => {
 			// n8n marks the execution cancelled or failed; either way the node's own error says
 			// why it stopped (the harness keeps what the node threw).
 			expect(['canceled', 'error']).toContain(result.status);
-			expect(result.error?.message).toMatch(/^The execution was cancelled while waiting for Run \d+$/);
+			expect(result.error?.message).toMatch(
+				/^The execution was cancelled while waiting for Run \d+$/,
+			);
 			// Waits are sliced at 0.5 s, so the node returns well within a second of the cancel;
 			// the margin only absorbs a loaded CI machine.
 			expect(result.durationMs).toBeLessThan(1500 + 1500);
@@ -341,7 +420,9 @@ describe('Run → Create: retries', () => {
 	it('waits out a 429 with Retry-After and then creates exactly one Run', async () => {
 		const before = ctx.emulator.state.runs.size;
 		const seq = ctx.emulator.lastSeq;
-		ctx.emulator.injectFaults([{ match: { method: 'POST', path: /\/runs$/ }, kind: '429', retryAfter: '1' }]);
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: /\/runs$/ }, kind: '429', retryAfter: '1' },
+		]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -359,7 +440,9 @@ describe('Run → Create: retries', () => {
 		async (timing) => {
 			const before = ctx.emulator.state.runs.size;
 			const seq = ctx.emulator.lastSeq;
-			ctx.emulator.injectFaults([{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing }]);
+			ctx.emulator.injectFaults([
+				{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing },
+			]);
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
@@ -381,16 +464,31 @@ describe('Run → Create: a file that cannot be read whole', () => {
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
 			parameters: createRunParameters({ waitForCompletion: false }),
-			inputItems: [{ binary: { data: { data: Buffer.alloc(300_000, 7), fileName: 'scan.pdf', mimeType: 'application/pdf', damageStoredFile } } }],
+			inputItems: [
+				{
+					binary: {
+						data: {
+							data: Buffer.alloc(300_000, 7),
+							fileName: 'scan.pdf',
+							mimeType: 'application/pdf',
+							damageStoredFile,
+						},
+					},
+				},
+			],
 		});
 
 	it('names the file that changed while uploading instead of reporting a dropped connection', async () => {
 		const result = await upload('truncate');
-		expect(result.error?.message).toBe('File "scan.pdf" changed while uploading: expected 300000 bytes, read 150000');
+		expect(result.error?.message).toBe(
+			'File "scan.pdf" changed while uploading: expected 300000 bytes, read 150000',
+		);
 	});
 
 	it('says the file is missing from n8n’s binary data, with the store’s reason', async () => {
 		const result = await upload('delete');
-		expect(result.error?.message).toBe('File "scan.pdf" could not be read from n8n’s binary data: File not found');
+		expect(result.error?.message).toBe(
+			'File "scan.pdf" could not be read from n8n’s binary data: File not found',
+		);
 	});
 });

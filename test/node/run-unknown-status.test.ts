@@ -16,16 +16,37 @@ it('Wait for Completion returns a Run that ends in a status the node does not kn
 	const { emulator } = ctx;
 	// The service cancels the Run right after creating it.
 	emulator.afterRequest({ method: 'POST', path: new RegExp(`/agents/${INVOICES}/runs$`) }, () => {
-		const created = [...emulator.state.runs.values()].filter((run) => run.agentId === INVOICES).at(-1)!;
+		const created = [...emulator.state.runs.values()]
+			.filter((run) => run.agentId === INVOICES)
+			.at(-1)!;
 		emulator.finishRun(INVOICES, created.runId);
 		created.reportedStatus = 'cancelled';
 	});
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
-		parameters: { resource: 'run', operation: 'create', agent: agentById(INVOICES), waitForCompletion: true, timeoutMinutes: 0.25 },
-		inputItems: [{ json: {}, binary: { data: { data: Buffer.from('%PDF-1.4\ncancelled\n%%EOF\n'), fileName: 'cancelled.pdf', mimeType: 'application/pdf' } } }],
+		parameters: {
+			resource: 'run',
+			operation: 'create',
+			agent: agentById(INVOICES),
+			waitForCompletion: true,
+			timeoutMinutes: 0.25,
+		},
+		inputItems: [
+			{
+				json: {},
+				binary: {
+					data: {
+						data: Buffer.from('%PDF-1.4\ncancelled\n%%EOF\n'),
+						fileName: 'cancelled.pdf',
+						mimeType: 'application/pdf',
+					},
+				},
+			},
+		],
 	});
 	expect(result.error).toBeUndefined();
-	expect(result.items.map((item) => [item.json.status, typeof item.json.completed])).toEqual([['cancelled', 'string']]);
+	expect(result.items.map((item) => [item.json.status, typeof item.json.completed])).toEqual([
+		['cancelled', 'string'],
+	]);
 }, 60_000);

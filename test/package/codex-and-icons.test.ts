@@ -73,7 +73,9 @@ describe.each(nodes)('codex $file', ({ file, load }) => {
 	it('names the node as n8n does (<package>.<node name>) at its version', () => {
 		expect(codex.node).toBe(`${pkg.name}.${description.name}`);
 		// The codex names the node's current version: its default, when it has several.
-		const current = description.defaultVersion ?? (Array.isArray(description.version) ? Math.max(...description.version) : description.version);
+		const current =
+			description.defaultVersion ??
+			(Array.isArray(description.version) ? Math.max(...description.version) : description.version);
 		expect(Number(codex.nodeVersion)).toBe(current);
 		expect(codex.codexVersion).toBe('1.0');
 	});
@@ -138,15 +140,19 @@ describe('icons', () => {
 				expect(target).toBe(join(iconDir, name));
 			}
 		};
-		for (const { load } of nodes) check((load() as INodeType).description.icon, join(ROOT, 'nodes/ExtractionAgents'));
+		for (const { load } of nodes)
+			check((load() as INodeType).description.icon, join(ROOT, 'nodes/ExtractionAgents'));
 		check(new ExtractionAgentsApi().icon, join(ROOT, 'credentials'));
 	});
 
-	(existsSync(join(ROOT, 'dist/nodes/ExtractionAgents/icons')) ? it : it.skip)('is copied into dist/ unchanged by the build', () => {
-		for (const name of ['extractionAgents.svg', 'extractionAgents.dark.svg']) {
-			expect(readFileSync(join(ROOT, 'dist/nodes/ExtractionAgents/icons', name), 'utf8')).toBe(
-				readFileSync(join(iconDir, name), 'utf8'),
-			);
-		}
-	});
+	(existsSync(join(ROOT, 'dist/nodes/ExtractionAgents/icons')) ? it : it.skip)(
+		'is copied into dist/ unchanged by the build',
+		() => {
+			for (const name of ['extractionAgents.svg', 'extractionAgents.dark.svg']) {
+				expect(readFileSync(join(ROOT, 'dist/nodes/ExtractionAgents/icons', name), 'utf8')).toBe(
+					readFileSync(join(iconDir, name), 'utf8'),
+				);
+			}
+		},
+	);
 });

@@ -52,7 +52,9 @@ const built = existsSync(join(ROOT, 'dist/nodes'));
 	it('has one .js for each TypeScript source of nodes/ and credentials/, and nothing else in dist/ but codex JSON and icons', () => {
 		const sources = glob.sync('{nodes,credentials}/**/*.ts', { cwd: ROOT });
 		const compiled = sources.map((source) => `dist/${source.replace(/\.ts$/, '.js')}`);
-		const assets = glob.sync('{nodes,credentials}/**/*.{node.json,svg,png}', { cwd: ROOT }).map((asset) => `dist/${asset}`);
+		const assets = glob
+			.sync('{nodes,credentials}/**/*.{node.json,svg,png}', { cwd: ROOT })
+			.map((asset) => `dist/${asset}`);
 		expect(files).toEqual([...ALWAYS_PACKED, ...compiled, ...assets].sort());
 	});
 });

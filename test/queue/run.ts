@@ -28,13 +28,42 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { startEmulator, type Emulator } from '../emulator';
-import { host as e2eHost, OWNER, type N8nHostModule, type N8nInstall, type N8nServer, type NodeRun } from '../e2e/n8n-session';
+import {
+	host as e2eHost,
+	OWNER,
+	type N8nHostModule,
+	type N8nInstall,
+	type N8nServer,
+	type NodeRun,
+} from '../e2e/n8n-session';
 import { credentialJson, samplePdf } from '../e2e/workflows';
-import { ensureDebianPackages, freePort, log, startPostgres, startRedis, type Postgres, type Service } from './services';
-import { createRunWebhookWorkflow, QUEUE_AGENT_ID, QUEUE_WEBHOOK_PATH, QUEUE_WORKFLOW_IDS, queueTriggerWorkflow } from './workflows';
+import {
+	ensureDebianPackages,
+	freePort,
+	log,
+	startPostgres,
+	startRedis,
+	type Postgres,
+	type Service,
+} from './services';
+import {
+	createRunWebhookWorkflow,
+	QUEUE_AGENT_ID,
+	QUEUE_WEBHOOK_PATH,
+	QUEUE_WORKFLOW_IDS,
+	queueTriggerWorkflow,
+} from './workflows';
 
 interface QueueHost extends N8nHostModule {
-	n8nEnv(n8n: N8nInstall, options: { userFolder: string; port?: number; brokerPort?: number; env?: Record<string, string> }): NodeJS.ProcessEnv;
+	n8nEnv(
+		n8n: N8nInstall,
+		options: {
+			userFolder: string;
+			port?: number;
+			brokerPort?: number;
+			env?: Record<string, string>;
+		},
+	): NodeJS.ProcessEnv;
 }
 const host = e2eHost as QueueHost;
 
@@ -105,7 +134,12 @@ interface WorkerProcess {
 	kill(): void;
 }
 
-async function startWorker(n8n: N8nInstall, name: string, userFolder: string, env: Record<string, string>): Promise<WorkerProcess> {
+async function startWorker(
+	n8n: N8nInstall,
+	name: string,
+	userFolder: string,
+	env: Record<string, string>,
+): Promise<WorkerProcess> {
 	const healthPort = await freePort();
 	const brokerPort = await freePort();
 	const logFile = path.join(userFolder, 'n8n-worker.log');
@@ -114,16 +148,27 @@ async function startWorker(n8n: N8nInstall, name: string, userFolder: string, en
 		userFolder,
 		port: healthPort,
 		brokerPort,
-		env: { ...env, QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(healthPort), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
+		env: {
+			...env,
+			QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+			QUEUE_HEALTH_CHECK_PORT: String(healthPort),
+			N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+		},
 	});
-	const child: ChildProcess = spawn(n8n.nodeBin, [n8n.n8nBin, 'worker', `--concurrency=${WORKER_CONCURRENCY}`], {
-		cwd: userFolder,
-		env: workerEnv,
-		stdio: ['ignore', out, out],
-	});
+	const child: ChildProcess = spawn(
+		n8n.nodeBin,
+		[n8n.n8nBin, 'worker', `--concurrency=${WORKER_CONCURRENCY}`],
+		{
+			cwd: userFolder,
+			env: workerEnv,
+			stdio: ['ignore', out, out],
+		},
+	);
 	fs.closeSync(out);
 	let exited: { code: number | null; signal: NodeJS.Signals | null } | null = null;
-	const exit = new Promise<void>((resolve) => child.on('exit', (code, signal) => ((exited = { code, signal }), resolve())));
+	const exit = new Promise<void>((resolve) =>
+		child.on('exit', (code, signal) => ((exited = { code, signal }), resolve())),
+	);
 	const worker: WorkerProcess = {
 		name,
 		pid: child.pid ?? 0,
@@ -143,10 +188,17 @@ async function startWorker(n8n: N8nInstall, name: string, userFolder: string, en
 	stops.push({ name, stop: worker.stop, kill: worker.kill });
 	const started = Date.now();
 	for (;;) {
-		if (exited) throw new Error(`${name} exited before it was ready (${JSON.stringify(exited)}):\n${tail(logFile, 4000)}`);
-		const status = await fetch(worker.healthUrl).then((r) => r.status, () => 0);
+		if (exited)
+			throw new Error(
+				`${name} exited before it was ready (${JSON.stringify(exited)}):\n${tail(logFile, 4000)}`,
+			);
+		const status = await fetch(worker.healthUrl).then(
+			(r) => r.status,
+			() => 0,
+		);
 		if (status === 200) break;
-		if (Date.now() - started > 180_000) throw new Error(`${name} was not ready within 180 s:\n${tail(logFile, 4000)}`);
+		if (Date.now() - started > 180_000)
+			throw new Error(`${name} was not ready within 180 s:\n${tail(logFile, 4000)}`);
 		await sleep(300);
 	}
 	log(`${name} ready (pid ${worker.pid}, ${secs(Date.now() - started)}; log ${logFile})`);
@@ -173,7 +225,12 @@ function rssMiB(pid: number): number {
 	};
 	let children: number[] = [];
 	try {
-		children = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+		children = fs
+			.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+			.trim()
+			.split(/\s+/)
+			.filter(Boolean)
+			.map(Number);
 	} catch {
 		/* not available */
 	}
@@ -223,8 +280,15 @@ async function postFile(baseUrl: string, file: TestFile): Promise<CallResult> {
 	try {
 		const form = new FormData();
 		form.append('id', file.id);
-		form.append('file', new Blob([fs.readFileSync(file.filePath)], { type: 'application/pdf' }), file.fileName);
-		const res = await fetch(`${baseUrl}/webhook/${QUEUE_WEBHOOK_PATH}`, { method: 'POST', body: form });
+		form.append(
+			'file',
+			new Blob([fs.readFileSync(file.filePath)], { type: 'application/pdf' }),
+			file.fileName,
+		);
+		const res = await fetch(`${baseUrl}/webhook/${QUEUE_WEBHOOK_PATH}`, {
+			method: 'POST',
+			body: form,
+		});
 		const text = await res.text();
 		let body: unknown = text;
 		try {
@@ -252,7 +316,9 @@ interface ExecutionRow {
 }
 
 function executionsOf(pg: Postgres, workflowId: string): ExecutionRow[] {
-	const out = pg.query(`SELECT id, "workflowId", mode, status, finished, "startedAt" FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`);
+	const out = pg.query(
+		`SELECT id, "workflowId", mode, status, finished, "startedAt" FROM execution_entity WHERE "workflowId" = '${workflowId}' ORDER BY id`,
+	);
 	return out
 		.split('\n')
 		.filter(Boolean)
@@ -262,8 +328,14 @@ function executionsOf(pg: Postgres, workflowId: string): ExecutionRow[] {
 		});
 }
 
-function executionRunData(pg: Postgres, flatted: { parse(text: string): unknown }, id: string): Record<string, NodeRun[]> {
-	const text = pg.query(`SELECT data FROM execution_data WHERE "executionId" = ${Number(id)}`).replace(/\n$/, '');
+function executionRunData(
+	pg: Postgres,
+	flatted: { parse(text: string): unknown },
+	id: string,
+): Record<string, NodeRun[]> {
+	const text = pg
+		.query(`SELECT data FROM execution_data WHERE "executionId" = ${Number(id)}`)
+		.replace(/\n$/, '');
 	const parsed = flatted.parse(text) as { resultData: { runData: Record<string, NodeRun[]> } };
 	return parsed.resultData.runData;
 }
@@ -272,7 +344,9 @@ function executionRunData(pg: Postgres, flatted: { parse(text: string): unknown 
 function executionsByWorker(workers: WorkerProcess[]): Map<string, string[]> {
 	const where = new Map<string, string[]>();
 	for (const worker of workers) {
-		for (const match of fs.readFileSync(worker.logFile, 'utf8').matchAll(/Worker started execution (\d+) \(job /g)) {
+		for (const match of fs
+			.readFileSync(worker.logFile, 'utf8')
+			.matchAll(/Worker started execution (\d+) \(job /g)) {
 			where.set(match[1], [...(where.get(match[1]) ?? []), worker.name]);
 		}
 	}
@@ -297,7 +371,9 @@ async function main(): Promise<number> {
 		},
 		kill: () => undefined,
 	});
-	log(`n8n ${VERSION} in queue mode: 1 main + ${WORKERS} workers (concurrency ${WORKER_CONCURRENCY}), ${EXECUTIONS} executions; folder ${root}`);
+	log(
+		`n8n ${VERSION} in queue mode: 1 main + ${WORKERS} workers (concurrency ${WORKER_CONCURRENCY}), ${EXECUTIONS} executions; folder ${root}`,
+	);
 
 	// 1. Services.
 	const tools = await ensureDebianPackages();
@@ -306,17 +382,28 @@ async function main(): Promise<number> {
 	stops.push({ name: 'redis-server', stop: redis.stop, kill: redis.kill });
 	const pg = await startPostgres(tools.pgBin, path.join(root, 'postgres'));
 	stops.push({ name: 'PostgreSQL', stop: pg.stop, kill: pg.kill });
-	log(`redis-server on 127.0.0.1:${redis.port}, PostgreSQL on 127.0.0.1:${pg.port} (${secs(Date.now() - t0)})`);
+	log(
+		`redis-server on 127.0.0.1:${redis.port}, PostgreSQL on 127.0.0.1:${pg.port} (${secs(Date.now() - t0)})`,
+	);
 
-	const emu: Emulator = await startEmulator({ runDurationMs: RUN_MS, latencyMs: LATENCY_MS, logErrors: false });
+	const emu: Emulator = await startEmulator({
+		runDurationMs: RUN_MS,
+		latencyMs: LATENCY_MS,
+		logErrors: false,
+	});
 	stops.push({ name: 'emulator', stop: () => emu.stop(), kill: () => undefined });
 
 	// 2. n8n: the packed package in each instance's own user folder; one database.
 	const n8n = await n8nPromise;
-	const folders = { main: path.join(root, 'main'), workers: Array.from({ length: WORKERS }, (_, i) => path.join(root, `worker-${i + 1}`)) };
-	for (const folder of [folders.main, ...folders.workers]) fs.mkdirSync(folder, { recursive: true });
+	const folders = {
+		main: path.join(root, 'main'),
+		workers: Array.from({ length: WORKERS }, (_, i) => path.join(root, `worker-${i + 1}`)),
+	};
+	for (const folder of [folders.main, ...folders.workers])
+		fs.mkdirSync(folder, { recursive: true });
 	const tgz = await host.packPackage(path.join(root, 'pack'));
-	for (const folder of [folders.main, ...folders.workers]) await host.installPackageInto(folder, tgz);
+	for (const folder of [folders.main, ...folders.workers])
+		await host.installPackageInto(folder, tgz);
 	log(`package installed into ${1 + WORKERS} user folders (${secs(Date.now() - t0)})`);
 
 	const queueEnv: Record<string, string> = {
@@ -336,28 +423,45 @@ async function main(): Promise<number> {
 	};
 	const mainOptions = { userFolder: folders.main, env: queueEnv, quiet: false };
 	await host.importCredentials(n8n, mainOptions, [credentialJson(emu.url, emu.keys.alice)]);
-	await host.importWorkflows(n8n, mainOptions, [createRunWebhookWorkflow(), queueTriggerWorkflow(POLL_SECONDS)]);
+	await host.importWorkflows(n8n, mainOptions, [
+		createRunWebhookWorkflow(),
+		queueTriggerWorkflow(POLL_SECONDS),
+	]);
 	log(`credential and workflows imported into PostgreSQL (${secs(Date.now() - t0)})`);
 
 	const server: N8nServer = await host.startN8n(n8n, { ...mainOptions, port: await freePort() });
 	stops.push({ name: 'n8n main', stop: () => server.stop(), kill: () => undefined });
 	const mainPid = (server as N8nServer & { process: ChildProcess }).process.pid ?? 0;
-	const workers = await Promise.all(folders.workers.map((folder, i) => startWorker(n8n, `worker-${i + 1}`, folder, queueEnv)));
+	const workers = await Promise.all(
+		folders.workers.map((folder, i) => startWorker(n8n, `worker-${i + 1}`, folder, queueEnv)),
+	);
 	const api = await host.setupOwner(server.url, OWNER);
 	// The trigger's first poll (at publishing) only records where the Agent's history ends.
 	const pollPath = `/api/v1/client/agents/${QUEUE_AGENT_ID}/runs`;
-	const polls = (since: number) => emu.requestLog.filter((e) => e.method === 'GET' && e.path === pollPath && e.status === 200 && e.startedAt >= since);
-	for (const id of Object.values(QUEUE_WORKFLOW_IDS)) await host.publishWorkflowRest(api, n8n.version, id);
+	const polls = (since: number) =>
+		emu.requestLog.filter(
+			(e) => e.method === 'GET' && e.path === pollPath && e.status === 200 && e.startedAt >= since,
+		);
+	for (const id of Object.values(QUEUE_WORKFLOW_IDS))
+		await host.publishWorkflowRest(api, n8n.version, id);
 	const deadline = Date.now() + 60_000;
 	while (polls(0).length === 0 && Date.now() < deadline) await sleep(200);
-	if (polls(0).length === 0) throw new Error(`the trigger did not poll within 60 s of publishing:\n${tail(server.logFile, 4000)}`);
+	if (polls(0).length === 0)
+		throw new Error(
+			`the trigger did not poll within 60 s of publishing:\n${tail(server.logFile, 4000)}`,
+		);
 	const setupMs = Date.now() - t0;
-	log(`main ${server.url} (pid ${mainPid}) and ${WORKERS} workers up, workflows published (${secs(setupMs)})`);
+	log(
+		`main ${server.url} (pid ${mainPid}) and ${WORKERS} workers up, workflows published (${secs(setupMs)})`,
+	);
 
 	// Memory of the n8n processes while they work.
 	const peakRss = new Map<string, number>();
 	const sampleRss = () => {
-		for (const [name, pid] of [['main', mainPid], ...workers.map((w) => [w.name, w.pid] as const)] as Array<[string, number]>) {
+		for (const [name, pid] of [
+			['main', mainPid],
+			...workers.map((w) => [w.name, w.pid] as const),
+		] as Array<[string, number]>) {
 			peakRss.set(name, Math.max(peakRss.get(name) ?? 0, rssMiB(pid)));
 		}
 	};
@@ -367,14 +471,19 @@ async function main(): Promise<number> {
 	// 3. The executions: every file at once; the main queues them, the workers take 10 each.
 	const files = writeFiles(path.join(root, 'files'));
 	const totalMiB = files.reduce((sum, f) => sum + f.size, 0) / 1024 / 1024;
-	log(`${EXECUTIONS} files (${totalMiB.toFixed(1)} MiB) → POST /webhook/${QUEUE_WEBHOOK_PATH}, all at once ...`);
+	log(
+		`${EXECUTIONS} files (${totalMiB.toFixed(1)} MiB) → POST /webhook/${QUEUE_WEBHOOK_PATH}, all at once ...`,
+	);
 	const driveStart = Date.now();
 	let done = 0;
 	const results = await Promise.all(
 		files.map((file) =>
 			postFile(server.url, file).then((result) => {
 				done++;
-				if (done % 20 === 0 || done === files.length) log(`  ${done}/${files.length} webhook calls answered (${secs(Date.now() - driveStart)})`);
+				if (done % 20 === 0 || done === files.length)
+					log(
+						`  ${done}/${files.length} webhook calls answered (${secs(Date.now() - driveStart)})`,
+					);
 				return result;
 			}),
 		),
@@ -383,11 +492,27 @@ async function main(): Promise<number> {
 
 	// 4. The trigger: wait until every Run created here has been emitted, then two more polls.
 	// eslint-disable-next-line @typescript-eslint/no-require-imports
-	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as { parse(text: string): unknown };
-	const ourRuns = () => [...emu.state.runs.values()].filter((r) => r.agentId === QUEUE_AGENT_ID && !r.historical && String(r.userDefinedId ?? '').startsWith(ID_PREFIX));
-	const parsedTriggerData = new Map<string, Array<{ run_id: number; user_defined_id: string | null; status: string }>>();
+	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as {
+		parse(text: string): unknown;
+	};
+	const ourRuns = () =>
+		[...emu.state.runs.values()].filter(
+			(r) =>
+				r.agentId === QUEUE_AGENT_ID &&
+				!r.historical &&
+				String(r.userDefinedId ?? '').startsWith(ID_PREFIX),
+		);
+	const parsedTriggerData = new Map<
+		string,
+		Array<{ run_id: number; user_defined_id: string | null; status: string }>
+	>();
 	const emittedItems = () => {
-		const list: Array<{ run_id: number; user_defined_id: string | null; status: string; execution: string }> = [];
+		const list: Array<{
+			run_id: number;
+			user_defined_id: string | null;
+			status: string;
+			execution: string;
+		}> = [];
 		for (const row of executionsOf(pg, QUEUE_WORKFLOW_IDS.trigger)) {
 			if (!['success', 'error', 'crashed', 'canceled'].includes(row.status)) continue;
 			if (!parsedTriggerData.has(row.id)) {
@@ -402,7 +527,8 @@ async function main(): Promise<number> {
 					})),
 				);
 			}
-			for (const item of parsedTriggerData.get(row.id) ?? []) list.push({ ...item, execution: row.id });
+			for (const item of parsedTriggerData.get(row.id) ?? [])
+				list.push({ ...item, execution: row.id });
 		}
 		return list;
 	};
@@ -429,28 +555,43 @@ async function main(): Promise<number> {
 	while (polls(settleFrom).length < 2 && Date.now() < settleDeadline) await sleep(500);
 	await sleep(5000); // time for an execution those polls would have started to finish
 	const pendingDeadline = Date.now() + 30_000;
-	while (executionsOf(pg, QUEUE_WORKFLOW_IDS.trigger).some((e) => !e.finished && ['new', 'running'].includes(e.status)) && Date.now() < pendingDeadline) await sleep(500);
+	while (
+		executionsOf(pg, QUEUE_WORKFLOW_IDS.trigger).some(
+			(e) => !e.finished && ['new', 'running'].includes(e.status),
+		) &&
+		Date.now() < pendingDeadline
+	)
+		await sleep(500);
 	clearInterval(sampler);
 	sampleRss();
 
 	// 5. Count.
 	const created = ourRuns();
 	const createdById = new Map<string, number[]>();
-	for (const run of created) createdById.set(String(run.userDefinedId), [...(createdById.get(String(run.userDefinedId)) ?? []), run.runId]);
+	for (const run of created)
+		createdById.set(String(run.userDefinedId), [
+			...(createdById.get(String(run.userDefinedId)) ?? []),
+			run.runId,
+		]);
 	const createDuplicates = [...createdById.values()].reduce((sum, ids) => sum + ids.length - 1, 0);
 	const createMissing = files.filter((f) => !createdById.has(f.id)).map((f) => f.id);
 
 	const emitted = emittedItems();
 	const emittedCount = new Map<number, number>();
-	for (const item of emitted) emittedCount.set(item.run_id, (emittedCount.get(item.run_id) ?? 0) + 1);
+	for (const item of emitted)
+		emittedCount.set(item.run_id, (emittedCount.get(item.run_id) ?? 0) + 1);
 	const createdIds = new Set(created.map((r) => r.runId));
 	const emitDuplicates = [...emittedCount.values()].reduce((sum, n) => sum + n - 1, 0);
 	const emitMissing = created.filter((r) => !emittedCount.has(r.runId)).map((r) => r.runId);
 	const emitForeign = [...emittedCount.keys()].filter((id) => !createdIds.has(id));
-	const emittedStatusOk = emitted.filter((e) => createdIds.has(e.run_id)).every((e) => e.status === emu.getRun(QUEUE_AGENT_ID, e.run_id)?.status);
+	const emittedStatusOk = emitted
+		.filter((e) => createdIds.has(e.run_id))
+		.every((e) => e.status === emu.getRun(QUEUE_AGENT_ID, e.run_id)?.status);
 
 	// Binaries: what the service received for each id against the file on disk.
-	const uploads = emu.requestLog.filter((e) => e.method === 'POST' && e.path === pollPath && e.upload);
+	const uploads = emu.requestLog.filter(
+		(e) => e.method === 'POST' && e.path === pollPath && e.upload,
+	);
 	const uploadsById = new Map<string, typeof uploads>();
 	for (const entry of uploads) {
 		const id = entry.upload?.fields.user_defined_id ?? '';
@@ -469,39 +610,98 @@ async function main(): Promise<number> {
 			entries[0].upload.files[0].size === file.size &&
 			entries[0].upload.files[0].filename === file.fileName;
 		if (ok) checksumsMatched++;
-		else binaryMismatch.push(`${file.id}: ${entries.length} upload(s) ${JSON.stringify(entries.map((e) => ({ status: e.status, files: e.upload?.files.map((f) => [f.filename, f.size, f.sha256.slice(0, 12)]) })))}`);
+		else
+			binaryMismatch.push(
+				`${file.id}: ${entries.length} upload(s) ${JSON.stringify(entries.map((e) => ({ status: e.status, files: e.upload?.files.map((f) => [f.filename, f.size, f.sha256.slice(0, 12)]) })))}`,
+			);
 	}
 
 	// Webhook answers: one item, the Run with its results, for the id sent.
 	const badAnswers = results.filter((r) => {
 		const items = Array.isArray(r.body) ? (r.body as Array<Record<string, unknown>>) : [];
-		return !(r.status === 200 && items.length === 1 && items[0].user_defined_id === r.file.id && items[0].status === 'success' && createdById.get(r.file.id)?.includes(Number(items[0].run_id)));
+		return !(
+			r.status === 200 &&
+			items.length === 1 &&
+			items[0].user_defined_id === r.file.id &&
+			items[0].status === 'success' &&
+			createdById.get(r.file.id)?.includes(Number(items[0].run_id))
+		);
 	});
 
 	// Where the executions ran.
 	const webhookExecutions = executionsOf(pg, QUEUE_WORKFLOW_IDS.createRun);
 	const triggerExecutions = executionsOf(pg, QUEUE_WORKFLOW_IDS.trigger);
 	const byWorker = executionsByWorker(workers);
-	const notOnWorker = [...webhookExecutions, ...triggerExecutions].filter((e) => (byWorker.get(e.id) ?? []).length !== 1).map((e) => `${e.id} (${(byWorker.get(e.id) ?? []).join('+') || 'no worker'})`);
-	const perWorker = workers.map((w) => ({ name: w.name, webhook: webhookExecutions.filter((e) => byWorker.get(e.id)?.[0] === w.name).length, trigger: triggerExecutions.filter((e) => byWorker.get(e.id)?.[0] === w.name).length }));
+	const notOnWorker = [...webhookExecutions, ...triggerExecutions]
+		.filter((e) => (byWorker.get(e.id) ?? []).length !== 1)
+		.map((e) => `${e.id} (${(byWorker.get(e.id) ?? []).join('+') || 'no worker'})`);
+	const perWorker = workers.map((w) => ({
+		name: w.name,
+		webhook: webhookExecutions.filter((e) => byWorker.get(e.id)?.[0] === w.name).length,
+		trigger: triggerExecutions.filter((e) => byWorker.get(e.id)?.[0] === w.name).length,
+	}));
 	const mainRanExecutions = /Worker started execution/.test(tail(server.logFile, 10_000_000));
-	const failedExecutions = [...webhookExecutions, ...triggerExecutions].filter((e) => e.status !== 'success');
+	const failedExecutions = [...webhookExecutions, ...triggerExecutions].filter(
+		(e) => e.status !== 'success',
+	);
 	const latencies = results.map((r) => r.ms).sort((a, b) => a - b);
-	const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+	const pct = (p: number) =>
+		latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
 
 	const checks: Check[] = [
-		{ name: 'every webhook call answered 200 with its finished Run', ok: badAnswers.length === 0, detail: badAnswers.slice(0, 5).map((r) => `${r.file.id}: ${r.status} ${r.error ?? JSON.stringify(r.body).slice(0, 300)}`).join('; ') },
-		{ name: 'every Run created once', ok: created.length === EXECUTIONS && createDuplicates === 0 && createMissing.length === 0, detail: `created ${created.length}, duplicates ${createDuplicates}, missing ${createMissing.join(', ')}` },
-		{ name: 'every finished Run emitted once by the trigger', ok: emitMissing.length === 0 && emitDuplicates === 0 && emitForeign.length === 0 && emittedStatusOk, detail: `missing ${emitMissing.join(', ')}; duplicates ${emitDuplicates}; not ours ${emitForeign.join(', ')}; statuses ok ${emittedStatusOk}` },
-		{ name: 'every file reached the service byte for byte (SHA-256, size, name)', ok: checksumsMatched === EXECUTIONS, detail: binaryMismatch.slice(0, 5).join('; ') },
-		{ name: `${EXECUTIONS} webhook executions stored, all successful`, ok: webhookExecutions.length === EXECUTIONS && failedExecutions.length === 0, detail: `${webhookExecutions.length} stored; not successful: ${failedExecutions.map((e) => `${e.id} ${e.status}`).join(', ')}` },
-		{ name: 'every execution ran on exactly one worker, none on the main', ok: notOnWorker.length === 0 && !mainRanExecutions, detail: `${notOnWorker.slice(0, 10).join(', ')}${mainRanExecutions ? ' (the main ran executions)' : ''}` },
-		{ name: 'every worker took a share of the webhook executions', ok: perWorker.every((w) => w.webhook > 0), detail: JSON.stringify(perWorker) },
-		{ name: 'the trigger ran on the main (its polls) and emitted through the workers', ok: triggerExecutions.length > 0 && triggerExecutions.every((e) => e.mode === 'trigger'), detail: `${triggerExecutions.length} trigger executions` },
+		{
+			name: 'every webhook call answered 200 with its finished Run',
+			ok: badAnswers.length === 0,
+			detail: badAnswers
+				.slice(0, 5)
+				.map((r) => `${r.file.id}: ${r.status} ${r.error ?? JSON.stringify(r.body).slice(0, 300)}`)
+				.join('; '),
+		},
+		{
+			name: 'every Run created once',
+			ok: created.length === EXECUTIONS && createDuplicates === 0 && createMissing.length === 0,
+			detail: `created ${created.length}, duplicates ${createDuplicates}, missing ${createMissing.join(', ')}`,
+		},
+		{
+			name: 'every finished Run emitted once by the trigger',
+			ok:
+				emitMissing.length === 0 &&
+				emitDuplicates === 0 &&
+				emitForeign.length === 0 &&
+				emittedStatusOk,
+			detail: `missing ${emitMissing.join(', ')}; duplicates ${emitDuplicates}; not ours ${emitForeign.join(', ')}; statuses ok ${emittedStatusOk}`,
+		},
+		{
+			name: 'every file reached the service byte for byte (SHA-256, size, name)',
+			ok: checksumsMatched === EXECUTIONS,
+			detail: binaryMismatch.slice(0, 5).join('; '),
+		},
+		{
+			name: `${EXECUTIONS} webhook executions stored, all successful`,
+			ok: webhookExecutions.length === EXECUTIONS && failedExecutions.length === 0,
+			detail: `${webhookExecutions.length} stored; not successful: ${failedExecutions.map((e) => `${e.id} ${e.status}`).join(', ')}`,
+		},
+		{
+			name: 'every execution ran on exactly one worker, none on the main',
+			ok: notOnWorker.length === 0 && !mainRanExecutions,
+			detail: `${notOnWorker.slice(0, 10).join(', ')}${mainRanExecutions ? ' (the main ran executions)' : ''}`,
+		},
+		{
+			name: 'every worker took a share of the webhook executions',
+			ok: perWorker.every((w) => w.webhook > 0),
+			detail: JSON.stringify(perWorker),
+		},
+		{
+			name: 'the trigger ran on the main (its polls) and emitted through the workers',
+			ok: triggerExecutions.length > 0 && triggerExecutions.every((e) => e.mode === 'trigger'),
+			detail: `${triggerExecutions.length} trigger executions`,
+		},
 	];
 
 	const pgVersion = pg.query('SHOW server_version').trim().split(' ')[0];
-	const redisVersion = /v=(\S+)/.exec(spawnSync(tools.redisServer, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ?? '?';
+	const redisVersion =
+		/v=(\S+)/.exec(spawnSync(tools.redisServer, ['--version'], { encoding: 'utf8' }).stdout)?.[1] ??
+		'?';
 	const passed = checks.filter((c) => c.ok).length;
 	const failed = checks.length - passed;
 	const lines = [
@@ -518,29 +718,37 @@ async function main(): Promise<number> {
 		`peak memory (RSS):      ${[...peakRss].map(([name, mib]) => `${name} ${mib} MiB`).join(', ')} (each with its task runner)`,
 		`wall time:              setup ${secs(setupMs)}; ${EXECUTIONS} webhook executions ${secs(driveMs)}; first call → every Run emitted ${allEmittedAt ? secs(wallMs) : 'not reached'}; total ${secs(Date.now() - t0)}`,
 		'',
-		...checks.map((c) => `${c.ok ? 'PASS' : 'FAIL'}  ${c.name}${c.ok ? '' : `\n      ${c.detail}`}`),
+		...checks.map(
+			(c) => `${c.ok ? 'PASS' : 'FAIL'}  ${c.name}${c.ok ? '' : `\n      ${c.detail}`}`,
+		),
 		'',
 	];
 	if (emitDuplicates > 0) {
 		// Which trigger executions repeated Runs, and from which poll: a poll that began before an
 		// earlier one had stored its state starts from that older state and emits its Runs again.
 		const seen = new Set<number>();
-		lines.push('trigger executions (started on the worker; items; Runs already emitted by an earlier execution):');
+		lines.push(
+			'trigger executions (started on the worker; items; Runs already emitted by an earlier execution):',
+		);
 		for (const row of triggerExecutions) {
 			const items = parsedTriggerData.get(row.id) ?? [];
 			const again = items.filter((item) => seen.has(item.run_id)).length;
 			for (const item of items) seen.add(item.run_id);
 			const ids = items.map((item) => item.run_id);
-			lines.push(`  ${row.id} ${row.startedAt}: ${items.length} items (Runs ${Math.min(...ids)}-${Math.max(...ids)}), ${again} repeated`);
+			lines.push(
+				`  ${row.id} ${row.startedAt}: ${items.length} items (Runs ${Math.min(...ids)}-${Math.max(...ids)}), ${again} repeated`,
+			);
 		}
 		lines.push('');
 	}
 	process.stdout.write(lines.join('\n') + '\n');
 	if (failed > 0) {
 		process.stderr.write(`\n[queue] n8n main log tail:\n${tail(server.logFile, 4000)}\n`);
-		for (const w of workers) process.stderr.write(`\n[queue] ${w.name} log tail:\n${tail(w.logFile, 3000)}\n`);
+		for (const w of workers)
+			process.stderr.write(`\n[queue] ${w.name} log tail:\n${tail(w.logFile, 3000)}\n`);
 	}
-	if (KEEP || failed > 0) log(`logs and data: ${root}${KEEP ? '' : ' (removed at exit; QUEUE_KEEP=1 keeps it)'}`);
+	if (KEEP || failed > 0)
+		log(`logs and data: ${root}${KEEP ? '' : ' (removed at exit; QUEUE_KEEP=1 keeps it)'}`);
 	process.stdout.write(`queue: ${passed} passed, ${failed} failed\n`);
 	return failed === 0 ? 0 : 1;
 }

@@ -29,25 +29,38 @@ function postgresBinDir(): string | undefined {
 	if (!fs.existsSync(root)) return undefined;
 	const versions = fs
 		.readdirSync(root)
-		.filter((v) => /^\d+(\.\d+)?$/.test(v) && ['initdb', 'pg_ctl', 'createdb'].every((b) => fs.existsSync(path.join(root, v, 'bin', b))))
+		.filter(
+			(v) =>
+				/^\d+(\.\d+)?$/.test(v) &&
+				['initdb', 'pg_ctl', 'createdb'].every((b) => fs.existsSync(path.join(root, v, 'bin', b))),
+		)
 		.sort((a, b) => Number(b) - Number(a));
 	return versions.length ? path.join(root, versions[0], 'bin') : undefined;
 }
 
 /** Runs a command with its output prefixed on stderr; rejects on a non-zero exit. */
-function runVisible(command: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<void> {
+function runVisible(
+	command: string,
+	args: string[],
+	env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
 		const forward = (chunk: Buffer) => {
 			for (const line of chunk.toString('utf8').split(/[\r\n]+/)) {
 				// dpkg's "(Reading database ... 35%" counter is one line per step: keep the last only.
-				if (line.trim() && !/^\(Reading database \.\.\. \d+%$/.test(line.trim())) process.stderr.write(`[queue] [apt] ${line}\n`);
+				if (line.trim() && !/^\(Reading database \.\.\. \d+%$/.test(line.trim()))
+					process.stderr.write(`[queue] [apt] ${line}\n`);
 			}
 		};
 		child.stdout.on('data', forward);
 		child.stderr.on('data', forward);
 		child.on('error', reject);
-		child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`${command} ${args.join(' ')} exited with ${code}`))));
+		child.on('close', (code) =>
+			code === 0
+				? resolve()
+				: reject(new Error(`${command} ${args.join(' ')} exited with ${code}`)),
+		);
 	});
 }
 
@@ -61,20 +74,29 @@ export async function ensureDebianPackages(): Promise<DebianTools> {
 	let redisServer = which('redis-server');
 	let pgBin = postgresBinDir();
 	if (redisServer && pgBin) return { redisServer, pgBin };
-	const missing = [!redisServer && 'redis-server', !pgBin && 'postgresql'].filter(Boolean) as string[];
+	const missing = [!redisServer && 'redis-server', !pgBin && 'postgresql'].filter(
+		Boolean,
+	) as string[];
 	const isRoot = process.getuid?.() === 0;
 	if (!isRoot || !which('apt-get')) {
-		throw new Error(`missing: ${missing.join(', ')}. Install them (Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')}) and run again.`);
+		throw new Error(
+			`missing: ${missing.join(', ')}. Install them (Debian/Ubuntu: sudo apt-get install -y ${missing.join(' ')}) and run again.`,
+		);
 	}
 	const started = Date.now();
-	log(`installing Debian packages: ${missing.join(', ')} (apt-get update, then apt-get install -y) ...`);
+	log(
+		`installing Debian packages: ${missing.join(', ')} (apt-get update, then apt-get install -y) ...`,
+	);
 	// Non-interactive, and no service started by the packages' scripts: this test runs its own.
 	const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
 	await runVisible('apt-get', ['update'], env);
 	await runVisible('apt-get', ['install', '-y', '--no-install-recommends', ...missing], env);
 	redisServer = which('redis-server');
 	pgBin = postgresBinDir();
-	if (!redisServer || !pgBin) throw new Error(`apt-get install ${missing.join(' ')} finished, but redis-server / PostgreSQL's initdb are still missing`);
+	if (!redisServer || !pgBin)
+		throw new Error(
+			`apt-get install ${missing.join(' ')} finished, but redis-server / PostgreSQL's initdb are still missing`,
+		);
 	log(`installed in ${Math.round((Date.now() - started) / 1000)} s`);
 	return { redisServer, pgBin };
 }
@@ -95,7 +117,20 @@ export async function startRedis(redisServer: string, dir: string): Promise<Serv
 	const out = fs.openSync(logFile, 'a');
 	const child: ChildProcess = spawn(
 		redisServer,
-		['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--dir', dir],
+		[
+			'--port',
+			String(port),
+			'--bind',
+			'127.0.0.1',
+			'--save',
+			'',
+			'--appendonly',
+			'no',
+			'--daemonize',
+			'no',
+			'--dir',
+			dir,
+		],
 		{ stdio: ['ignore', out, out] },
 	);
 	fs.closeSync(out);
@@ -103,7 +138,10 @@ export async function startRedis(redisServer: string, dir: string): Promise<Serv
 	const exit = new Promise<void>((resolve) => child.on('exit', () => ((exited = true), resolve())));
 	const deadline = Date.now() + 20_000;
 	while (!(await host.portInUse(port))) {
-		if (exited) throw new Error(`redis-server exited at start:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`);
+		if (exited)
+			throw new Error(
+				`redis-server exited at start:\n${fs.readFileSync(logFile, 'utf8').slice(-2000)}`,
+			);
 		if (Date.now() > deadline) {
 			child.kill('SIGKILL');
 			throw new Error('redis-server did not listen within 20 s');
@@ -154,7 +192,10 @@ export async function startPostgres(pgBin: string, dir: string): Promise<Postgre
 	if (isRoot) {
 		const uid = Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim());
 		const gid = Number(spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).stdout.trim());
-		if (!Number.isInteger(uid) || uid <= 0) throw new Error('running as root, but there is no `postgres` system user to run PostgreSQL as');
+		if (!Number.isInteger(uid) || uid <= 0)
+			throw new Error(
+				'running as root, but there is no `postgres` system user to run PostgreSQL as',
+			);
 		// Every parent folder must be traversable by that user.
 		for (let d = dir; d !== path.dirname(d); d = path.dirname(d)) {
 			const mode = fs.statSync(d).mode;
@@ -162,18 +203,42 @@ export async function startPostgres(pgBin: string, dir: string): Promise<Postgre
 		}
 		fs.chownSync(dir, uid, gid);
 		fs.chownSync(pwFile, uid, gid);
-		asUser = (command, args) => ({ command: 'runuser', args: ['-u', 'postgres', '--', command, ...args] });
+		asUser = (command, args) => ({
+			command: 'runuser',
+			args: ['-u', 'postgres', '--', command, ...args],
+		});
 	}
 	const exec = (command: string, args: string[], env: NodeJS.ProcessEnv = process.env) => {
 		const call = asUser(command, args);
-		const result = spawnSync(call.command, call.args, { encoding: 'utf8', env, cwd: dir, timeout: 120_000 });
+		const result = spawnSync(call.command, call.args, {
+			encoding: 'utf8',
+			env,
+			cwd: dir,
+			timeout: 120_000,
+		});
 		if (result.status !== 0) {
-			throw new Error(`${path.basename(command)} failed (exit ${result.status}):\n${(result.stdout ?? '') + (result.stderr ?? '')}`.slice(0, 4000));
+			throw new Error(
+				`${path.basename(command)} failed (exit ${result.status}):\n${(result.stdout ?? '') + (result.stderr ?? '')}`.slice(
+					0,
+					4000,
+				),
+			);
 		}
 		return result.stdout;
 	};
 	const bin = (name: string) => path.join(pgBin, name);
-	exec(bin('initdb'), ['-D', dataDir, '-U', user, `--pwfile=${pwFile}`, '--auth=scram-sha-256', '-E', 'UTF8', '--no-locale', '--no-sync']);
+	exec(bin('initdb'), [
+		'-D',
+		dataDir,
+		'-U',
+		user,
+		`--pwfile=${pwFile}`,
+		'--auth=scram-sha-256',
+		'-E',
+		'UTF8',
+		'--no-locale',
+		'--no-sync',
+	]);
 	fs.rmSync(pwFile, { force: true });
 	const serverOptions = [
 		`-p ${port}`,
@@ -183,7 +248,18 @@ export async function startPostgres(pgBin: string, dir: string): Promise<Postgre
 		'-c synchronous_commit=off',
 		'-c full_page_writes=off',
 	].join(' ');
-	exec(bin('pg_ctl'), ['-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions, 'start']);
+	exec(bin('pg_ctl'), [
+		'-D',
+		dataDir,
+		'-l',
+		logFile,
+		'-w',
+		'-t',
+		'60',
+		'-o',
+		serverOptions,
+		'start',
+	]);
 	let stopped = false;
 	const pgEnv = { ...process.env, PGPASSWORD: password };
 	exec(bin('createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, database], pgEnv);
@@ -195,7 +271,27 @@ export async function startPostgres(pgBin: string, dir: string): Promise<Postgre
 		password,
 		database,
 		query(sql: string) {
-			return exec(bin('psql'), ['-h', '127.0.0.1', '-p', String(port), '-U', user, '-d', database, '-At', '-F', '\t', '-v', 'ON_ERROR_STOP=1', '-c', sql], pgEnv);
+			return exec(
+				bin('psql'),
+				[
+					'-h',
+					'127.0.0.1',
+					'-p',
+					String(port),
+					'-U',
+					user,
+					'-d',
+					database,
+					'-At',
+					'-F',
+					'\t',
+					'-v',
+					'ON_ERROR_STOP=1',
+					'-c',
+					sql,
+				],
+				pgEnv,
+			);
 		},
 		async stop() {
 			if (stopped) return;

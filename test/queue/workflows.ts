@@ -18,7 +18,10 @@ import {
 	type WorkflowJson,
 } from '../e2e/workflows';
 
-export const QUEUE_WORKFLOW_IDS = { createRun: 'eaQueueCreateRun', trigger: 'eaQueueTrigger01' } as const;
+export const QUEUE_WORKFLOW_IDS = {
+	createRun: 'eaQueueCreateRun',
+	trigger: 'eaQueueTrigger01',
+} as const;
 export const QUEUE_WEBHOOK_PATH = 'queue-create-run';
 export const QUEUE_AGENT_ID = INVOICES_AGENT_ID;
 

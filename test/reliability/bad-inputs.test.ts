@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createPoller, executeNode, useHarness, type HarnessInputItem } from '../harness';
 import { DEMO_KEYS } from '../emulator';
-import { BAD_INPUTS, CATALOGUE_END, CATALOGUE_START, renderCatalogue, type BadInput, type ItemsFixture } from './bad-inputs';
+import {
+	BAD_INPUTS,
+	CATALOGUE_END,
+	CATALOGUE_START,
+	renderCatalogue,
+	type BadInput,
+	type ItemsFixture,
+} from './bad-inputs';
 import { apiPath, pdf, useEmulator, useShortBackoff } from './helpers';
 
 useHarness();
@@ -24,14 +31,29 @@ function items(fixture: ItemsFixture | undefined): HarnessInputItem[] | undefine
 		case 'noBinary':
 			return [{ json: { subject: 'no attachment' } }];
 		case 'onePdf':
-			return [{ binary: { data: { data: pdf('x'), fileName: 'a.pdf', mimeType: 'application/pdf' } } }];
+			return [
+				{ binary: { data: { data: pdf('x'), fileName: 'a.pdf', mimeType: 'application/pdf' } } },
+			];
 		case 'attachmentOnly':
-			return [{ binary: { attachment_0: { data: pdf('x'), fileName: 'a.pdf', mimeType: 'application/pdf' } } }];
+			return [
+				{
+					binary: {
+						attachment_0: { data: pdf('x'), fileName: 'a.pdf', mimeType: 'application/pdf' },
+					},
+				},
+			];
 		case 'emptyFile':
-			return [{ binary: { data: { data: Buffer.alloc(0), fileName: 'empty.pdf', mimeType: 'application/pdf' } } }];
+			return [
+				{
+					binary: {
+						data: { data: Buffer.alloc(0), fileName: 'empty.pdf', mimeType: 'application/pdf' },
+					},
+				},
+			];
 		case 'files301': {
 			const binary: NonNullable<HarnessInputItem['binary']> = {};
-			for (let n = 0; n < 301; n++) binary[`file_${n}`] = { data: Buffer.from(`f${n}`), fileName: `f${n}.txt` };
+			for (let n = 0; n < 301; n++)
+				binary[`file_${n}`] = { data: Buffer.from(`f${n}`), fileName: `f${n}.txt` };
 			return [{ binary }];
 		}
 		case 'oversizedFile': {
@@ -53,7 +75,10 @@ function credentials(row: BadInput): { apiKey: string; baseUrl: string } {
 		empty: '   ',
 		withSpace: 'ea_0123456789\nabcdef',
 	};
-	return { apiKey: keys[row.credentials?.key ?? 'alice'], baseUrl: row.credentials?.baseUrl ?? ctx.emulator.url };
+	return {
+		apiKey: keys[row.credentials?.key ?? 'alice'],
+		baseUrl: row.credentials?.baseUrl ?? ctx.emulator.url,
+	};
 }
 
 async function errorOf(row: BadInput): Promise<Error | undefined> {
@@ -78,15 +103,20 @@ async function errorOf(row: BadInput): Promise<Error | undefined> {
 describe('bad-input catalogue', () => {
 	it('has at least 30 rows, each a different input', () => {
 		expect(BAD_INPUTS.length).toBeGreaterThanOrEqual(30);
-		expect(new Set(BAD_INPUTS.map((row) => `${row.where}: ${row.input}`)).size).toBe(BAD_INPUTS.length);
+		expect(new Set(BAD_INPUTS.map((row) => `${row.where}: ${row.input}`)).size).toBe(
+			BAD_INPUTS.length,
+		);
 	});
 
-	it.each(BAD_INPUTS.map((row) => [`${row.where}: ${row.input}`, row] as const))('%s', async (_name, row) => {
-		const seq = ctx.emulator.lastSeq;
-		const error = await errorOf(row);
-		expect(error?.message).toBe(row.message);
-		expect(ctx.emulator.requestsSince(seq).map(apiPath)).toEqual(row.requests);
-	});
+	it.each(BAD_INPUTS.map((row) => [`${row.where}: ${row.input}`, row] as const))(
+		'%s',
+		async (_name, row) => {
+			const seq = ctx.emulator.lastSeq;
+			const error = await errorOf(row);
+			expect(error?.message).toBe(row.message);
+			expect(ctx.emulator.requestsSince(seq).map(apiPath)).toEqual(row.requests);
+		},
+	);
 
 	it("is the README's Troubleshooting table (regenerate: npx tsx test/reliability/catalogue.ts --write)", () => {
 		const readme = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');

@@ -116,7 +116,8 @@ export const BAD_INPUTS: BadInput[] = [
 	{
 		where: 'Credential',
 		input: 'API Key empty (only spaces)',
-		message: 'The API key in the Extraction Agents credential is empty: paste the key from the web app',
+		message:
+			'The API key in the Extraction Agents credential is empty: paste the key from the web app',
 		requests: [],
 		node: 'action',
 		parameters: agentGetMany,
@@ -171,7 +172,7 @@ export const BAD_INPUTS: BadInput[] = [
 	{
 		where: 'Agent → Get',
 		input: 'Agent left empty',
-		message: "The 'Extraction Agents' node has issues:\n- Parameter \"Agent\" is required.",
+		message: 'The \'Extraction Agents\' node has issues:\n- Parameter "Agent" is required.',
 		requests: [],
 		node: 'action',
 		parameters: { resource: 'agent', operation: 'get', agent: agent('') },
@@ -198,7 +199,11 @@ export const BAD_INPUTS: BadInput[] = [
 		message: '"https://app.example.com/runs/5" is not a valid Agent ID',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'get', agent: agent('https://app.example.com/runs/5', 'url') },
+		parameters: {
+			resource: 'agent',
+			operation: 'get',
+			agent: agent('https://app.example.com/runs/5', 'url'),
+		},
 	},
 	{
 		where: 'Agent → Get',
@@ -214,7 +219,13 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Metadata key "address" holds a nested object',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json', metadataJson: '{"address": {"city": "Lyon"}}' },
+		parameters: {
+			resource: 'agent',
+			operation: 'updateMetadata',
+			agent: INVOICES,
+			metadataMode: 'json',
+			metadataJson: '{"address": {"city": "Lyon"}}',
+		},
 	},
 	{
 		where: 'Agent → Update Metadata',
@@ -222,7 +233,13 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Metadata key "lines" holds a nested list',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json', metadataJson: '{"lines": [{"sku": 1}]}' },
+		parameters: {
+			resource: 'agent',
+			operation: 'updateMetadata',
+			agent: INVOICES,
+			metadataMode: 'json',
+			metadataJson: '{"lines": [{"sku": 1}]}',
+		},
 	},
 	{
 		where: 'Agent → Update Metadata',
@@ -230,7 +247,13 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Metadata (JSON) is not valid JSON',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json', metadataJson: '{"team": ' },
+		parameters: {
+			resource: 'agent',
+			operation: 'updateMetadata',
+			agent: INVOICES,
+			metadataMode: 'json',
+			metadataJson: '{"team": ',
+		},
 	},
 	{
 		where: 'Agent → Update Metadata',
@@ -238,7 +261,13 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Metadata must be a JSON object',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json', metadataJson: '["finance"]' },
+		parameters: {
+			resource: 'agent',
+			operation: 'updateMetadata',
+			agent: INVOICES,
+			metadataMode: 'json',
+			metadataJson: '["finance"]',
+		},
 	},
 	{
 		where: 'Agent → Update Metadata',
@@ -268,7 +297,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Metadata (JSON) is empty',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'updateMetadata', agent: INVOICES, metadataMode: 'json' },
+		parameters: {
+			resource: 'agent',
+			operation: 'updateMetadata',
+			agent: INVOICES,
+			metadataMode: 'json',
+		},
 	},
 	{
 		where: 'Agent → Copy',
@@ -284,7 +318,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'New Name is 256 characters long',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'agent', operation: 'copy', agent: INVOICES, newName: TWO_HUNDRED_FIFTY_SIX },
+		parameters: {
+			resource: 'agent',
+			operation: 'copy',
+			agent: INVOICES,
+			newName: TWO_HUNDRED_FIFTY_SIX,
+		},
 	},
 	{
 		where: 'Agent → Get Many',
@@ -343,7 +382,8 @@ export const BAD_INPUTS: BadInput[] = [
 	{
 		where: 'Run → Create',
 		input: 'A file of 250,000,001 bytes',
-		message: 'File "huge.pdf" in binary field "data" is 250,000,001 bytes; the limit is 250,000,000 bytes',
+		message:
+			'File "huge.pdf" in binary field "data" is 250,000,001 bytes; the limit is 250,000,000 bytes',
 		requests: [],
 		node: 'action',
 		parameters: createRun(),
@@ -408,7 +448,13 @@ export const BAD_INPUTS: BadInput[] = [
 		message: '"latest" is not a valid Run ID',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'run', operation: 'getAll', agent: INVOICES, limit: 5, filters: { runId: 'latest' } },
+		parameters: {
+			resource: 'run',
+			operation: 'getAll',
+			agent: INVOICES,
+			limit: 5,
+			filters: { runId: 'latest' },
+		},
 	},
 	{
 		where: 'Run → Get Many',
@@ -424,7 +470,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: '"https://app.example.com/agents/1" is not a valid Run ID',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'run', operation: 'delete', agent: INVOICES, run: { __rl: true, mode: 'url', value: 'https://app.example.com/agents/1' } },
+		parameters: {
+			resource: 'run',
+			operation: 'delete',
+			agent: INVOICES,
+			run: { __rl: true, mode: 'url', value: 'https://app.example.com/agents/1' },
+		},
 	},
 	{
 		where: 'Run → Download Templated Output',
@@ -506,7 +557,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Expires At 2020-01-01T00:00:00.000Z is in the past',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'apiKey', operation: 'create', name: 'n8n', expiresAt: '2020-01-01T00:00:00Z' },
+		parameters: {
+			resource: 'apiKey',
+			operation: 'create',
+			name: 'n8n',
+			expiresAt: '2020-01-01T00:00:00Z',
+		},
 	},
 	{
 		where: 'API Key → Create',
@@ -536,7 +592,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Created After "yesterday" is not a date',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { createdAfter: 'yesterday' } },
+		parameters: {
+			resource: 'usage',
+			operation: 'getAll',
+			limit: 5,
+			filters: { createdAfter: 'yesterday' },
+		},
 	},
 	{
 		where: 'Usage → Get Many',
@@ -544,7 +605,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: '"abc" is not a valid Agent ID',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'usage', operation: 'getAll', limit: 5, filters: { agentId: agent('abc') } },
+		parameters: {
+			resource: 'usage',
+			operation: 'getAll',
+			limit: 5,
+			filters: { agentId: agent('abc') },
+		},
 	},
 	{
 		where: 'Usage → Get Many',
@@ -569,7 +635,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Access logs need the Enterprise plan',
 		requests: ['PUT /access-logs/query'],
 		node: 'action',
-		parameters: { resource: 'accessLog', operation: 'query', startTime: '2026-01-01T00:00:00Z', limit: 5 },
+		parameters: {
+			resource: 'accessLog',
+			operation: 'query',
+			startTime: '2026-01-01T00:00:00Z',
+			limit: 5,
+		},
 		credentials: { key: 'bob' },
 	},
 	{
@@ -578,7 +649,13 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Start Time is later than End Time',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'accessLog', operation: 'query', startTime: '2026-02-01T00:00:00Z', endTime: '2026-01-01T00:00:00Z', limit: 5 },
+		parameters: {
+			resource: 'accessLog',
+			operation: 'query',
+			startTime: '2026-02-01T00:00:00Z',
+			endTime: '2026-01-01T00:00:00Z',
+			limit: 5,
+		},
 	},
 	{
 		where: 'Access Log → Query',
@@ -594,7 +671,12 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Limit must be a whole number of 1 or more, not "0"',
 		requests: [],
 		node: 'action',
-		parameters: { resource: 'accessLog', operation: 'query', startTime: '2026-01-01T00:00:00Z', limit: 0 },
+		parameters: {
+			resource: 'accessLog',
+			operation: 'query',
+			startTime: '2026-01-01T00:00:00Z',
+			limit: 0,
+		},
 	},
 	// ---- Trigger
 	{
@@ -644,7 +726,8 @@ function requestsCell(requests: string[]): string {
 	return `Yes: ${counted.map(([request, n]) => `\`${request}\`${n > 1 ? ` ×${n}` : ''}`).join(', ')}`;
 }
 
-export const CATALOGUE_START = '<!-- bad-inputs:start (generated from test/reliability/bad-inputs.ts) -->';
+export const CATALOGUE_START =
+	'<!-- bad-inputs:start (generated from test/reliability/bad-inputs.ts) -->';
 export const CATALOGUE_END = '<!-- bad-inputs:end -->';
 
 /** The catalogue as the README's Markdown table (between the markers). */
@@ -652,7 +735,10 @@ export function renderCatalogue(rows: BadInput[] = BAD_INPUTS): string {
 	const lines = [
 		'| Where | Bad input | What you see | Request sent |',
 		'|---|---|---|---|',
-		...rows.map((row) => `| ${cell(row.where)} | ${cell(row.input)} | *${cell(row.message)}* | ${requestsCell(row.requests)} |`),
+		...rows.map(
+			(row) =>
+				`| ${cell(row.where)} | ${cell(row.input)} | *${cell(row.message)}* | ${requestsCell(row.requests)} |`,
+		),
 	];
 	return `${CATALOGUE_START}\n${lines.join('\n')}\n${CATALOGUE_END}`;
 }

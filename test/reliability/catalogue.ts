@@ -14,7 +14,8 @@ if (process.argv.includes('--write')) {
 	const readme = readFileSync(path, 'utf8');
 	const start = readme.indexOf(CATALOGUE_START);
 	const end = readme.indexOf(CATALOGUE_END);
-	if (start < 0 || end < start) throw new Error(`README.md has no ${CATALOGUE_START} … ${CATALOGUE_END} block`);
+	if (start < 0 || end < start)
+		throw new Error(`README.md has no ${CATALOGUE_START} … ${CATALOGUE_END} block`);
 	writeFileSync(path, readme.slice(0, start) + table + readme.slice(end + CATALOGUE_END.length));
 	console.log(`README.md: catalogue written (${table.split('\n').length - 4} rows)`);
 } else {

@@ -41,7 +41,11 @@ afterEach(() => {
 	ctx.emulator.knobs.uploadBytesPerSecond = null;
 });
 
-async function runGet(runId: number, faults: InjectedFault[], extra: { continueOnFail?: boolean } = {}) {
+async function runGet(
+	runId: number,
+	faults: InjectedFault[],
+	extra: { continueOnFail?: boolean } = {},
+) {
 	const seq = ctx.emulator.lastSeq;
 	ctx.emulator.injectFaults(faults);
 	const result = await executeNode({
@@ -56,19 +60,27 @@ async function runGet(runId: number, faults: InjectedFault[], extra: { continueO
 }
 
 /** Run → Create of one item with two files and a unique User-Defined ID, under the given faults. */
-async function createRun(faults: InjectedFault[], extra: { continueOnFail?: boolean; parameters?: INodeParameters } = {}) {
+async function createRun(
+	faults: InjectedFault[],
+	extra: { continueOnFail?: boolean; parameters?: INodeParameters } = {},
+) {
 	const userDefinedId = uniqueId('fault');
 	const seq = ctx.emulator.lastSeq;
 	ctx.emulator.injectFaults(faults);
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
-		parameters: uploadOnlyParameters({ additionalFields: { userDefinedId }, ...(extra.parameters ?? {}) }),
+		parameters: uploadOnlyParameters({
+			additionalFields: { userDefinedId },
+			...(extra.parameters ?? {}),
+		}),
 		inputItems: [itemWithFiles(userDefinedId, 2)],
 		continueOnFail: extra.continueOnFail,
 	});
 	expect(ctx.emulator.pendingFaults).toEqual([]);
-	const posts = ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST' && RUN_CREATE.test(entry.path));
+	const posts = ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'POST' && RUN_CREATE.test(entry.path));
 	return {
 		result,
 		posts,
@@ -89,78 +101,114 @@ describe('429 Too Many Requests: waited out on every request, then one result', 
 		ctx.emulator.knobs.retryAfterStyle = style;
 		const runId = finishedRun(ctx.emulator).run_id;
 		const started = Date.now();
-		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind: '429' }]);
+		const { result, sent } = await runGet(runId, [
+			{ match: { method: 'GET', path: RUN_READ }, kind: '429' },
+		]);
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json.run_id)).toEqual([runId]);
 		expect(sent.map((entry) => entry.status)).toEqual([429, 200]);
 		expect(Date.now() - started).toBeGreaterThanOrEqual(minimumWaitMs);
 	});
 
-	it.each(styles)('Run → Create after a 429 with Retry-After as %s: the upload is sent again, one Run', async (style) => {
-		ctx.emulator.knobs.retryAfterStyle = style;
-		const { result, posts, runs } = await createRun([{ match: { method: 'POST', path: RUN_CREATE }, kind: '429' }]);
-		expect(result.error).toBeUndefined();
-		expect(posts.map((entry) => entry.status)).toEqual([429, 200]);
-		// the second attempt carried the whole upload again
-		expect(posts[1].upload?.files).toHaveLength(2);
-		expect(runs).toHaveLength(1);
-		expect(result.items[0].json.run_id).toBe(runs[0].runId);
-	});
+	it.each(styles)(
+		'Run → Create after a 429 with Retry-After as %s: the upload is sent again, one Run',
+		async (style) => {
+			ctx.emulator.knobs.retryAfterStyle = style;
+			const { result, posts, runs } = await createRun([
+				{ match: { method: 'POST', path: RUN_CREATE }, kind: '429' },
+			]);
+			expect(result.error).toBeUndefined();
+			expect(posts.map((entry) => entry.status)).toEqual([429, 200]);
+			// the second attempt carried the whole upload again
+			expect(posts[1].upload?.files).toHaveLength(2);
+			expect(runs).toHaveLength(1);
+			expect(result.items[0].json.run_id).toBe(runs[0].runId);
+		},
+	);
 
 	it('gives up after 5 retries with a clear error', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await runGet(runId, [
-			{ match: { method: 'GET', path: RUN_READ }, kind: '429', retryAfter: '0', times: RETRY_LIMITS.rateLimitedRetries + 1 },
+			{
+				match: { method: 'GET', path: RUN_READ },
+				kind: '429',
+				retryAfter: '0',
+				times: RETRY_LIMITS.rateLimitedRetries + 1,
+			},
 		]);
-		expect(error?.message).toBe('The Extraction Agents service is rate limiting this API key (429)');
+		expect(error?.message).toBe(
+			'The Extraction Agents service is rate limiting this API key (429)',
+		);
 		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.rateLimitedRetries} time(s)`);
 		expect(sent).toHaveLength(RETRY_LIMITS.rateLimitedRetries + 1);
 	});
 });
 
 describe('500, 502, 503, 504', () => {
-	it.each(['502', '503', '504'] as const)('a read is repeated after %s and succeeds', async (kind) => {
-		const runId = finishedRun(ctx.emulator).run_id;
-		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind }]);
-		expect(result.error).toBeUndefined();
-		expect(sent.map((entry) => entry.status)).toEqual([Number(kind), 200]);
-	});
+	it.each(['502', '503', '504'] as const)(
+		'a read is repeated after %s and succeeds',
+		async (kind) => {
+			const runId = finishedRun(ctx.emulator).run_id;
+			const { result, sent } = await runGet(runId, [
+				{ match: { method: 'GET', path: RUN_READ }, kind },
+			]);
+			expect(result.error).toBeUndefined();
+			expect(sent.map((entry) => entry.status)).toEqual([Number(kind), 200]);
+		},
+	);
 
-	it.each(['502', '503', '504'] as const)('a read that keeps getting %s fails after 3 retries, saying so', async (kind) => {
-		const runId = finishedRun(ctx.emulator).run_id;
-		const { error, sent } = await runGet(runId, [
-			{ match: { method: 'GET', path: RUN_READ }, kind, times: RETRY_LIMITS.transientRetries + 1 },
-		]);
-		expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
-		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
-		expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
-	});
+	it.each(['502', '503', '504'] as const)(
+		'a read that keeps getting %s fails after 3 retries, saying so',
+		async (kind) => {
+			const runId = finishedRun(ctx.emulator).run_id;
+			const { error, sent } = await runGet(runId, [
+				{
+					match: { method: 'GET', path: RUN_READ },
+					kind,
+					times: RETRY_LIMITS.transientRetries + 1,
+				},
+			]);
+			expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
+			expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+			expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		},
+	);
 
 	it('a 500 on a read is not repeated (an error inside the service) and says so', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
-		const { error, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind: '500' }]);
+		const { error, sent } = await runGet(runId, [
+			{ match: { method: 'GET', path: RUN_READ }, kind: '500' },
+		]);
 		expect(error?.message).toBe('The Extraction Agents service failed (500)');
 		expect(error?.description).toContain('not retried');
 		expect(sent).toHaveLength(1);
 	});
 
 	const creates: Array<[FaultKind, 'before' | 'after']> = [];
-	for (const kind of ['500', '502', '503', '504'] as const) for (const timing of ['before', 'after'] as const) creates.push([kind, timing]);
+	for (const kind of ['500', '502', '503', '504'] as const)
+		for (const timing of ['before', 'after'] as const) creates.push([kind, timing]);
 
-	it.each(creates)('Run → Create after %s (%s the service made the Run): never repeated, at most one Run, a clear error', async (kind, timing) => {
-		const { error, posts, runs } = await createRun([{ match: { method: 'POST', path: RUN_CREATE }, kind, timing }]);
-		expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
-		expect(error?.description).toContain('not repeated automatically');
-		expect(error?.description).toContain('Check whether it took effect');
-		expect(posts).toHaveLength(1);
-		expect(runs).toHaveLength(timing === 'after' ? 1 : 0);
-	});
+	it.each(creates)(
+		'Run → Create after %s (%s the service made the Run): never repeated, at most one Run, a clear error',
+		async (kind, timing) => {
+			const { error, posts, runs } = await createRun([
+				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing },
+			]);
+			expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
+			expect(error?.description).toContain('not repeated automatically');
+			expect(error?.description).toContain('Check whether it took effect');
+			expect(posts).toHaveLength(1);
+			expect(runs).toHaveLength(timing === 'after' ? 1 : 0);
+		},
+	);
 });
 
 describe('connection reset', () => {
 	it('a read whose answer is cut mid-way (reset mid-response) is repeated and succeeds', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
-		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind: 'reset-mid-response' }]);
+		const { result, sent } = await runGet(runId, [
+			{ match: { method: 'GET', path: RUN_READ }, kind: 'reset-mid-response' },
+		]);
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.run_id).toBe(runId);
 		expect(sent).toHaveLength(2);
@@ -170,7 +218,11 @@ describe('connection reset', () => {
 	it('a read reset beyond the retries fails with a clear error', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await runGet(runId, [
-			{ match: { method: 'GET', path: RUN_READ }, kind: 'reset-mid-response', times: RETRY_LIMITS.transientRetries + 1 },
+			{
+				match: { method: 'GET', path: RUN_READ },
+				kind: 'reset-mid-response',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
 		]);
 		expect(error?.message).toBe('The connection to the Extraction Agents service was interrupted');
 		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
@@ -181,70 +233,124 @@ describe('connection reset', () => {
 		['reset-mid-response', 'after', 1],
 		['reset', 'after', 1],
 		['reset', 'before', 0],
-	] as const)('Run → Create with %s (%s): not repeated, %i Run, a clear error', async (kind, timing, expectedRuns) => {
-		const { error, posts, runs } = await createRun([{ match: { method: 'POST', path: RUN_CREATE }, kind, timing }]);
-		expect(error?.message).toBe('The connection to the Extraction Agents service was interrupted');
-		expect(error?.description).toContain('not repeated automatically');
-		expect(posts).toHaveLength(1);
-		expect(runs).toHaveLength(expectedRuns);
-	});
+	] as const)(
+		'Run → Create with %s (%s): not repeated, %i Run, a clear error',
+		async (kind, timing, expectedRuns) => {
+			const { error, posts, runs } = await createRun([
+				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing },
+			]);
+			expect(error?.message).toBe(
+				'The connection to the Extraction Agents service was interrupted',
+			);
+			expect(error?.description).toContain('not repeated automatically');
+			expect(posts).toHaveLength(1);
+			expect(runs).toHaveLength(expectedRuns);
+		},
+	);
 });
 
 describe('truncated or non-JSON bodies', () => {
 	const MESSAGE = 'Unexpected answer from the service: the response is not valid JSON';
 
-	it.each(['truncated-json', 'non-json'] as const)('a read whose answer is %s once is repeated and succeeds', async (kind) => {
-		const runId = finishedRun(ctx.emulator).run_id;
-		const { result, sent } = await runGet(runId, [{ match: { method: 'GET', path: RUN_READ }, kind }]);
-		expect(result.error).toBeUndefined();
-		expect(result.items[0].json.run_id).toBe(runId);
-		expect(sent).toHaveLength(2);
-	});
+	it.each(['truncated-json', 'non-json'] as const)(
+		'a read whose answer is %s once is repeated and succeeds',
+		async (kind) => {
+			const runId = finishedRun(ctx.emulator).run_id;
+			const { result, sent } = await runGet(runId, [
+				{ match: { method: 'GET', path: RUN_READ }, kind },
+			]);
+			expect(result.error).toBeUndefined();
+			expect(result.items[0].json.run_id).toBe(runId);
+			expect(sent).toHaveLength(2);
+		},
+	);
 
-	it.each(['truncated-json', 'non-json'] as const)('a read that keeps getting %s fails with "Unexpected answer", not a crash', async (kind) => {
-		const runId = finishedRun(ctx.emulator).run_id;
-		const { error, sent, result } = await runGet(runId, [
-			{ match: { method: 'GET', path: RUN_READ }, kind, times: RETRY_LIMITS.transientRetries + 1 },
-		]);
-		expect(result.items).toEqual([]);
-		expect(error?.message).toBe(MESSAGE);
-		expect(error?.description).toContain(kind === 'non-json' ? 'The answer is a web page: Scheduled maintenance' : 'The answer starts with: {"agent_id"');
-		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
-		expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
-	});
+	it.each(['truncated-json', 'non-json'] as const)(
+		'a read that keeps getting %s fails with "Unexpected answer", not a crash',
+		async (kind) => {
+			const runId = finishedRun(ctx.emulator).run_id;
+			const { error, sent, result } = await runGet(runId, [
+				{
+					match: { method: 'GET', path: RUN_READ },
+					kind,
+					times: RETRY_LIMITS.transientRetries + 1,
+				},
+			]);
+			expect(result.items).toEqual([]);
+			expect(error?.message).toBe(MESSAGE);
+			expect(error?.description).toContain(
+				kind === 'non-json'
+					? 'The answer is a web page: Scheduled maintenance'
+					: 'The answer starts with: {"agent_id"',
+			);
+			expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+			expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		},
+	);
 
 	it('with Continue On Fail the item carries the error, never an empty item', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
 		const { result } = await runGet(
 			runId,
-			[{ match: { method: 'GET', path: RUN_READ }, kind: 'non-json', times: RETRY_LIMITS.transientRetries + 1 }],
+			[
+				{
+					match: { method: 'GET', path: RUN_READ },
+					kind: 'non-json',
+					times: RETRY_LIMITS.transientRetries + 1,
+				},
+			],
 			{ continueOnFail: true },
 		);
 		expect(result.items).toHaveLength(1);
-		expect(result.items[0].json).toEqual({ error: MESSAGE, description: expect.stringContaining('Base URL') });
+		expect(result.items[0].json).toEqual({
+			error: MESSAGE,
+			description: expect.stringContaining('Base URL'),
+		});
 	});
 
-	it.each(['truncated-json', 'non-json'] as const)('Run → Create answered with %s: not repeated, the Run exists, the error says to check', async (kind) => {
-		const { error, posts, runs } = await createRun([{ match: { method: 'POST', path: RUN_CREATE }, kind, timing: 'after' }]);
-		expect(error?.message).toBe(MESSAGE);
-		expect(error?.description).toContain('not repeated automatically');
-		expect(posts).toHaveLength(1);
-		// truncated-json is always 'after'; non-json 'after' too here: the Run was made
-		expect(runs).toHaveLength(1);
-	});
+	it.each(['truncated-json', 'non-json'] as const)(
+		'Run → Create answered with %s: not repeated, the Run exists, the error says to check',
+		async (kind) => {
+			const { error, posts, runs } = await createRun([
+				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing: 'after' },
+			]);
+			expect(error?.message).toBe(MESSAGE);
+			expect(error?.description).toContain('not repeated automatically');
+			expect(posts).toHaveLength(1);
+			// truncated-json is always 'after'; non-json 'after' too here: the Run was made
+			expect(runs).toHaveLength(1);
+		},
+	);
 
 	it.each([
-		['Agent → Get', { resource: 'agent', operation: 'get', agent: agentById(INVOICES) }, /\/agents\/1$/],
+		[
+			'Agent → Get',
+			{ resource: 'agent', operation: 'get', agent: agentById(INVOICES) },
+			/\/agents\/1$/,
+		],
 		['Agent → Get Many', { resource: 'agent', operation: 'getAll', returnAll: true }, /\/agents$/],
 		['API Key → Get Many', { resource: 'apiKey', operation: 'getAll', limit: 5 }, /\/api-keys$/],
 		['Usage → Get Many', { resource: 'usage', operation: 'getAll', limit: 5 }, /\/usage$/],
-	] as const)('%s: a body cut off on every attempt gives the same clear error', async (_name, parameters, path) => {
-		const seq = ctx.emulator.lastSeq;
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path }, kind: 'truncated-json', times: RETRY_LIMITS.transientRetries + 1 }]);
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters: { ...parameters } });
-		expect(result.error?.message).toBe(MESSAGE);
-		expect(ctx.emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
-	});
+	] as const)(
+		'%s: a body cut off on every attempt gives the same clear error',
+		async (_name, parameters, path) => {
+			const seq = ctx.emulator.lastSeq;
+			ctx.emulator.injectFaults([
+				{
+					match: { method: 'GET', path },
+					kind: 'truncated-json',
+					times: RETRY_LIMITS.transientRetries + 1,
+				},
+			]);
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: { ...parameters },
+			});
+			expect(result.error?.message).toBe(MESSAGE);
+			expect(ctx.emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		},
+	);
 
 	it('a cut-off answer shown in the error never shows a secret it held (a new API key)', () => {
 		const secret = 'ea_0123456789abcdef0123456789abcdef01234567';
@@ -266,7 +372,12 @@ describe('truncated or non-JSON bodies', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: { resource: 'accessLog', operation: 'query', startTime: '2020-01-01T00:00:00Z', limit: 3 },
+			parameters: {
+				resource: 'accessLog',
+				operation: 'query',
+				startTime: '2020-01-01T00:00:00Z',
+				limit: 3,
+			},
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items).toHaveLength(3);
@@ -275,24 +386,42 @@ describe('truncated or non-JSON bodies', () => {
 });
 
 describe('a 200 whose JSON lacks the expected fields', () => {
-	async function run(parameters: INodeParameters, fault: InjectedFault, inputItems?: Parameters<typeof executeNode>[0]['inputItems']) {
+	async function run(
+		parameters: INodeParameters,
+		fault: InjectedFault,
+		inputItems?: Parameters<typeof executeNode>[0]['inputItems'],
+	) {
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([fault]);
-		const result = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters, inputItems });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters,
+			inputItems,
+		});
 		expect(ctx.emulator.pendingFaults).toEqual([]);
-		return { result, error: result.error as ErrorWithDescription | undefined, sent: ctx.emulator.requestsSince(seq).map(apiPath) };
+		return {
+			result,
+			error: result.error as ErrorWithDescription | undefined,
+			sent: ctx.emulator.requestsSince(seq).map(apiPath),
+		};
 	}
 
 	it('Run → Get: a Run without run_id and status is an error, not an item', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
-		const { result, error, sent } = await run(runGetParameters(runId), { match: { method: 'GET', path: RUN_READ }, kind: 'missing-fields' });
+		const { result, error, sent } = await run(runGetParameters(runId), {
+			match: { method: 'GET', path: RUN_READ },
+			kind: 'missing-fields',
+		});
 		expect(result.items).toEqual([]);
 		expect(error?.message).toBe('Unexpected answer from the service for the Run');
 		expect(sent).toHaveLength(1);
 	});
 
 	it('Run → Create: the answer without run_id says the Run may exist and was not sent again', async () => {
-		const { error, posts, runs } = await createRun([{ match: { method: 'POST', path: RUN_CREATE }, kind: 'missing-fields' }]);
+		const { error, posts, runs } = await createRun([
+			{ match: { method: 'POST', path: RUN_CREATE }, kind: 'missing-fields' },
+		]);
 		expect(error?.message).toBe('Unexpected answer from the service for the Run');
 		expect(error?.description).toContain('may have been created');
 		expect(posts).toHaveLength(1);
@@ -302,7 +431,11 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 	it('Agent → Get: an Agent without id', async () => {
 		const { error } = await run(
 			{ resource: 'agent', operation: 'get', agent: agentById(INVOICES) },
-			{ match: { method: 'GET', path: /\/agents\/1$/ }, kind: 'missing-fields', dropFields: ['id'] },
+			{
+				match: { method: 'GET', path: /\/agents\/1$/ },
+				kind: 'missing-fields',
+				dropFields: ['id'],
+			},
 		);
 		expect(error?.message).toBe(`Unexpected answer from the service for Agent ${INVOICES}`);
 		expect(error?.description).toContain('lacked id');
@@ -310,17 +443,28 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 
 	it('Agent → Copy: a copy without id says the copy may have been made', async () => {
 		const { error } = await run(
-			{ resource: 'agent', operation: 'copy', agent: agentById(INVOICES), newName: 'copy without id' },
+			{
+				resource: 'agent',
+				operation: 'copy',
+				agent: agentById(INVOICES),
+				newName: 'copy without id',
+			},
 			{ match: { method: 'POST', path: /\/copy$/ }, kind: 'missing-fields', dropFields: ['id'] },
 		);
-		expect(error?.message).toBe(`Unexpected answer from the service for the copy of Agent ${INVOICES}`);
+		expect(error?.message).toBe(
+			`Unexpected answer from the service for the copy of Agent ${INVOICES}`,
+		);
 		expect(error?.description).toContain('may have been made');
 	});
 
 	it('API Key → Create: an answer without the secret', async () => {
 		const { error } = await run(
 			{ resource: 'apiKey', operation: 'create', name: 'no secret' },
-			{ match: { method: 'POST', path: /\/api-keys$/ }, kind: 'missing-fields', dropFields: ['api_key'] },
+			{
+				match: { method: 'POST', path: /\/api-keys$/ },
+				kind: 'missing-fields',
+				dropFields: ['api_key'],
+			},
 		);
 		expect(error?.message).toBe('Unexpected answer from the service for the new API key');
 		expect(error?.description).toContain('lacked api_key');
@@ -330,19 +474,51 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 	it('Run → Download Templated Output: an Agent without output_templates is not "no such template"', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
 		const { error, sent } = await run(
-			{ resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(INVOICES), run: { __rl: true, mode: 'id', value: String(runId) }, outputTemplate: 11, format: 'docx' },
-			{ match: { method: 'GET', path: /\/agents\/1$/ }, kind: 'missing-fields', dropFields: ['output_templates'] },
+			{
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(INVOICES),
+				run: { __rl: true, mode: 'id', value: String(runId) },
+				outputTemplate: 11,
+				format: 'docx',
+			},
+			{
+				match: { method: 'GET', path: /\/agents\/1$/ },
+				kind: 'missing-fields',
+				dropFields: ['output_templates'],
+			},
 		);
 		expect(error?.message).toBe(`Unexpected answer from the service for Agent ${INVOICES}`);
 		expect(sent).toEqual([`GET /agents/${INVOICES}`]);
 	});
 
 	it.each([
-		['Usage → Get Many', { resource: 'usage', operation: 'getAll', limit: 5 }, /\/usage$/, 'records', 'usage records'],
-		['API Key → Get Many', { resource: 'apiKey', operation: 'getAll', limit: 5 }, /\/api-keys$/, 'api_keys', 'the API key list'],
-		['Run → Get Many', { resource: 'run', operation: 'getAll', agent: agentById(INVOICES), limit: 5 }, /\/runs$/, 'runs', `the Runs of Agent ${INVOICES}`],
+		[
+			'Usage → Get Many',
+			{ resource: 'usage', operation: 'getAll', limit: 5 },
+			/\/usage$/,
+			'records',
+			'usage records',
+		],
+		[
+			'API Key → Get Many',
+			{ resource: 'apiKey', operation: 'getAll', limit: 5 },
+			/\/api-keys$/,
+			'api_keys',
+			'the API key list',
+		],
+		[
+			'Run → Get Many',
+			{ resource: 'run', operation: 'getAll', agent: agentById(INVOICES), limit: 5 },
+			/\/runs$/,
+			'runs',
+			`the Runs of Agent ${INVOICES}`,
+		],
 	] as const)('%s: a page without its list', async (_name, parameters, path, field, what) => {
-		const { error, result } = await run({ ...parameters }, { match: { method: 'GET', path }, kind: 'missing-fields', dropFields: [field] });
+		const { error, result } = await run(
+			{ ...parameters },
+			{ match: { method: 'GET', path }, kind: 'missing-fields', dropFields: [field] },
+		);
 		expect(result.items).toEqual([]);
 		expect(error?.message).toBe(`Unexpected answer from the service for ${what}`);
 	});
@@ -358,12 +534,27 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 	it('Run → Get Many (Return All): a page without total_pages still gives every Run', async () => {
 		const PURCHASE_ORDERS = 4;
 		ctx.emulator.addHistoricalRuns(PURCHASE_ORDERS, 1500);
-		const parameters = { resource: 'run', operation: 'getAll', agent: agentById(PURCHASE_ORDERS), returnAll: true, simplify: false };
-		const clean = await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters });
+		const parameters = {
+			resource: 'run',
+			operation: 'getAll',
+			agent: agentById(PURCHASE_ORDERS),
+			returnAll: true,
+			simplify: false,
+		};
+		const clean = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters,
+		});
 		expect(clean.items.length).toBeGreaterThanOrEqual(1500); // more than one page of 1000
-		const { result, sent } = await run(parameters, { match: { method: 'GET', path: /\/runs$/ }, kind: 'missing-fields' });
+		const { result, sent } = await run(parameters, {
+			match: { method: 'GET', path: /\/runs$/ },
+			kind: 'missing-fields',
+		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => item.json.run_id)).toEqual(clean.items.map((item) => item.json.run_id));
+		expect(result.items.map((item) => item.json.run_id)).toEqual(
+			clean.items.map((item) => item.json.run_id),
+		);
 		expect(sent).toHaveLength(2);
 	});
 });
@@ -388,13 +579,20 @@ describe('slow uploads still succeed', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: uploadOnlyParameters({ additionalFields: { userDefinedId }, options: { requestTimeout: 1 } }),
-			inputItems: [{ binary: { data: { data: big, fileName: 'scan.pdf', mimeType: 'application/pdf' } } }],
+			parameters: uploadOnlyParameters({
+				additionalFields: { userDefinedId },
+				options: { requestTimeout: 1 },
+			}),
+			inputItems: [
+				{ binary: { data: { data: big, fileName: 'scan.pdf', mimeType: 'application/pdf' } } },
+			],
 		});
 		const elapsed = Date.now() - started;
 		expect(result.error).toBeUndefined();
 		expect(elapsed).toBeGreaterThanOrEqual(1800);
 		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
-		expect(ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST')).toHaveLength(1);
+		expect(ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST')).toHaveLength(
+			1,
+		);
 	});
 });

@@ -29,18 +29,38 @@ export function useShortBackoff(ms = 5): void {
 export function itemWithFiles(name: string, count = 1, json: IDataObject = {}): HarnessInputItem {
 	const binary: NonNullable<HarnessInputItem['binary']> = {};
 	for (let n = 0; n < count; n++) {
-		binary[`file_${n}`] = { data: pdf(`${name} page ${n}`), fileName: `${name}-${n}.pdf`, mimeType: 'application/pdf' };
+		binary[`file_${n}`] = {
+			data: pdf(`${name} page ${n}`),
+			fileName: `${name}-${n}.pdf`,
+			mimeType: 'application/pdf',
+		};
 	}
 	return { json, binary };
 }
 
 /** Run → Create that uploads every binary field of the item and does not wait for the Run. */
-export function uploadOnlyParameters(overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
-	return createRunParameters({ binarySource: 'all', waitForCompletion: false, ...overrides }, agentId);
+export function uploadOnlyParameters(
+	overrides: INodeParameters = {},
+	agentId: number = INVOICES,
+): INodeParameters {
+	return createRunParameters(
+		{ binarySource: 'all', waitForCompletion: false, ...overrides },
+		agentId,
+	);
 }
 
-export function runGetParameters(runId: number, overrides: INodeParameters = {}, agentId: number = INVOICES): INodeParameters {
-	return { resource: 'run', operation: 'get', agent: agentById(agentId), run: runById(runId), ...overrides };
+export function runGetParameters(
+	runId: number,
+	overrides: INodeParameters = {},
+	agentId: number = INVOICES,
+): INodeParameters {
+	return {
+		resource: 'run',
+		operation: 'get',
+		agent: agentById(agentId),
+		run: runById(runId),
+		...overrides,
+	};
 }
 
 /** The emulator's Runs (its state: the judge) that carry this user-defined ID. */
@@ -53,7 +73,8 @@ export function requestsSince(emulator: Emulator, seq: number): RequestLogEntry[
 	return emulator.requestsSince(seq);
 }
 
-export const apiPath = (entry: RequestLogEntry): string => `${entry.method} ${entry.path.replace(/^\/api\/v1\/client/, '')}`;
+export const apiPath = (entry: RequestLogEntry): string =>
+	`${entry.method} ${entry.path.replace(/^\/api\/v1\/client/, '')}`;
 
 export type ErrorWithDescription = Error & { description?: string; httpCode?: string | null };
 

@@ -22,7 +22,10 @@ async function main(): Promise<number> {
 	console.log(formatSoakReport(report));
 	const problems = soakViolations(report);
 	for (const problem of problems) console.error(`BROKEN: ${problem}`);
-	if (problems.length === 0) console.log('All promises kept: every Run created once or reported failed clearly; the trigger emitted each finished Run once.');
+	if (problems.length === 0)
+		console.log(
+			'All promises kept: every Run created once or reported failed clearly; the trigger emitted each finished Run once.',
+		);
 	return problems.length === 0 ? 0 : 1;
 }
 

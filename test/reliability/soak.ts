@@ -166,12 +166,21 @@ function runIdsOf(result: INodeExecutionData[][] | null): number[] {
 	return (result?.[0] ?? []).map((item) => Number(item.json.run_id));
 }
 
-function inputItems(first: number, count: number, filesPerRun: number, prefix: string): HarnessInputItem[] {
+function inputItems(
+	first: number,
+	count: number,
+	filesPerRun: number,
+	prefix: string,
+): HarnessInputItem[] {
 	return Array.from({ length: count }, (_, offset) => {
 		const n = first + offset;
 		const binary: NonNullable<HarnessInputItem['binary']> = {};
 		for (let f = 0; f < filesPerRun; f++) {
-			binary[`file_${f}`] = { data: pdf(`soak ${n} file ${f}`), fileName: `soak-${n}-${f}.pdf`, mimeType: 'application/pdf' };
+			binary[`file_${f}`] = {
+				data: pdf(`soak ${n} file ${f}`),
+				fileName: `soak-${n}-${f}.pdf`,
+				mimeType: 'application/pdf',
+			};
 		}
 		return { json: { udid: `${prefix}-${n}` }, binary };
 	});
@@ -186,7 +195,12 @@ export async function runSoak(overrides: Partial<SoakOptions> = {}): Promise<Soa
 	const options: SoakOptions = { ...DEFAULT_SOAK_OPTIONS, ...overrides };
 	const { log } = options;
 	const started = Date.now();
-	const emulator = await startEmulator({ logErrors: false, seed: options.seed, runDurationMs: 400, promptFailureRate: 0.05 });
+	const emulator = await startEmulator({
+		logErrors: false,
+		seed: options.seed,
+		runDurationMs: 400,
+		promptFailureRate: 0.05,
+	});
 	const savedBackoff = RETRY_LIMITS.baseBackoffMs;
 	RETRY_LIMITS.baseBackoffMs = 5;
 	try {
@@ -199,7 +213,11 @@ export async function runSoak(overrides: Partial<SoakOptions> = {}): Promise<Soa
 	}
 }
 
-async function soak(emulator: Emulator, options: SoakOptions, started: number): Promise<SoakReport> {
+async function soak(
+	emulator: Emulator,
+	options: SoakOptions,
+	started: number,
+): Promise<SoakReport> {
 	const { log } = options;
 	const credentials = { apiKey: emulator.keys.alice, baseUrl: emulator.url };
 	const requestOptions = { requestTimeout: options.requestTimeoutSeconds };
@@ -207,13 +225,20 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 	const prefix = `soak-${options.seed}`;
 
 	// The trigger is activated before the faults start (activation reads the Agent's Runs).
-	const poller = createPoller({ parameters: { ...triggerParameters(agentId), options: requestOptions }, credentials });
-	if ((await poller.poll()) !== null) throw new Error('activation emitted something');
-	const allAgents = createPoller({
-		parameters: { ...triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }), options: requestOptions },
+	const poller = createPoller({
+		parameters: { ...triggerParameters(agentId), options: requestOptions },
 		credentials,
 	});
-	if ((await allAgents.poll()) !== null) throw new Error('activation (All Agents) emitted something');
+	if ((await poller.poll()) !== null) throw new Error('activation emitted something');
+	const allAgents = createPoller({
+		parameters: {
+			...triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			options: requestOptions,
+		},
+		credentials,
+	});
+	if ((await allAgents.poll()) !== null)
+		throw new Error('activation (All Agents) emitted something');
 	const firstSeq = emulator.lastSeq;
 	const churn = new Churn(emulator, agentId, options);
 
@@ -279,7 +304,8 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 		executions++;
 		churn.busyUserDefinedIds = new Set();
 		if (executions % options.newAgentEvery === 0) await churn.newAgentWithRuns();
-		if (result.status !== 'success') throw new Error(`execution ${executions} ended ${result.status}: ${result.error?.message}`);
+		if (result.status !== 'success')
+			throw new Error(`execution ${executions} ended ${result.status}: ${result.error?.message}`);
 		const byItem = new Map<number, INodeExecutionData[]>();
 		for (const item of result.items) {
 			const paired = item.pairedItem as { item: number };
@@ -287,10 +313,15 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 		}
 		items.forEach((input, index) => {
 			const out = byItem.get(index) ?? [];
-			outcomes.push({ udid: String(input.json?.udid), json: out.length === 1 ? out[0].json : undefined });
+			outcomes.push({
+				udid: String(input.json?.udid),
+				json: out.length === 1 ? out[0].json : undefined,
+			});
 		});
 		if (executions % 20 === 0) {
-			log(`  ${first + count} items sent, ${emitted.length} Runs emitted by the trigger, ${failedPolls} polls failed so far`);
+			log(
+				`  ${first + count} items sent, ${emitted.length} Runs emitted by the trigger, ${failedPolls} polls failed so far`,
+			);
 		}
 	}
 
@@ -302,11 +333,13 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 	const faultEntries = emulator.requestsSince(firstSeq);
 	const requests = faultEntries.length;
 	const faultsByKind: Record<string, number> = {};
-	for (const entry of faultEntries) if (entry.fault) faultsByKind[entry.fault] = (faultsByKind[entry.fault] ?? 0) + 1;
+	for (const entry of faultEntries)
+		if (entry.fault) faultsByKind[entry.fault] = (faultsByKind[entry.fault] ?? 0) + 1;
 
 	const agentRuns = () => emulator.state.runsOfAgent(agentId);
 	const isFinished = (runId: number) => emulator.getRun(agentId, runId)?.status !== 'running';
-	for (let i = 0; i < 100 && !agentRuns().every((run) => isFinished(run.runId)); i++) await sleep(100);
+	for (let i = 0; i < 100 && !agentRuns().every((run) => isFinished(run.runId)); i++)
+		await sleep(100);
 	// Runs deleted during the soak had finished (both triggers had emitted them): they count.
 	const finishedIds = [
 		...agentRuns()
@@ -316,7 +349,9 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 	];
 	const churnExpected = [...finishedIds, ...churn.newAgentRunIds()];
 	let drainPolls = 0;
-	const drained = () => finishedIds.every((id) => emitted.includes(id)) && churnExpected.every((id) => churn.emitted.includes(id));
+	const drained = () =>
+		finishedIds.every((id) => emitted.includes(id)) &&
+		churnExpected.every((id) => churn.emitted.includes(id));
 	while (drainPolls < 50 && !drained()) {
 		drainPolls++;
 		await pollOnce();
@@ -363,18 +398,24 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 			newAgents: churn.newAgents.length,
 			pollsWithAgentHidden: churn.pollsWithAgentHidden,
 			deletedDuringPolls: churn.deletedRunIds().length,
-			listedLate: [...agentRuns(), ...churn.deletedRuns()].filter((run) => run.listedMs !== undefined).length,
+			listedLate: [...agentRuns(), ...churn.deletedRuns()].filter(
+				(run) => run.listedMs !== undefined,
+			).length,
 			finishedRuns: churnExpected.length,
 			emitted: churn.emitted.filter((id) => churnExpected.includes(id)).length,
 			duplicates: churn.emitted.length - new Set(churn.emitted).size,
 			missed: churnExpected.filter((id) => !churn.emitted.includes(id)).length,
-			unexpected: churn.emitted.filter((id) => !churnExpected.includes(id) && !churn.otherAgentsRun(id)).length,
+			unexpected: churn.emitted.filter(
+				(id) => !churnExpected.includes(id) && !churn.otherAgentsRun(id),
+			).length,
 			drainPolls,
 		},
 		seconds: 0,
 	};
 	const udids = new Set(outcomes.map((outcome) => outcome.udid));
-	report.orphanRuns = [...runsByUdid.entries()].filter(([udid]) => !udids.has(udid)).reduce((sum, [, ids]) => sum + ids.length, 0);
+	report.orphanRuns = [...runsByUdid.entries()]
+		.filter(([udid]) => !udids.has(udid))
+		.reduce((sum, [, ids]) => sum + ids.length, 0);
 	for (const outcome of outcomes) {
 		const runs = runsByUdid.get(outcome.udid) ?? [];
 		const json = outcome.json;
@@ -389,7 +430,8 @@ async function soak(emulator: Emulator, options: SoakOptions, started: number): 
 		}
 		const message = String(json.error);
 		report.errorMessages[message] = (report.errorMessages[message] ?? 0) + 1;
-		if (!CLEAR_MESSAGES.some((pattern) => pattern.test(message))) report.unclearErrors.push(message);
+		if (!CLEAR_MESSAGES.some((pattern) => pattern.test(message)))
+			report.unclearErrors.push(message);
 		if (runs.length === 0) report.failedWithoutRun++;
 		else if (WARNS_TO_CHECK.test(String(json.description ?? ''))) report.failedWithRunAndWarning++;
 		else report.failedWithRunSilently++;
@@ -432,20 +474,36 @@ export function formatSoakReport(report: SoakReport): string {
 /** Everything the soak promises, as a list of broken promises (empty = all kept). */
 export function soakViolations(report: SoakReport): string[] {
 	const problems: string[] = [];
-	const accounted = report.createdOnce + report.failedWithoutRun + report.failedWithRunAndWarning + report.failedWithRunSilently;
-	if (accounted !== report.runsAskedFor) problems.push(`${report.runsAskedFor - accounted} items unaccounted for`);
+	const accounted =
+		report.createdOnce +
+		report.failedWithoutRun +
+		report.failedWithRunAndWarning +
+		report.failedWithRunSilently;
+	if (accounted !== report.runsAskedFor)
+		problems.push(`${report.runsAskedFor - accounted} items unaccounted for`);
 	if (report.duplicateRuns) problems.push(`${report.duplicateRuns} duplicate Runs`);
-	if (report.failedWithRunSilently) problems.push(`${report.failedWithRunSilently} failed items whose Run exists without a warning`);
+	if (report.failedWithRunSilently)
+		problems.push(
+			`${report.failedWithRunSilently} failed items whose Run exists without a warning`,
+		);
 	if (report.lostItems) problems.push(`${report.lostItems} lost items`);
 	if (report.orphanRuns) problems.push(`${report.orphanRuns} Runs of no item`);
-	if (report.unclearErrors.length) problems.push(`unclear errors: ${[...new Set(report.unclearErrors)].join(' | ')}`);
-	if (report.trigger.duplicates) problems.push(`trigger emitted ${report.trigger.duplicates} duplicates`);
+	if (report.unclearErrors.length)
+		problems.push(`unclear errors: ${[...new Set(report.unclearErrors)].join(' | ')}`);
+	if (report.trigger.duplicates)
+		problems.push(`trigger emitted ${report.trigger.duplicates} duplicates`);
 	if (report.trigger.missed) problems.push(`trigger missed ${report.trigger.missed} Runs`);
-	if (report.trigger.unexpected) problems.push(`trigger emitted ${report.trigger.unexpected} unexpected Runs`);
-	if (report.churn.duplicates) problems.push(`All Agents trigger emitted ${report.churn.duplicates} duplicates`);
+	if (report.trigger.unexpected)
+		problems.push(`trigger emitted ${report.trigger.unexpected} unexpected Runs`);
+	if (report.churn.duplicates)
+		problems.push(`All Agents trigger emitted ${report.churn.duplicates} duplicates`);
 	if (report.churn.missed) problems.push(`All Agents trigger missed ${report.churn.missed} Runs`);
-	if (report.churn.unexpected) problems.push(`All Agents trigger emitted ${report.churn.unexpected} unexpected Runs`);
-	if (report.trigger.finishedRuns !== report.createdOnce + report.failedWithRunAndWarning + report.failedWithRunSilently) {
+	if (report.churn.unexpected)
+		problems.push(`All Agents trigger emitted ${report.churn.unexpected} unexpected Runs`);
+	if (
+		report.trigger.finishedRuns !==
+		report.createdOnce + report.failedWithRunAndWarning + report.failedWithRunSilently
+	) {
 		problems.push('the Agent has a different number of Runs than the items made');
 	}
 	return problems;
@@ -487,7 +545,8 @@ class Churn {
 				const runId = Number(item.json.run_id);
 				this.emitted.push(runId);
 				const agentId = Number(item.json.agent_id);
-				if (agentId !== this.agentId && !this.newAgents.includes(agentId)) this.otherAgentRuns.add(runId);
+				if (agentId !== this.agentId && !this.newAgents.includes(agentId))
+					this.otherAgentRuns.add(runId);
 			}
 		} catch {
 			this.failedPolls++; // retried whole by the next poll
@@ -504,13 +563,18 @@ class Churn {
 	/** Deletes Runs both triggers emitted, each right after a list request of the soak's Agent is handled. */
 	private deleteDuringTheNextListRead(emittedByTheOther: number[]): void {
 		const done = new Set(emittedByTheOther);
-		const candidates = this.emitted.filter((id) => done.has(id) && !this.deleted.has(id) && this.emulator.state.runOf(this.agentId, id));
+		const candidates = this.emitted.filter(
+			(id) => done.has(id) && !this.deleted.has(id) && this.emulator.state.runOf(this.agentId, id),
+		);
 		for (const runId of candidates.slice(0, this.options.deletesPerPoll)) {
-			this.emulator.afterRequest({ method: 'GET', path: new RegExp(`/agents/${this.agentId}/runs$`) }, () => {
-				const run = this.emulator.state.runOf(this.agentId, runId);
-				if (!run || this.busyUserDefinedIds.has(String(run.userDefinedId))) return;
-				if (this.emulator.deleteRun(this.agentId, runId)) this.deleted.set(runId, run);
-			});
+			this.emulator.afterRequest(
+				{ method: 'GET', path: new RegExp(`/agents/${this.agentId}/runs$`) },
+				() => {
+					const run = this.emulator.state.runOf(this.agentId, runId);
+					if (!run || this.busyUserDefinedIds.has(String(run.userDefinedId))) return;
+					if (this.emulator.deleteRun(this.agentId, runId)) this.deleted.set(runId, run);
+				},
+			);
 		}
 	}
 
@@ -525,13 +589,17 @@ class Churn {
 			this.emulator.knobs.faultRate = faultRate;
 		}
 		this.newAgents.push(agentId);
-		for (let i = 0; i < 3; i++) this.emulator.createRun(agentId, [{ name: `churn-${i}.pdf` }], { durationMs: 0 });
+		for (let i = 0; i < 3; i++)
+			this.emulator.createRun(agentId, [{ name: `churn-${i}.pdf` }], { durationMs: 0 });
 		// Runs of earlier new Agents go on too.
-		for (const earlier of this.newAgents.slice(0, -1)) this.emulator.createRun(earlier, [{ name: 'more.pdf' }], { durationMs: 0 });
+		for (const earlier of this.newAgents.slice(0, -1))
+			this.emulator.createRun(earlier, [{ name: 'more.pdf' }], { durationMs: 0 });
 	}
 
 	newAgentRunIds(): number[] {
-		return this.newAgents.flatMap((agentId) => this.emulator.state.runsOfAgent(agentId).map((run) => run.runId));
+		return this.newAgents.flatMap((agentId) =>
+			this.emulator.state.runsOfAgent(agentId).map((run) => run.runId),
+		);
 	}
 
 	deletedRuns(): RunRecord[] {

@@ -42,7 +42,8 @@ describe('the Request Timeout option', () => {
 		return {
 			getInputData: () => [],
 			getNode: () => ({ name: 'Extraction Agents' }) as INode,
-			getNodeParameter: (_name: string, _itemIndex: number, fallback: unknown) => (value === undefined ? fallback : value),
+			getNodeParameter: (_name: string, _itemIndex: number, fallback: unknown) =>
+				value === undefined ? fallback : value,
 		} as unknown as IExecuteFunctions;
 	}
 
@@ -60,7 +61,9 @@ describe('the Request Timeout option', () => {
 			credentials: ctx.credentials,
 			parameters: runGetParameters(1001, { options: { requestTimeout: value } }),
 		});
-		expect(result.error?.message).toMatch(/^Request Timeout ".*" is not a number of seconds from 1 to 3600$/);
+		expect(result.error?.message).toMatch(
+			/^Request Timeout ".*" is not a number of seconds from 1 to 3600$/,
+		);
 		expect(ctx.emulator.requestsSince(seq)).toEqual([]);
 	});
 
@@ -70,7 +73,14 @@ describe('the Request Timeout option', () => {
 		for (const parameters of [
 			runGetParameters(runId),
 			{ resource: 'run', operation: 'getAll', agent: agentById(INVOICES), limit: 2 },
-			{ resource: 'run', operation: 'downloadTemplatedOutput', agent: agentById(INVOICES), run: { __rl: true, mode: 'id', value: String(runId) }, outputTemplate: 11, format: 'pdf' },
+			{
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(INVOICES),
+				run: { __rl: true, mode: 'id', value: String(runId) },
+				outputTemplate: 11,
+				format: 'pdf',
+			},
 			{ resource: 'agent', operation: 'getAll', limit: 1 },
 			{ resource: 'apiKey', operation: 'getAll', limit: 1 },
 			{ resource: 'usage', operation: 'getAll', limit: 1 },
@@ -78,22 +88,34 @@ describe('the Request Timeout option', () => {
 			{ ...uploadOnlyParameters(), waitForCompletion: true, options: { requestTimeout: 7 } },
 		]) {
 			runs.push(
-				await executeNode({ nodeType: 'extractionAgents', credentials: ctx.credentials, parameters, inputItems: [itemWithFiles('t', 1)] }),
+				await executeNode({
+					nodeType: 'extractionAgents',
+					credentials: ctx.credentials,
+					parameters,
+					inputItems: [itemWithFiles('t', 1)],
+				}),
 			);
 		}
 		const requests = runs.flatMap((run) => {
 			expect(run.error).toBeUndefined();
 			return run.authenticatedRequests.map((entry) => entry.request);
 		});
-		const poller = createPoller({ parameters: triggerParameters(INVOICES), credentials: ctx.credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(INVOICES),
+			credentials: ctx.credentials,
+		});
 		await poller.poll();
 		requests.push(...poller.authenticatedRequests.map((entry) => entry.request));
 		expect(requests.length).toBeGreaterThanOrEqual(11);
 		for (const request of requests) expect(request.timeout).toBeGreaterThanOrEqual(1000);
 		// The Create with Request Timeout 7: the upload got 7 s + 1 s, its polls 7 s.
-		const create = runs.at(-1)!.authenticatedRequests.map((entry) => [entry.request.method, entry.request.timeout]);
+		const create = runs
+			.at(-1)!
+			.authenticatedRequests.map((entry) => [entry.request.method, entry.request.timeout]);
 		expect(create[0]).toEqual(['POST', 8_000]);
-		expect(create.slice(1).every(([method, timeout]) => method === 'GET' && timeout === 7_000)).toBe(true);
+		expect(
+			create.slice(1).every(([method, timeout]) => method === 'GET' && timeout === 7_000),
+		).toBe(true);
 	});
 });
 
@@ -110,14 +132,23 @@ describe('a service that stalls: the action node', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].json.run_id).toBe(runId);
-		expect(ctx.emulator.requestsSince(seq).map((entry) => entry.fault)).toEqual(['stall', undefined]);
+		expect(ctx.emulator.requestsSince(seq).map((entry) => entry.fault)).toEqual([
+			'stall',
+			undefined,
+		]);
 		expect(Date.now() - started).toBeGreaterThanOrEqual(1000);
 	});
 
 	it('a read that keeps stalling is tried 4 times, then fails with a clear timeout error', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
 		const seq = ctx.emulator.lastSeq;
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		ctx.emulator.injectFaults([
+			{
+				match: { method: 'GET', path: RUN_READ },
+				kind: 'stall',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
+		]);
 		const started = Date.now();
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -139,11 +170,16 @@ describe('a service that stalls: the action node', () => {
 		async (timing) => {
 			const userDefinedId = uniqueId('stall');
 			const seq = ctx.emulator.lastSeq;
-			ctx.emulator.injectFaults([{ match: { method: 'POST', path: RUN_CREATE }, kind: 'stall', timing }]);
+			ctx.emulator.injectFaults([
+				{ match: { method: 'POST', path: RUN_CREATE }, kind: 'stall', timing },
+			]);
 			const result = await executeNode({
 				nodeType: 'extractionAgents',
 				credentials: ctx.credentials,
-				parameters: uploadOnlyParameters({ additionalFields: { userDefinedId }, options: ONE_SECOND }),
+				parameters: uploadOnlyParameters({
+					additionalFields: { userDefinedId },
+					options: ONE_SECOND,
+				}),
 				inputItems: [itemWithFiles(userDefinedId, 2)],
 			});
 			const error = result.error as ErrorWithDescription;
@@ -151,41 +187,67 @@ describe('a service that stalls: the action node', () => {
 			expect(error.message).toBe('The Extraction Agents service did not answer within 2 s');
 			expect(error.description).toContain('not repeated automatically');
 			expect(error.description).toContain('check whether it took effect');
-			expect(ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST')).toHaveLength(1);
-			expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(timing === 'after' ? 1 : 0);
+			expect(
+				ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST'),
+			).toHaveLength(1);
+			expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(
+				timing === 'after' ? 1 : 0,
+			);
 		},
 	);
 
 	it('waiting for a Run rides out checks that stall, and returns the finished Run', async () => {
 		const userDefinedId = uniqueId('wait-stall');
 		// The Run's first status checks stall beyond the transport's retries; waiting goes on.
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		ctx.emulator.injectFaults([
+			{
+				match: { method: 'GET', path: RUN_READ },
+				kind: 'stall',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
+		]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: uploadOnlyParameters({ waitForCompletion: true, additionalFields: { userDefinedId }, options: ONE_SECOND }),
+			parameters: uploadOnlyParameters({
+				waitForCompletion: true,
+				additionalFields: { userDefinedId },
+				options: ONE_SECOND,
+			}),
 			inputItems: [itemWithFiles(userDefinedId, 1)],
 		});
 		expect(result.error).toBeUndefined();
 		expect(ctx.emulator.pendingFaults).toEqual([]);
-		expect(result.items[0].json).toMatchObject({ status: 'success', user_defined_id: userDefinedId });
+		expect(result.items[0].json).toMatchObject({
+			status: 'success',
+			user_defined_id: userDefinedId,
+		});
 		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
 	});
 
 	it('waiting stops at its Timeout with the Run and the last failed check named, when every check stalls', async () => {
 		const userDefinedId = uniqueId('wait-stall-all');
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: 1000 }]);
+		ctx.emulator.injectFaults([
+			{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: 1000 },
+		]);
 		const started = Date.now();
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: uploadOnlyParameters({ waitForCompletion: true, timeoutMinutes: 0.1, additionalFields: { userDefinedId }, options: ONE_SECOND }),
+			parameters: uploadOnlyParameters({
+				waitForCompletion: true,
+				timeoutMinutes: 0.1,
+				additionalFields: { userDefinedId },
+				options: ONE_SECOND,
+			}),
 			inputItems: [itemWithFiles(userDefinedId, 1)],
 		});
 		ctx.emulator.clearFaults();
 		const error = result.error as ErrorWithDescription;
 		expect(error.message).toMatch(/^Run \d+ did not finish within 6 seconds$/);
-		expect(error.description).toContain('The last check of the Run failed: The Extraction Agents service did not answer within 1 s');
+		expect(error.description).toContain(
+			'The last check of the Run failed: The Extraction Agents service did not answer within 1 s',
+		);
 		// 6 s of waiting, plus at most one check in flight (4 attempts of 1 s): never hung
 		expect(Date.now() - started).toBeLessThan(20_000);
 		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
@@ -216,10 +278,18 @@ describe('a service that stalls: the trigger and the pickers', () => {
 		expect(await poller.poll()).toBeNull();
 		const runId = finishedRun(emulator, agentId).run_id;
 
-		emulator.injectFaults([{ match: { method: 'GET', path: RUN_LIST }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		emulator.injectFaults([
+			{
+				match: { method: 'GET', path: RUN_LIST },
+				kind: 'stall',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
+		]);
 		const seq = emulator.lastSeq;
 		const started = Date.now();
-		await expect(poller.poll()).rejects.toThrow('The Extraction Agents service did not answer within 1 s');
+		await expect(poller.poll()).rejects.toThrow(
+			'The Extraction Agents service did not answer within 1 s',
+		);
 		expect(Date.now() - started).toBeLessThan(15_000);
 		expect(emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
 
@@ -228,7 +298,13 @@ describe('a service that stalls: the trigger and the pickers', () => {
 	});
 
 	it('the Agent picker gives up with the same clear error instead of spinning', async () => {
-		ctx.emulator.injectFaults([{ match: { method: 'GET', path: /\/agents$/ }, kind: 'stall', times: RETRY_LIMITS.transientRetries + 1 }]);
+		ctx.emulator.injectFaults([
+			{
+				match: { method: 'GET', path: /\/agents$/ },
+				kind: 'stall',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
+		]);
 		await expect(
 			listSearch({
 				nodeType: 'extractionAgents',

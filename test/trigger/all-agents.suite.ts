@@ -3,7 +3,18 @@
  * made after activation is picked up with the Runs it gets from then on.
  */
 import { DEMO_AGENT_IDS } from '../emulator';
-import { classify, createPoller, expectNothing, finishedRun, heldRun, itemsOf, newAgent, runIdsOf, triggerParameters, useEmulator } from './helpers';
+import {
+	classify,
+	createPoller,
+	expectNothing,
+	finishedRun,
+	heldRun,
+	itemsOf,
+	newAgent,
+	runIdsOf,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
 
 // Its own emulator: every Agent of alice's workspaces is watched here, so no other test's Runs may interfere.
 const ctx = useEmulator({ runDurationMs: 60_000 });
@@ -16,21 +27,31 @@ describe('Extraction Agents Trigger: All Agents', () => {
 		const existing = await newAgent(emulator, 'existing');
 		finishedRun(emulator, existing).run_id; // history
 		const runningAtActivation = heldRun(emulator, existing);
-		const poller = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all' }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all' }),
+			credentials,
+		});
 		await expectNothing(poller);
 
 		// A Run on a demo Agent and one on the existing copy.
 		const onInvoices = finishedRun(emulator, DEMO_AGENT_IDS.invoices).run_id;
 		const onContracts = heldRun(emulator, DEMO_AGENT_IDS.contracts);
 		emulator.finishRun(existing, runningAtActivation);
-		expect(sorted(runIdsOf(await poller.poll()))).toEqual(sorted([onInvoices, runningAtActivation]));
+		expect(sorted(runIdsOf(await poller.poll()))).toEqual(
+			sorted([onInvoices, runningAtActivation]),
+		);
 
 		// A new Agent (POST copy, as a user would make it), with a Run that finishes at once,
 		// one still running, and one backdated to before activation (the past: never emitted).
 		const later = await newAgent(emulator, 'made later', DEMO_AGENT_IDS.contracts);
 		const laterDone = finishedRun(emulator, later).run_id;
 		const laterRunning = heldRun(emulator, later);
-		const before = Number(emulator.createRun(later, [{ name: 'old.pdf' }], { createdAt: Date.now() - 3_600_000, durationMs: 1 }).run_id);
+		const before = Number(
+			emulator.createRun(later, [{ name: 'old.pdf' }], {
+				createdAt: Date.now() - 3_600_000,
+				durationMs: 1,
+			}).run_id,
+		);
 		// One from before activation that is still running: emitted when it finishes, as on any Agent.
 		const oldRunning = heldRun(emulator, later, 'old-running.pdf', Date.now() - 3_600_000);
 		let seq = emulator.lastSeq;
@@ -58,7 +79,11 @@ describe('Extraction Agents Trigger: All Agents', () => {
 		expect(classify(emulator.requestsSince(seq)).agentLists.length).toBeGreaterThanOrEqual(2);
 
 		// And after a restart, the Agent found later is not treated as new a second time.
-		const restarted = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all' }), credentials, staticData: poller.staticData });
+		const restarted = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all' }),
+			credentials,
+			staticData: poller.staticData,
+		});
 		await expectNothing(restarted);
 	});
 });

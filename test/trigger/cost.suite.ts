@@ -17,7 +17,17 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { ListOrder } from '../emulator';
 import { LOOKBACK_MS } from '../../nodes/ExtractionAgents/trigger/pollState';
-import { classify, createPoller, expectNothing, finishedRun, heldRun, newAgent, runIdsOf, triggerParameters, useEmulator } from './helpers';
+import {
+	classify,
+	createPoller,
+	expectNothing,
+	finishedRun,
+	heldRun,
+	newAgent,
+	runIdsOf,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
 
 const ctx = useEmulator({ runDurationMs: 60_000 });
 
@@ -44,26 +54,40 @@ beforeAll(async () => {
  * Pages of `pageSize` holding the Runs created within LOOKBACK_MS of the newest, plus the one
  * older Run next to them: what a poll must read to be sure no late-listed Run is missed.
  */
-function lookbackPages(agentId: number, listOrder: Exclude<ListOrder, 'random'>, pageSize: number): number {
+function lookbackPages(
+	agentId: number,
+	listOrder: Exclude<ListOrder, 'random'>,
+	pageSize: number,
+): number {
 	const oldestFirst = ctx.emulator.state.runsOfAgent(agentId);
 	const total = oldestFirst.length;
 	const newest = oldestFirst[total - 1].createdMs;
 	let first = total - 1;
 	while (first > 0 && oldestFirst[first].createdMs >= newest - LOOKBACK_MS) first--;
-	const positions = [first, total - 1].map((index) => (listOrder === 'newest-first' ? total - 1 - index : index));
+	const positions = [first, total - 1].map((index) =>
+		listOrder === 'newest-first' ? total - 1 - index : index,
+	);
 	return pagesSpanned(Math.min(...positions), Math.max(...positions), pageSize);
 }
 
 /** How many pages of `pageSize` hold the list positions [first, last]. */
-const pagesSpanned = (first: number, last: number, pageSize: number) => Math.floor(last / pageSize) - Math.floor(first / pageSize) + 1;
+const pagesSpanned = (first: number, last: number, pageSize: number) =>
+	Math.floor(last / pageSize) - Math.floor(first / pageSize) + 1;
 
-async function measure(listOrder: Exclude<ListOrder, 'random'>, includeFullRun: boolean): Promise<void> {
+async function measure(
+	listOrder: Exclude<ListOrder, 'random'>,
+	includeFullRun: boolean,
+): Promise<void> {
 	const { emulator, credentials } = ctx;
 	const { agentId, pending } = shared;
 	const saved = emulator.knobs.listOrder;
 	emulator.knobs.listOrder = listOrder;
 	try {
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun }), credentials, staticData: shared.staticData });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun }),
+			credentials,
+			staticData: shared.staticData,
+		});
 		const fresh = Array.from({ length: NEW_RUNS }, () => finishedRun(emulator, agentId).run_id);
 
 		let seq = emulator.lastSeq;
@@ -77,7 +101,9 @@ async function measure(listOrder: Exclude<ListOrder, 'random'>, includeFullRun: 
 		// Where the new Runs sit in the emulator's list.
 		const oldestFirst = emulator.state.runsOfAgent(agentId).map((run) => run.runId);
 		const total = oldestFirst.length;
-		const positions = fresh.map((id) => oldestFirst.indexOf(id)).map((index) => (listOrder === 'newest-first' ? total - 1 - index : index));
+		const positions = fresh
+			.map((id) => oldestFirst.indexOf(id))
+			.map((index) => (listOrder === 'newest-first' ? total - 1 - index : index));
 		const newPages = pagesSpanned(Math.min(...positions), Math.max(...positions), pageSize);
 		// The trigger also reads back through the Runs created within the lookback of the newest
 		// (a Run listed late, after a slow upload, sits among them), down to one older Run.
@@ -92,14 +118,20 @@ async function measure(listOrder: Exclude<ListOrder, 'random'>, includeFullRun: 
 		expect(requests.length).toBeLessThanOrEqual(bound + fullReads);
 		// Exactly one read per pending Run, plus (when on) one full read per emitted Run.
 		expect(runReads).toHaveLength(PENDING + fullReads);
-		for (const id of pending) expect(runReads.filter((entry) => entry.path.endsWith(`/runs/${id}`))).toHaveLength(1);
-		for (const id of fresh) expect(runReads.filter((entry) => entry.path.endsWith(`/runs/${id}`))).toHaveLength(includeFullRun ? 1 : 0);
+		for (const id of pending)
+			expect(runReads.filter((entry) => entry.path.endsWith(`/runs/${id}`))).toHaveLength(1);
+		for (const id of fresh)
+			expect(runReads.filter((entry) => entry.path.endsWith(`/runs/${id}`))).toHaveLength(
+				includeFullRun ? 1 : 0,
+			);
 
 		// A poll with nothing new costs the list page(s) and the pending reads only.
 		seq = emulator.lastSeq;
 		await expectNothing(poller);
 		const quiet = emulator.requestsSince(seq).length;
-		console.log(`${listOrder}: a poll with nothing new costs ${quiet} requests (bound: pages-for-the-lookback ${windowPages} + pending ${PENDING} + 1)`);
+		console.log(
+			`${listOrder}: a poll with nothing new costs ${quiet} requests (bound: pages-for-the-lookback ${windowPages} + pending ${PENDING} + 1)`,
+		);
 		expect(quiet).toBeLessThanOrEqual(windowPages + PENDING + 1);
 		shared.staticData = poller.staticData;
 	} finally {
@@ -108,8 +140,12 @@ async function measure(listOrder: Exclude<ListOrder, 'random'>, includeFullRun: 
 }
 
 describe('Extraction Agents Trigger: cost of a poll', () => {
-	it('20,000 historical Runs and 5 new ones, newest-first: at most pages-for-new-Runs + pending + 2 requests', () => measure('newest-first', false));
-	it('20,000 historical Runs and 5 new ones, oldest-first: at most pages-for-new-Runs + pending + 2 requests', () => measure('oldest-first', false));
-	it('with Include Full Run on, each emitted Run costs exactly one more request (newest-first)', () => measure('newest-first', true));
-	it('with Include Full Run on, each emitted Run costs exactly one more request (oldest-first)', () => measure('oldest-first', true));
+	it('20,000 historical Runs and 5 new ones, newest-first: at most pages-for-new-Runs + pending + 2 requests', () =>
+		measure('newest-first', false));
+	it('20,000 historical Runs and 5 new ones, oldest-first: at most pages-for-new-Runs + pending + 2 requests', () =>
+		measure('oldest-first', false));
+	it('with Include Full Run on, each emitted Run costs exactly one more request (newest-first)', () =>
+		measure('newest-first', true));
+	it('with Include Full Run on, each emitted Run costs exactly one more request (oldest-first)', () =>
+		measure('oldest-first', true));
 });

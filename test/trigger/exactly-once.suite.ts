@@ -49,7 +49,11 @@ function withLayout(layout: Layout, body: () => Promise<void>): () => Promise<vo
  * (page size 100) and, listed oldest-first, one batch of new Runs straddles the boundary
  * of pages 2 and 3 (positions 298-302).
  */
-async function fiftyRunsInRandomOrder(layout: Layout, seed: number, includeFullRun: boolean): Promise<void> {
+async function fiftyRunsInRandomOrder(
+	layout: Layout,
+	seed: number,
+	includeFullRun: boolean,
+): Promise<void> {
 	await withLayout(layout, () => fiftyRuns(layout, seed, includeFullRun))();
 }
 
@@ -57,7 +61,10 @@ async function fiftyRuns(layout: Layout, seed: number, includeFullRun: boolean):
 	const { emulator, credentials } = ctx;
 	const agentId = await newAgent(emulator, `fifty ${layout.listOrder} ${layout.runsListShape}`);
 	emulator.addHistoricalRuns(agentId, 273, { createdBefore: emulator.now() - 60_000 });
-	const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun }), credentials });
+	const poller = createPoller({
+		parameters: triggerParameters(agentId, { includeFullRun }),
+		credentials,
+	});
 
 	// Activation: 273 finished Runs exist; nothing is emitted, the state is stored.
 	await expectNothing(poller);
@@ -108,33 +115,35 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 	// Include Full Run (one more read per emitted Run) is on in the first case only: it
 	// does not change which Runs are emitted, and the suite stays fast.
 	it('activation emits nothing, then 50 Runs finishing in random order across 10 polls give 50 items (newest-first, nested)', () =>
-		fiftyRunsInRandomOrder({ listOrder: 'newest-first', runsListShape: 'nested' }, 1, true),
-	);
+		fiftyRunsInRandomOrder({ listOrder: 'newest-first', runsListShape: 'nested' }, 1, true));
 
 	it('the same with the list oldest-first', () =>
-		fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'nested' }, 2, false),
-	);
+		fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'nested' }, 2, false));
 
 	it('the same with the list in no order at all', () =>
-		fiftyRunsInRandomOrder({ listOrder: 'random', runsListShape: 'nested' }, 3, false),
-	);
+		fiftyRunsInRandomOrder({ listOrder: 'random', runsListShape: 'nested' }, 3, false));
 
 	it('the same with a flat `runs` array, oldest-first', () =>
-		fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'flat' }, 4, false),
-	);
+		fiftyRunsInRandomOrder({ listOrder: 'oldest-first', runsListShape: 'flat' }, 4, false));
 
 	for (const listOrder of ['newest-first', 'oldest-first', 'random'] as const) {
-		it(`a burst of 230 Runs between two polls (more than two pages) is emitted whole, ${listOrder}`, withLayout(
-			{ listOrder, runsListShape: 'nested' },
-			async () => {
+		it(
+			`a burst of 230 Runs between two polls (more than two pages) is emitted whole, ${listOrder}`,
+			withLayout({ listOrder, runsListShape: 'nested' }, async () => {
 				const { emulator, credentials } = ctx;
 				const agentId = await newAgent(emulator, `burst ${listOrder}`);
 				emulator.addHistoricalRuns(agentId, 150, { createdBefore: emulator.now() - 60_000 });
-				const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials });
+				const poller = createPoller({
+					parameters: triggerParameters(agentId, { includeFullRun: false }),
+					credentials,
+				});
 				await expectNothing(poller);
 
 				const burst: number[] = [];
-				for (let i = 0; i < 230; i++) burst.push(finishedRun(emulator, agentId, { outcome: i % 7 === 0 ? 'failed' : 'success' }).run_id);
+				for (let i = 0; i < 230; i++)
+					burst.push(
+						finishedRun(emulator, agentId, { outcome: i % 7 === 0 ? 'failed' : 'success' }).run_id,
+					);
 				const seq = emulator.lastSeq;
 				const ids = runIdsOf(await poller.poll());
 				expect(ids).toHaveLength(230);
@@ -153,8 +162,8 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 				expect(pages).toEqual(expected);
 				expect(runReads).toEqual([]);
 				await expectNothing(poller);
-			},
-		));
+			}),
+		);
 	}
 
 	it('a Run already running at activation is emitted once when it finishes; finished history never is', async () => {
@@ -182,11 +191,18 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 		expect(runIdsOf(await poller.poll())).toEqual([onFirst]);
 
 		// Meanwhile the other Agent has a past: Runs finished since this trigger was activated.
-		const past = [finishedRun(emulator, second).run_id, finishedRun(emulator, second, { outcome: 'failed' }).run_id];
+		const past = [
+			finishedRun(emulator, second).run_id,
+			finishedRun(emulator, second, { outcome: 'failed' }).run_id,
+		];
 		const runningThen = heldRun(emulator, second);
 
 		// The user points the trigger at the other Agent and saves: n8n keeps the static data.
-		const switched = createPoller({ parameters: triggerParameters(second), credentials, staticData: poller.staticData });
+		const switched = createPoller({
+			parameters: triggerParameters(second),
+			credentials,
+			staticData: poller.staticData,
+		});
 		await expectNothing(switched);
 		emulator.finishRun(second, runningThen);
 		const next = finishedRun(emulator, second).run_id;
@@ -220,13 +236,19 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 		const first = runIdsOf(await after.poll());
 		expect(sorted(first)).toEqual(sorted([runs[3], madeWhileDown]));
 		// Not a second activation: no full scan of the history (page_size 1000) was needed.
-		expect(classify(emulator.requestsSince(seq)).lists.every((entry) => entry.query.page_size !== '1000')).toBe(true);
+		expect(
+			classify(emulator.requestsSince(seq)).lists.every(
+				(entry) => entry.query.page_size !== '1000',
+			),
+		).toBe(true);
 
 		await expectNothing(after);
 		emulator.finishRun(agentId, runs[4], 'failed');
 		emulator.finishRun(agentId, runs[5]);
 		emulator.finishRun(agentId, runningWhileDown);
-		expect(sorted(runIdsOf(await after.poll()))).toEqual(sorted([runs[4], runs[5], runningWhileDown]));
+		expect(sorted(runIdsOf(await after.poll()))).toEqual(
+			sorted([runs[4], runs[5], runningWhileDown]),
+		);
 		await expectNothing(after);
 
 		// A second restart from the latest state: still nothing new.

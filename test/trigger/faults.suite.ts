@@ -46,7 +46,11 @@ async function scenario(name: string): Promise<Scenario> {
 	const { emulator, credentials } = ctx;
 	const agentId = await newAgent(emulator, name);
 	const probe = probedTrigger();
-	const poller = createPoller({ nodeType: probe.type, parameters: triggerParameters(agentId), credentials });
+	const poller = createPoller({
+		nodeType: probe.type,
+		parameters: triggerParameters(agentId),
+		credentials,
+	});
 	await expectNothing(poller);
 	const runs = [0, 1, 2, 3, 4, 5].map((i) => heldRun(emulator, agentId, `r${i}.pdf`));
 	await expectNothing(poller);
@@ -57,7 +61,10 @@ async function scenario(name: string): Promise<Scenario> {
 	emulator.finishRun(agentId, pending[0]);
 	emulator.finishRun(agentId, pending[3], 'failed');
 	emulator.finishRun(agentId, pending[5]);
-	const newFinished = [finishedRun(emulator, agentId).run_id, finishedRun(emulator, agentId, { outcome: 'failed' }).run_id];
+	const newFinished = [
+		finishedRun(emulator, agentId).run_id,
+		finishedRun(emulator, agentId, { outcome: 'failed' }).run_id,
+	];
 	return { agentId, poller, inMemory: probe.inMemory, pending, nowFinished, newFinished };
 }
 
@@ -117,14 +124,22 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 
 	it('500 on the list page (1st request)', async () => {
 		const s = await scenario('500 on list');
-		await failThenRecover(s, { match: { method: 'GET', path: listPath(s.agentId) }, kind: '500' }, /service failed \(500\)/);
+		await failThenRecover(
+			s,
+			{ match: { method: 'GET', path: listPath(s.agentId) }, kind: '500' },
+			/service failed \(500\)/,
+		);
 	});
 
 	it('connection resets on the last pending re-read, beyond the retries', async () => {
 		const s = await scenario('reset on pending');
 		const { failedRequests } = await failThenRecover(
 			s,
-			{ match: { method: 'GET', path: runPath(s.agentId, s.pending[5]) }, kind: 'reset', times: RETRY_LIMITS.transientRetries + 1 },
+			{
+				match: { method: 'GET', path: runPath(s.agentId, s.pending[5]) },
+				kind: 'reset',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
 			/connection to the Extraction Agents service was interrupted/,
 		);
 		// list + 5 good pending reads + 4 attempts at the sixth
@@ -135,7 +150,11 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 		const s = await scenario('503 on pending');
 		await failThenRecover(
 			s,
-			{ match: { method: 'GET', path: runPath(s.agentId, s.pending[3]) }, kind: '503', times: RETRY_LIMITS.transientRetries + 1 },
+			{
+				match: { method: 'GET', path: runPath(s.agentId, s.pending[3]) },
+				kind: '503',
+				times: RETRY_LIMITS.transientRetries + 1,
+			},
 			/service failed \(503\)/,
 		);
 	});
@@ -144,7 +163,12 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 		const s = await scenario('429 on full read');
 		await failThenRecover(
 			s,
-			{ match: { method: 'GET', path: runPath(s.agentId, s.newFinished[1]) }, kind: '429', retryAfter: '0', times: RETRY_LIMITS.rateLimitedRetries + 1 },
+			{
+				match: { method: 'GET', path: runPath(s.agentId, s.newFinished[1]) },
+				kind: '429',
+				retryAfter: '0',
+				times: RETRY_LIMITS.rateLimitedRetries + 1,
+			},
 			/rate limiting this API key \(429\)/,
 		);
 	});
@@ -170,8 +194,16 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 		await expectNothing(poller);
 
 		const { knobs } = emulator;
-		const saved = { faultRate: knobs.faultRate, faultKinds: knobs.faultKinds, faultPaths: knobs.faultPaths };
-		Object.assign(knobs, { faultRate: 0.15, faultKinds: ['500', '503', 'reset'], faultPaths: [new RegExp(`/agents/${agentId}/`)] });
+		const saved = {
+			faultRate: knobs.faultRate,
+			faultKinds: knobs.faultKinds,
+			faultPaths: knobs.faultPaths,
+		};
+		Object.assign(knobs, {
+			faultRate: 0.15,
+			faultKinds: ['500', '503', 'reset'],
+			faultPaths: [new RegExp(`/agents/${agentId}/`)],
+		});
 		const all: number[] = [];
 		const emitted: number[] = [];
 		let failedPolls = 0;
@@ -181,7 +213,9 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 					for (let i = 0; i < 5; i++) all.push(heldRun(emulator, agentId));
 					// finish about half of what is running, oldest and newest alternately
 					const running = all.filter((id) => emulator.getRun(agentId, id)!.status === 'running');
-					running.filter((_, index) => index % 2 === poll % 2).forEach((id) => emulator.finishRun(agentId, id));
+					running
+						.filter((_, index) => index % 2 === poll % 2)
+						.forEach((id) => emulator.finishRun(agentId, id));
 				} else {
 					all.forEach((id) => emulator.finishRun(agentId, id));
 				}
@@ -194,7 +228,9 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 		} finally {
 			Object.assign(knobs, saved);
 		}
-		console.log(`chaos: ${failedPolls} of ${poller.history.length - 1} polls failed; ${emitted.length} Runs emitted`);
+		console.log(
+			`chaos: ${failedPolls} of ${poller.history.length - 1} polls failed; ${emitted.length} Runs emitted`,
+		);
 		expect(failedPolls).toBeGreaterThan(0);
 		expect(new Set(emitted).size).toBe(emitted.length);
 		expect(sorted(emitted)).toEqual(sorted(all));

@@ -28,10 +28,15 @@ const MINUTE = 60_000;
 
 /** n8n's Logger (what `this.logger` of a node is), to read the warnings the trigger logs. */
 function spyOnWarnings(): { lines: () => string[]; restore: () => void } {
-	const { Logger } = require('@n8n/backend-common') as { Logger: new () => { warn: (message: string) => void } };
+	const { Logger } = require('@n8n/backend-common') as {
+		Logger: new () => { warn: (message: string) => void };
+	};
 	const logger = container().get(Logger);
 	const spy = jest.spyOn(logger, 'warn');
-	return { lines: () => spy.mock.calls.map((call) => String(call[0])), restore: () => spy.mockRestore() };
+	return {
+		lines: () => spy.mock.calls.map((call) => String(call[0])),
+		restore: () => spy.mockRestore(),
+	};
 }
 
 describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () => {
@@ -42,7 +47,10 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 		const agentId = await newAgent(emulator, 'hidden for one poll');
 		finishedRun(emulator, agentId).run_id; // history
 		const runningThen = heldRun(emulator, agentId);
-		const poller = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		const first = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([first]);
@@ -60,11 +68,14 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 		await expectNothing(poller);
 	});
 
-	it('switching Watch from One Agent to All Agents treats the other Agents\' past as history', async () => {
+	it("switching Watch from One Agent to All Agents treats the other Agents' past as history", async () => {
 		const { emulator, credentials } = ctx;
 		const watched = await newAgent(emulator, 'watched alone');
 		const other = await newAgent(emulator, 'watched later');
-		const one = createPoller({ parameters: triggerParameters(watched, { includeFullRun: false }), credentials });
+		const one = createPoller({
+			parameters: triggerParameters(watched, { includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(one);
 		// Runs of the other Agent finish while only `watched` is watched: not news to this trigger.
 		finishedRun(emulator, other).run_id;
@@ -86,7 +97,10 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 
 	it('an Agent first seen long after activation emits only Runs created since the poll that first saw it, minus the lookback', async () => {
 		const { emulator, credentials } = ctx;
-		const poller = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		// The trigger has been active for two hours (its stored activation time says so).
 		const stored = poller.staticData[`node:${poller.nodeName}`] as IDataObject;
@@ -101,8 +115,18 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 		// An Agent appears now (moved into the workspace) with a Run that finished an hour ago
 		// and one made a minute ago.
 		const moved = await newAgent(emulator, 'moved in');
-		const hourOld = Number(emulator.createRun(moved, [{ name: 'old.pdf' }], { createdAt: emulator.now() - 60 * MINUTE, durationMs: 1 }).run_id);
-		const recent = Number(emulator.createRun(moved, [{ name: 'new.pdf' }], { createdAt: emulator.now() - MINUTE, durationMs: 1 }).run_id);
+		const hourOld = Number(
+			emulator.createRun(moved, [{ name: 'old.pdf' }], {
+				createdAt: emulator.now() - 60 * MINUTE,
+				durationMs: 1,
+			}).run_id,
+		);
+		const recent = Number(
+			emulator.createRun(moved, [{ name: 'new.pdf' }], {
+				createdAt: emulator.now() - MINUTE,
+				durationMs: 1,
+			}).run_id,
+		);
 		const ids = runIdsOf(await restarted.poll());
 		expect(ids).not.toContain(hourOld);
 		expect(ids).toEqual([recent]);
@@ -113,7 +137,7 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 describe('Extraction Agents Trigger: one unreadable Run', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 
-	it('a Run whose read is refused (403) in every poll does not block the others: it is emitted from its list data with the read\'s error', async () => {
+	it("a Run whose read is refused (403) in every poll does not block the others: it is emitted from its list data with the read's error", async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'one unreadable Run');
 		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
@@ -123,13 +147,22 @@ describe('Extraction Agents Trigger: one unreadable Run', () => {
 		await expectNothing(poller);
 		emulator.finishRun(agentId, unreadable);
 		emulator.finishRun(agentId, readable);
-		emulator.injectFaults([{ match: { method: 'GET', path: runPath(agentId, unreadable) }, kind: '403', times: 1000 }]);
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: runPath(agentId, unreadable) }, kind: '403', times: 1000 },
+		]);
 		try {
 			const items = itemsOf(await poller.poll());
-			expect(sorted(items.map((item) => Number(item.run_id)))).toEqual(sorted([unreadable, readable]));
+			expect(sorted(items.map((item) => Number(item.run_id)))).toEqual(
+				sorted([unreadable, readable]),
+			);
 			const fromList = items.find((item) => Number(item.run_id) === unreadable)!;
-			expect(fromList).toMatchObject({ status: 'success', read_error: expect.stringMatching(/Not allowed to access Run/) });
-			expect(items.find((item) => Number(item.run_id) === readable)).not.toHaveProperty('read_error');
+			expect(fromList).toMatchObject({
+				status: 'success',
+				read_error: expect.stringMatching(/Not allowed to access Run/),
+			});
+			expect(items.find((item) => Number(item.run_id) === readable)).not.toHaveProperty(
+				'read_error',
+			);
 			await expectNothing(poller);
 			const another = finishedRun(emulator, agentId).run_id;
 			expect(runIdsOf(await poller.poll())).toEqual([another]);
@@ -141,13 +174,18 @@ describe('Extraction Agents Trigger: one unreadable Run', () => {
 	it('a Run whose read fails with 500 in three polls in a row stops failing the poll', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'one Run answering 500');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		const broken = heldRun(emulator, agentId, 'broken.pdf');
 		await expectNothing(poller);
 		emulator.finishRun(agentId, broken);
 		const other = finishedRun(emulator, agentId).run_id;
-		emulator.injectFaults([{ match: { method: 'GET', path: runPath(agentId, broken) }, kind: '500', times: 1000 }]);
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: runPath(agentId, broken) }, kind: '500', times: 1000 },
+		]);
 		try {
 			// A 500 may be the whole service having a moment: the poll fails and is retried whole.
 			await expect(poller.poll()).rejects.toThrow(/service failed \(500\)/);
@@ -155,7 +193,9 @@ describe('Extraction Agents Trigger: one unreadable Run', () => {
 			// The third time in a row it is this Run's problem, not the service's.
 			const items = itemsOf(await poller.poll());
 			expect(sorted(items.map((item) => Number(item.run_id)))).toEqual(sorted([broken, other]));
-			expect(items.find((item) => Number(item.run_id) === broken)).toMatchObject({ read_error: expect.stringMatching(/500/) });
+			expect(items.find((item) => Number(item.run_id) === broken)).toMatchObject({
+				read_error: expect.stringMatching(/500/),
+			});
 			await expectNothing(poller);
 		} finally {
 			emulator.clearFaults();
@@ -169,14 +209,20 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 	it('a Run deleted between two page reads does not hide the Run that slides onto the page already read', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'deleted while paging');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		// A backlog of 150 Runs (two pages of 100, newest first), processed and deleted one by
 		// one by another workflow while this poll reads the list.
 		const backlog = Array.from({ length: 150 }, () => finishedRun(emulator, agentId).run_id);
-		emulator.afterRequest({ method: 'GET', path: listPath(agentId), query: { page_number: '0' } }, () => {
-			emulator.deleteRun(agentId, backlog[149]);
-		});
+		emulator.afterRequest(
+			{ method: 'GET', path: listPath(agentId), query: { page_number: '0' } },
+			() => {
+				emulator.deleteRun(agentId, backlog[149]);
+			},
+		);
 		const ids = runIdsOf(await poller.poll());
 		// Every Run of the backlog once (the deleted one too: it had finished when it was listed).
 		expect(sorted(ids)).toEqual(sorted(backlog));
@@ -186,12 +232,27 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 	it('a Run listed 5 minutes after its created time (a slow upload), behind newer Runs, is emitted once', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'listed late');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		// The upload starts (created is stamped), takes minutes, and the Run is listed at its end.
 		const uploadStart = emulator.now() - 5 * MINUTE;
-		const slowUpload = Number(emulator.createRun(agentId, [{ name: 'huge.pdf' }], { createdAt: uploadStart, hold: true, listedAt: Number.MAX_SAFE_INTEGER }).run_id);
-		const slowFinished = Number(emulator.createRun(agentId, [{ name: 'huge-2.pdf' }], { createdAt: uploadStart + 1, durationMs: 1, listedAt: Number.MAX_SAFE_INTEGER }).run_id);
+		const slowUpload = Number(
+			emulator.createRun(agentId, [{ name: 'huge.pdf' }], {
+				createdAt: uploadStart,
+				hold: true,
+				listedAt: Number.MAX_SAFE_INTEGER,
+			}).run_id,
+		);
+		const slowFinished = Number(
+			emulator.createRun(agentId, [{ name: 'huge-2.pdf' }], {
+				createdAt: uploadStart + 1,
+				durationMs: 1,
+				listedAt: Number.MAX_SAFE_INTEGER,
+			}).run_id,
+		);
 		const quick = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([quick]);
 
@@ -207,14 +268,18 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 	it('with the emulator listing a third of new Runs 2 s late, every Run is emitted once', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'late listing knob');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		emulator.knobs.lateListing = { rate: 0.34, delayMs: 2_000 };
 		const made: number[] = [];
 		const emitted: number[] = [];
 		try {
 			for (let round = 0; round < 6; round++) {
-				for (let i = 0; i < 4; i++) made.push(Number((await createRunOverHttp(emulator, agentId)).run_id));
+				for (let i = 0; i < 4; i++)
+					made.push(Number((await createRunOverHttp(emulator, agentId)).run_id));
 				emitted.push(...runIdsOf(await poller.poll()));
 			}
 		} finally {
@@ -230,12 +295,19 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 });
 
 /** POST /agents/{id}/runs with one small file that finishes at once (runDurationMs 0 for it). */
-async function createRunOverHttp(emulator: ReturnType<typeof useEmulator>['emulator'], agentId: number): Promise<IDataObject> {
+async function createRunOverHttp(
+	emulator: ReturnType<typeof useEmulator>['emulator'],
+	agentId: number,
+): Promise<IDataObject> {
 	const saved = emulator.knobs.runDurationMs;
 	emulator.knobs.runDurationMs = 0;
 	try {
 		const form = new FormData();
-		form.append('files', new Blob([Buffer.from('%PDF-1.4 late')], { type: 'application/pdf' }), 'late.pdf');
+		form.append(
+			'files',
+			new Blob([Buffer.from('%PDF-1.4 late')], { type: 'application/pdf' }),
+			'late.pdf',
+		);
 		const response = await fetch(`${emulator.apiUrl}/agents/${agentId}/runs`, {
 			method: 'POST',
 			headers: { Authorization: `Bearer ${emulator.keys.alice}` },
@@ -254,7 +326,11 @@ describe('Extraction Agents Trigger: the poll budget', () => {
 	it('a poll that would outlive its budget stops in time, emits what it finished and leaves the rest to the next poll', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'over budget');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials, pollBudgetMs: 1_500 });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+			pollBudgetMs: 1_500,
+		});
 		await expectNothing(poller);
 		const runs = Array.from({ length: 40 }, (_, n) => heldRun(emulator, agentId, `r${n}.pdf`));
 		await expectNothing(poller);
@@ -291,14 +367,20 @@ describe('Extraction Agents Trigger: a first look at many Agents under the poll 
 		for (let n = 0; n < 20; n++) {
 			const agentId = await newAgent(emulator, `big ${n}`);
 			emulator.addHistoricalRuns(agentId, 2_000, { createdBefore: emulator.now() - 60 * MINUTE });
-			runningAtActivation.push(heldRun(emulator, agentId, 'running.pdf', emulator.now() - 30 * MINUTE));
+			runningAtActivation.push(
+				heldRun(emulator, agentId, 'running.pdf', emulator.now() - 30 * MINUTE),
+			);
 			agents.push(agentId);
 		}
 		const parameters = triggerParameters(undefined, { agentScope: 'all', includeFullRun: false });
 		const poller = createPoller({ parameters, credentials, pollBudgetMs: 300 });
 		const scanned = () => {
-			const state = poller.nodeStaticData as { agents?: Record<string, { scanPage?: number }> } | undefined;
-			return agents.filter((id) => state?.agents?.[id] !== undefined && state.agents[id].scanPage === undefined).length;
+			const state = poller.nodeStaticData as
+				| { agents?: Record<string, { scanPage?: number }> }
+				| undefined;
+			return agents.filter(
+				(id) => state?.agents?.[id] !== undefined && state.agents[id].scanPage === undefined,
+			).length;
 		};
 		const progress: number[] = [];
 		for (let poll = 0; poll < 80 && scanned() < agents.length; poll++) {
@@ -306,16 +388,20 @@ describe('Extraction Agents Trigger: a first look at many Agents under the poll 
 			expect(poller.history.at(-1)).toMatchObject({ ok: true, staticDataSaved: true });
 			progress.push(scanned());
 		}
-		console.log(`first look at 20 Agents × 2,000 Runs: ${progress.length} polls; Agents done after each: ${progress.join(' ')}`);
+		console.log(
+			`first look at 20 Agents × 2,000 Runs: ${progress.length} polls; Agents done after each: ${progress.join(' ')}`,
+		);
 		// Not all in one poll, and never stuck: every poll committed a page or more.
 		expect(progress[0]).toBeLessThan(agents.length);
 		expect(scanned()).toBe(agents.length);
 
 		// The Runs running at activation finish, and every Agent gets a new Run.
-		for (const [index, agentId] of agents.entries()) emulator.finishRun(agentId, runningAtActivation[index]);
+		for (const [index, agentId] of agents.entries())
+			emulator.finishRun(agentId, runningAtActivation[index]);
 		const fresh = agents.map((agentId) => finishedRun(emulator, agentId).run_id);
 		const emitted: number[] = [];
-		for (let poll = 0; poll < 80 && emitted.length < 40; poll++) emitted.push(...runIdsOf(await poller.poll()));
+		for (let poll = 0; poll < 80 && emitted.length < 40; poll++)
+			emitted.push(...runIdsOf(await poller.poll()));
 		expect(sorted(emitted)).toEqual(sorted([...runningAtActivation, ...fresh]));
 		await expectNothing(poller);
 	}, 240_000);
@@ -327,20 +413,28 @@ describe('Extraction Agents Trigger: statuses it does not know', () => {
 	it('a Run in an unknown status with a completed time counts as finished: read once more, never again, emitted under Other', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'cancelled');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false, statuses: ['success', 'failed', 'other'] }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, {
+				includeFullRun: false,
+				statuses: ['success', 'failed', 'other'],
+			}),
+			credentials,
+		});
 		await expectNothing(poller);
 		const cancelled = heldRun(emulator, agentId, 'cancelled.pdf');
 		await expectNothing(poller);
 		emulator.finishRun(agentId, cancelled);
 		emulator.state.runs.get(cancelled)!.reportedStatus = 'cancelled'; // docs/service-notes.md #23: a new enum value
-		expect(itemsOf(await poller.poll()).map((item) => [item.run_id, item.status])).toEqual([[cancelled, 'cancelled']]);
+		expect(itemsOf(await poller.poll()).map((item) => [item.run_id, item.status])).toEqual([
+			[cancelled, 'cancelled'],
+		]);
 		const seq = emulator.lastSeq;
 		await expectNothing(poller);
 		await expectNothing(poller);
 		expect(classify(emulator.requestsSince(seq)).runReads).toEqual([]);
 	});
 
-	it('a Run still running days after it was created is dropped with a line in n8n\'s log and read no more', async () => {
+	it("a Run still running days after it was created is dropped with a line in n8n's log and read no more", async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'stuck');
 		const stuck = heldRun(emulator, agentId, 'stuck.pdf', emulator.now() - 4 * 24 * 60 * MINUTE);
@@ -351,8 +445,12 @@ describe('Extraction Agents Trigger: statuses it does not know', () => {
 			await expectNothing(poller);
 			const seq = emulator.lastSeq;
 			await expectNothing(poller);
-			expect(emulator.requestsSince(seq).some((entry) => runPath(agentId, stuck).test(entry.path))).toBe(false);
-			expect(warnings.lines().some((line) => line.includes(String(stuck)) && /still running/.test(line))).toBe(true);
+			expect(
+				emulator.requestsSince(seq).some((entry) => runPath(agentId, stuck).test(entry.path)),
+			).toBe(false);
+			expect(
+				warnings.lines().some((line) => line.includes(String(stuck)) && /still running/.test(line)),
+			).toBe(true);
 		} finally {
 			warnings.restore();
 		}
@@ -366,17 +464,23 @@ describe('Extraction Agents Trigger: static data size', () => {
 		const { emulator, credentials } = ctx;
 		const agents: number[] = [];
 		for (let n = 0; n < 200; n++) agents.push(await newAgent(emulator, `size ${n}`));
-		const poller = createPoller({ parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 		let emitted = 0;
 		for (let round = 0; round < 5; round++) {
-			for (const agentId of agents) for (let i = 0; i < 12; i++) finishedRun(emulator, agentId).run_id;
+			for (const agentId of agents)
+				for (let i = 0; i < 12; i++) finishedRun(emulator, agentId).run_id;
 			emitted += runIdsOf(await poller.poll()).length;
 			emulator.advanceTime(12 * MINUTE);
 		}
 		expect(emitted).toBe(200 * 60);
 		const bytes = Buffer.byteLength(JSON.stringify(poller.nodeStaticData));
-		console.log(`static data watching ${agents.length} Agents after ${emitted} emitted Runs: ${bytes} bytes`);
+		console.log(
+			`static data watching ${agents.length} Agents after ${emitted} emitted Runs: ${bytes} bytes`,
+		);
 		expect(bytes).toBeLessThan(64 * 1024);
 	}, 120_000);
 });
@@ -384,17 +488,30 @@ describe('Extraction Agents Trigger: static data size', () => {
 describe('Extraction Agents Trigger: re-activation', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 
-	async function pausedTrigger(onReactivation: 'emit' | 'skip' | undefined): Promise<{ restarted: ReturnType<typeof createPoller>; meanwhile: number[]; agentId: number }> {
+	async function pausedTrigger(
+		onReactivation: 'emit' | 'skip' | undefined,
+	): Promise<{ restarted: ReturnType<typeof createPoller>; meanwhile: number[]; agentId: number }> {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, `paused ${onReactivation ?? 'default'}`);
-		const parameters = { ...triggerParameters(agentId, { includeFullRun: false }), ...(onReactivation ? { onReactivation } : {}) };
+		const parameters = {
+			...triggerParameters(agentId, { includeFullRun: false }),
+			...(onReactivation ? { onReactivation } : {}),
+		};
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);
 		const before = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await poller.poll())).toEqual([before]);
 		// The user deactivates the workflow; Runs finish meanwhile; the user activates it again.
-		const meanwhile = [finishedRun(emulator, agentId).run_id, finishedRun(emulator, agentId, { outcome: 'failed' }).run_id];
-		const restarted = createPoller({ parameters, credentials, staticData: poller.staticData, firstPollActivation: 'activate' });
+		const meanwhile = [
+			finishedRun(emulator, agentId).run_id,
+			finishedRun(emulator, agentId, { outcome: 'failed' }).run_id,
+		];
+		const restarted = createPoller({
+			parameters,
+			credentials,
+			staticData: poller.staticData,
+			firstPollActivation: 'activate',
+		});
 		return { restarted, meanwhile, agentId };
 	}
 
@@ -415,11 +532,19 @@ describe('Extraction Agents Trigger: re-activation', () => {
 	it('an n8n restart (activation mode init) is not a re-activation: Skip Them still emits what finished meanwhile', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'restart with skip');
-		const parameters = { ...triggerParameters(agentId, { includeFullRun: false }), onReactivation: 'skip' };
+		const parameters = {
+			...triggerParameters(agentId, { includeFullRun: false }),
+			onReactivation: 'skip',
+		};
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);
 		const meanwhile = finishedRun(emulator, agentId).run_id;
-		const restarted = createPoller({ parameters, credentials, staticData: poller.staticData, firstPollActivation: 'init' });
+		const restarted = createPoller({
+			parameters,
+			credentials,
+			staticData: poller.staticData,
+			firstPollActivation: 'init',
+		});
 		expect(runIdsOf(await restarted.poll())).toEqual([meanwhile]);
 	});
 });

@@ -3,7 +3,12 @@
  * a deterministic shuffle, and a probe that records the node's in-memory static data.
  */
 import { mulberry32 } from '../emulator/random';
-import type { IDataObject, INodeExecutionData, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeParameters,
+	IPollFunctions,
+} from 'n8n-workflow';
 import type { Emulator, RequestLogEntry } from '../emulator';
 import { DEMO_AGENT_IDS } from '../emulator';
 import { createPoller, type Poller } from '../harness';
@@ -19,7 +24,10 @@ export interface TriggerParameterOverrides {
 	includeFullRun?: boolean;
 }
 
-export function triggerParameters(agentId: number | undefined, overrides: TriggerParameterOverrides = {}): INodeParameters {
+export function triggerParameters(
+	agentId: number | undefined,
+	overrides: TriggerParameterOverrides = {},
+): INodeParameters {
 	return {
 		agentScope: overrides.agentScope ?? 'one',
 		...(agentId !== undefined ? { agent: agentById(agentId) } : {}),
@@ -33,13 +41,18 @@ export function triggerParameters(agentId: number | undefined, overrides: Trigge
  * A new, empty Agent of alice's workspace, made the way a user would: POST /agents/{id}/copy.
  * Each test gets its own, so no test sees another's Runs.
  */
-export async function newAgent(emulator: Emulator, name: string, source: number = DEMO_AGENT_IDS.invoices): Promise<number> {
+export async function newAgent(
+	emulator: Emulator,
+	name: string,
+	source: number = DEMO_AGENT_IDS.invoices,
+): Promise<number> {
 	const response = await fetch(`${emulator.apiUrl}/agents/${source}/copy`, {
 		method: 'POST',
 		headers: { Authorization: `Bearer ${emulator.keys.alice}`, 'Content-Type': 'application/json' },
 		body: JSON.stringify({ name }),
 	});
-	if (response.status !== 200) throw new Error(`copy failed: ${response.status} ${await response.text()}`);
+	if (response.status !== 200)
+		throw new Error(`copy failed: ${response.status} ${await response.text()}`);
 	const agent = (await response.json()) as { id: number };
 	return agent.id;
 }
@@ -63,23 +76,38 @@ export function itemsOf(result: INodeExecutionData[][] | null): IDataObject[] {
 	return result[0].map((item) => item.json);
 }
 
-export const runIdsOf = (result: INodeExecutionData[][] | null): number[] => itemsOf(result).map((json) => Number(json.run_id));
+export const runIdsOf = (result: INodeExecutionData[][] | null): number[] =>
+	itemsOf(result).map((json) => Number(json.run_id));
 
 /** Creates a Run that stays running until emulator.finishRun(). Returns its id. */
-export function heldRun(emulator: Emulator, agentId: number, name = 'doc.pdf', createdAt?: number): number {
-	const run = emulator.createRun(agentId, [{ name }], { hold: true, ...(createdAt !== undefined ? { createdAt } : {}) });
+export function heldRun(
+	emulator: Emulator,
+	agentId: number,
+	name = 'doc.pdf',
+	createdAt?: number,
+): number {
+	const run = emulator.createRun(agentId, [{ name }], {
+		hold: true,
+		...(createdAt !== undefined ? { createdAt } : {}),
+	});
 	return Number(run.run_id);
 }
 
 /** The service requests of a poll, classified. */
-export function classify(entries: RequestLogEntry[]): { lists: RequestLogEntry[]; runReads: RequestLogEntry[]; agentLists: RequestLogEntry[]; other: RequestLogEntry[] } {
+export function classify(entries: RequestLogEntry[]): {
+	lists: RequestLogEntry[];
+	runReads: RequestLogEntry[];
+	agentLists: RequestLogEntry[];
+	other: RequestLogEntry[];
+} {
 	const lists: RequestLogEntry[] = [];
 	const runReads: RequestLogEntry[] = [];
 	const agentLists: RequestLogEntry[] = [];
 	const other: RequestLogEntry[] = [];
 	for (const entry of entries) {
 		if (entry.method === 'GET' && /\/agents\/\d+\/runs$/.test(entry.path)) lists.push(entry);
-		else if (entry.method === 'GET' && /\/agents\/\d+\/runs\/\d+$/.test(entry.path)) runReads.push(entry);
+		else if (entry.method === 'GET' && /\/agents\/\d+\/runs\/\d+$/.test(entry.path))
+			runReads.push(entry);
 		else if (entry.method === 'GET' && /\/agents$/.test(entry.path)) agentLists.push(entry);
 		else other.push(entry);
 	}
@@ -87,7 +115,8 @@ export function classify(entries: RequestLogEntry[]): { lists: RequestLogEntry[]
 }
 
 /** Exact path regex of one Run's single read, for injectFaults. */
-export const runPath = (agentId: number, runId: number) => new RegExp(`/agents/${agentId}/runs/${runId}$`);
+export const runPath = (agentId: number, runId: number) =>
+	new RegExp(`/agents/${agentId}/runs/${runId}$`);
 export const listPath = (agentId: number) => new RegExp(`/agents/${agentId}/runs$`);
 
 /**
@@ -113,12 +142,17 @@ export function probedTrigger(): { type: ExtractionAgentsTrigger; inMemory: IDat
 
 /** The ids of an Agent's pending Runs in the trigger's static data, in the order they are re-read. */
 export function pendingRunIds(nodeStaticData: IDataObject | undefined, agentId: number): number[] {
-	const agents = (nodeStaticData as { agents?: Record<string, { pending: Array<[number, number]> }> } | undefined)?.agents;
+	const agents = (
+		nodeStaticData as { agents?: Record<string, { pending: Array<[number, number]> }> } | undefined
+	)?.agents;
 	return (agents?.[agentId]?.pending ?? []).map(([runId]) => runId);
 }
 
 /** Polls and asserts it emitted nothing. */
-export async function expectNothing(poller: Poller, mode: 'trigger' | 'manual' = 'trigger'): Promise<void> {
+export async function expectNothing(
+	poller: Poller,
+	mode: 'trigger' | 'manual' = 'trigger',
+): Promise<void> {
 	expect(await poller.poll(mode)).toBeNull();
 }
 

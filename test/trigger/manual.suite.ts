@@ -3,7 +3,17 @@
  * leaves the trigger's state alone; with no finished Run it says so clearly.
  */
 import { NodeOperationError } from 'n8n-workflow';
-import { createPoller, expectNothing, heldRun, itemsOf, newAgent, probedTrigger, runIdsOf, triggerParameters, useEmulator } from './helpers';
+import {
+	createPoller,
+	expectNothing,
+	heldRun,
+	itemsOf,
+	newAgent,
+	probedTrigger,
+	runIdsOf,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
 
 const ctx = useEmulator({ runDurationMs: 60_000 });
 
@@ -26,12 +36,24 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 		const { credentials } = ctx;
 		const { agentId, early, middle } = await agentWithFinishedRuns('manual newest');
 
-		const both = itemsOf(await createPoller({ parameters: triggerParameters(agentId), credentials }).poll('manual'));
+		const both = itemsOf(
+			await createPoller({ parameters: triggerParameters(agentId), credentials }).poll('manual'),
+		);
 		expect(both).toHaveLength(1);
-		expect(both[0]).toMatchObject({ run_id: early, agent_id: agentId, status: 'failed', files: ['early.pdf'] });
+		expect(both[0]).toMatchObject({
+			run_id: early,
+			agent_id: agentId,
+			status: 'failed',
+			files: ['early.pdf'],
+		});
 		expect(typeof both[0].credits_used).toBe('number'); // Include Full Run: the single-Run read
 
-		const successOnly = itemsOf(await createPoller({ parameters: triggerParameters(agentId, { statuses: ['success'] }), credentials }).poll('manual'));
+		const successOnly = itemsOf(
+			await createPoller({
+				parameters: triggerParameters(agentId, { statuses: ['success'] }),
+				credentials,
+			}).poll('manual'),
+		);
 		expect(successOnly.map((run) => run.run_id)).toEqual([middle]);
 	});
 
@@ -39,7 +61,11 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 		const { emulator, credentials } = ctx;
 		const { agentId, early, middle, running } = await agentWithFinishedRuns('manual untouched');
 		const probe = probedTrigger();
-		const poller = createPoller({ nodeType: probe.type, parameters: triggerParameters(agentId), credentials });
+		const poller = createPoller({
+			nodeType: probe.type,
+			parameters: triggerParameters(agentId),
+			credentials,
+		});
 
 		// Before activation: manual mode must not count as the activation.
 		expect(runIdsOf(await poller.poll('manual'))).toEqual([early]);
@@ -71,14 +97,19 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 		const empty = await poller.poll('manual').catch((error: unknown) => error);
 		expect(empty).toBeInstanceOf(NodeOperationError);
 		expect((empty as NodeOperationError).message).toBe('No finished Run yet');
-		expect((empty as NodeOperationError).description).toContain(`Agent ${agentId} has no Run that finished with status success or failed`);
+		expect((empty as NodeOperationError).description).toContain(
+			`Agent ${agentId} has no Run that finished with status success or failed`,
+		);
 
 		// A Run that is still running does not count either.
 		heldRun(emulator, agentId);
 		await expect(poller.poll('manual')).rejects.toThrow('No finished Run yet');
 
 		// Nor does a finished Run of a status not selected.
-		const failedOnly = createPoller({ parameters: triggerParameters(agentId, { statuses: ['failed'] }), credentials });
+		const failedOnly = createPoller({
+			parameters: triggerParameters(agentId, { statuses: ['failed'] }),
+			credentials,
+		});
 		emulator.createRun(agentId, [{ name: 'ok.pdf' }], { durationMs: 0, outcome: 'success' });
 		const wrongStatus = await failedOnly.poll('manual').catch((error: unknown) => error);
 		expect((wrongStatus as NodeOperationError).description).toContain('status failed');

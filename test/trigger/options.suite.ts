@@ -2,22 +2,51 @@
  * The trigger's parameters: Statuses, Simplify and Include Full Run.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { classify, createPoller, expectNothing, finishedRun, heldRun, itemsOf, newAgent, runIdsOf, triggerParameters, useEmulator } from './helpers';
+import {
+	classify,
+	createPoller,
+	expectNothing,
+	finishedRun,
+	heldRun,
+	itemsOf,
+	newAgent,
+	runIdsOf,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
 
 const ctx = useEmulator({ runDurationMs: 60_000 });
 
 const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 const PROMPTS = ['Invoice number', 'Invoice date', 'Vendor', 'Total amount']; // the Invoices Agent's, copied
-const RUN_FIELDS = ['run_id', 'agent_id', 'status', 'run_url', 'files', 'user_defined_id', 'created', 'completed', 'failed_prompts', 'credits_used'];
+const RUN_FIELDS = [
+	'run_id',
+	'agent_id',
+	'status',
+	'run_url',
+	'files',
+	'user_defined_id',
+	'created',
+	'completed',
+	'failed_prompts',
+	'credits_used',
+];
 
 describe('Extraction Agents Trigger: parameters', () => {
 	it('Statuses = Failed: only failed Runs are emitted; successful ones are dropped, not kept pending', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'failed only');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { statuses: ['failed'] }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { statuses: ['failed'] }),
+			credentials,
+		});
 		await expectNothing(poller);
 
-		const [a, b, c] = [heldRun(emulator, agentId), heldRun(emulator, agentId), heldRun(emulator, agentId)];
+		const [a, b, c] = [
+			heldRun(emulator, agentId),
+			heldRun(emulator, agentId),
+			heldRun(emulator, agentId),
+		];
 		await expectNothing(poller);
 		emulator.finishRun(agentId, a, 'success');
 		emulator.finishRun(agentId, b, 'failed');
@@ -43,7 +72,10 @@ describe('Extraction Agents Trigger: parameters', () => {
 	it('refuses an empty Statuses selection with a clear message', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'no status');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { statuses: [] }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { statuses: [] }),
+			credentials,
+		});
 		await expect(poller.poll()).rejects.toThrow('No status selected');
 	});
 
@@ -54,11 +86,20 @@ describe('Extraction Agents Trigger: parameters', () => {
 			const agentId = await newAgent(emulator, 'shapes');
 			const activation = createPoller({ parameters: triggerParameters(agentId), credentials });
 			await expectNothing(activation);
-			const runId = Number(emulator.createRun(agentId, [{ name: 'INV-4711.pdf' }], { durationMs: 0, userDefinedId: 'mail-42' }).run_id);
+			const runId = Number(
+				emulator.createRun(agentId, [{ name: 'INV-4711.pdf' }], {
+					durationMs: 0,
+					userDefinedId: 'mail-42',
+				}).run_id,
+			);
 			const shapes: Record<string, { item: IDataObject; requests: number }> = {};
 			for (const simplify of [true, false]) {
 				for (const includeFullRun of [true, false]) {
-					const poller = createPoller({ parameters: triggerParameters(agentId, { simplify, includeFullRun }), credentials, staticData: activation.staticData });
+					const poller = createPoller({
+						parameters: triggerParameters(agentId, { simplify, includeFullRun }),
+						credentials,
+						staticData: activation.staticData,
+					});
 					const seq = emulator.lastSeq;
 					const items = itemsOf(await poller.poll());
 					expect(items.map((item) => item.run_id)).toEqual([runId]);
@@ -94,7 +135,12 @@ describe('Extraction Agents Trigger: parameters', () => {
 
 		it('Simplify off: the Run as the API returns it', () => {
 			const { item } = result.shapes['raw/full'];
-			expect(item).toMatchObject({ run_id: result.runId, status: 'success', order: PROMPTS, user_defined_id: 'mail-42' });
+			expect(item).toMatchObject({
+				run_id: result.runId,
+				status: 'success',
+				order: PROMPTS,
+				user_defined_id: 'mail-42',
+			});
 			const data = item.data as Record<string, IDataObject>;
 			expect(Object.keys(data)).toEqual(PROMPTS);
 			expect(data['Invoice number']).toMatchObject({ status: 'success', value: 'INV-4711' });
@@ -110,7 +156,9 @@ describe('Extraction Agents Trigger: parameters', () => {
 			expect(prompt).toHaveProperty('end_time');
 			expect(prompt).toHaveProperty('usage');
 			expect(prompt.metadata).toHaveProperty('url_citations');
-			expect(((prompt.metadata as IDataObject).citations as IDataObject[])[0]).toHaveProperty('regions');
+			expect(((prompt.metadata as IDataObject).citations as IDataObject[])[0]).toHaveProperty(
+				'regions',
+			);
 			expect(simple.requests).toBe(1);
 			expect(raw.requests).toBe(1);
 		});
@@ -124,7 +172,9 @@ describe('Extraction Agents Trigger: parameters', () => {
 			const prompt = (raw.item.data as Record<string, IDataObject>)['Invoice number'];
 			expect(prompt).not.toHaveProperty('start_time');
 			expect(prompt.metadata).not.toHaveProperty('url_citations');
-			expect(((prompt.metadata as IDataObject).citations as IDataObject[])[0]).not.toHaveProperty('regions');
+			expect(((prompt.metadata as IDataObject).citations as IDataObject[])[0]).not.toHaveProperty(
+				'regions',
+			);
 			expect(simple.requests).toBe(0);
 			expect(raw.requests).toBe(0);
 		});
@@ -140,7 +190,9 @@ describe('Extraction Agents Trigger: parameters', () => {
 		emulator.finishRun(agentId, viaPending);
 		const viaList = finishedRun(emulator, agentId).run_id;
 		const items = itemsOf(await poller.poll());
-		expect(sorted(runIdsOf([items.map((json) => ({ json }))]))).toEqual(sorted([viaPending, viaList]));
+		expect(sorted(runIdsOf([items.map((json) => ({ json }))]))).toEqual(
+			sorted([viaPending, viaList]),
+		);
 		expect(Object.keys(items[0])).toEqual(Object.keys(items[1]));
 		expect(items.every((item) => typeof item.credits_used === 'number')).toBe(true);
 	});

@@ -3,7 +3,15 @@
  * (seen in queue mode with a slow service: 165 duplicate emissions before the guard).
  * Two polls from the same saved state must not emit the same Runs.
  */
-import { createPoller, expectNothing, heldRun, newAgent, runIdsOf, triggerParameters, useEmulator } from './helpers';
+import {
+	createPoller,
+	expectNothing,
+	heldRun,
+	newAgent,
+	runIdsOf,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
 
 const ctx = useEmulator({ runDurationMs: 60_000 });
 

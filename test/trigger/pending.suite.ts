@@ -2,7 +2,19 @@
  * Runs deleted while pending, Runs that stay running for a long time, and
  * finished Runs whose `completed` is null (docs/service-notes.md #19).
  */
-import { classify, createPoller, expectNothing, heldRun, itemsOf, newAgent, pendingRunIds, runIdsOf, runPath, triggerParameters, useEmulator } from './helpers';
+import {
+	classify,
+	createPoller,
+	expectNothing,
+	heldRun,
+	itemsOf,
+	newAgent,
+	pendingRunIds,
+	runIdsOf,
+	runPath,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
 
 const ctx = useEmulator({ runDurationMs: 60_000 });
 
@@ -16,7 +28,9 @@ describe('Extraction Agents Trigger: pending Runs', () => {
 		const doomed = heldRun(emulator, agentId, 'doomed.pdf');
 		const kept = heldRun(emulator, agentId, 'kept.pdf');
 		await expectNothing(poller);
-		expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual(expect.arrayContaining([doomed, kept]));
+		expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual(
+			expect.arrayContaining([doomed, kept]),
+		);
 
 		expect(emulator.deleteRun(agentId, doomed)).toBe(true);
 		emulator.finishRun(agentId, kept);
@@ -24,14 +38,20 @@ describe('Extraction Agents Trigger: pending Runs', () => {
 		// No error; the other pending Run is emitted as usual.
 		expect(runIdsOf(await poller.poll())).toEqual([kept]);
 		const reads = classify(emulator.requestsSince(seq)).runReads;
-		expect(reads.filter((entry) => runPath(agentId, doomed).test(entry.path)).map((entry) => entry.status)).toEqual([404]);
+		expect(
+			reads
+				.filter((entry) => runPath(agentId, doomed).test(entry.path))
+				.map((entry) => entry.status),
+		).toEqual([404]);
 		expect(poller.history.at(-1)).toMatchObject({ ok: true, staticDataSaved: true });
 		expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual([]);
 
 		// The deleted Run is forgotten: the next poll does not ask for it again.
 		seq = emulator.lastSeq;
 		await expectNothing(poller);
-		expect(emulator.requestsSince(seq).some((entry) => runPath(agentId, doomed).test(entry.path))).toBe(false);
+		expect(
+			emulator.requestsSince(seq).some((entry) => runPath(agentId, doomed).test(entry.path)),
+		).toBe(false);
 	});
 
 	it('drops a Run that finished and was deleted before it was ever listed, without error', async () => {
@@ -48,7 +68,10 @@ describe('Extraction Agents Trigger: pending Runs', () => {
 	it('emits a Run that stays running across 20 polls once, when it finally finishes, at one read per poll', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'long runner');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { includeFullRun: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 
 		const slow = heldRun(emulator, agentId, 'slow.pdf');
@@ -58,7 +81,9 @@ describe('Extraction Agents Trigger: pending Runs', () => {
 			const { lists, runReads } = classify(emulator.requestsSince(seq));
 			expect(lists).toHaveLength(1);
 			// First poll: discovered in the list. Afterwards: one read of the pending Run.
-			expect(runReads.map((entry) => entry.path)).toEqual(poll === 0 ? [] : [expect.stringMatching(runPath(agentId, slow))]);
+			expect(runReads.map((entry) => entry.path)).toEqual(
+				poll === 0 ? [] : [expect.stringMatching(runPath(agentId, slow))],
+			);
 		}
 		emulator.finishRun(agentId, slow, 'failed');
 		const items = itemsOf(await poller.poll());
@@ -70,22 +95,33 @@ describe('Extraction Agents Trigger: pending Runs', () => {
 	it('counts a Run with `completed` null as finished by its status, whether first listed finished or pending', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'completed null');
-		const poller = createPoller({ parameters: triggerParameters(agentId, { simplify: false }), credentials });
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { simplify: false }),
+			credentials,
+		});
 		await expectNothing(poller);
 
 		// 1. A finished Run with completed null, first seen in the list (an old-style Run
 		//    imported after activation: created just now, completed null).
-		const [listed] = emulator.addHistoricalRuns(agentId, 1, { createdBefore: emulator.now() + 1, spacingMs: 1, completedNull: true });
+		const [listed] = emulator.addHistoricalRuns(agentId, 1, {
+			createdBefore: emulator.now() + 1,
+			spacingMs: 1,
+			completedNull: true,
+		});
 		// 2. A Run seen running, which then finishes with completed null.
 		const pending = heldRun(emulator, agentId);
 		emulator.state.runs.get(pending)!.completedNull = true;
 		const first = itemsOf(await poller.poll());
-		expect(first.map((run) => [run.run_id, run.status, run.completed])).toEqual([[listed, 'success', null]]);
+		expect(first.map((run) => [run.run_id, run.status, run.completed])).toEqual([
+			[listed, 'success', null],
+		]);
 
 		emulator.finishRun(agentId, pending, 'failed');
 		expect(emulator.getRun(agentId, pending)).toMatchObject({ status: 'failed', completed: null });
 		const second = itemsOf(await poller.poll());
-		expect(second.map((run) => [run.run_id, run.status, run.completed])).toEqual([[pending, 'failed', null]]);
+		expect(second.map((run) => [run.run_id, run.status, run.completed])).toEqual([
+			[pending, 'failed', null],
+		]);
 		await expectNothing(poller);
 	});
 });

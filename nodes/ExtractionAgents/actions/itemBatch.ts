@@ -156,18 +156,27 @@ export class ItemBatch {
 		const error = (outcomes[firstFailed] as Extract<ItemOutcome, { kind: 'failed' }>).error;
 		const others = this.createdRuns.filter((created) => created.itemIndex !== firstFailed);
 		const withRun = new Set(this.createdRuns.map((created) => created.itemIndex));
-		const notSent = outcomes.filter((outcome, itemIndex) => outcome?.kind === 'stopped' && !withRun.has(itemIndex)).length;
+		const notSent = outcomes.filter(
+			(outcome, itemIndex) => outcome?.kind === 'stopped' && !withRun.has(itemIndex),
+		).length;
 		const notes: string[] = [];
 		if (others.length > 0) {
 			const lines = others
 				.sort((a, b) => a.itemIndex - b.itemIndex)
-				.map(({ itemIndex, run }) => `item ${itemIndex + 1}: Run ${run.run_id}${run.run_url ? ` (${run.run_url})` : ''}`);
+				.map(
+					({ itemIndex, run }) =>
+						`item ${itemIndex + 1}: Run ${run.run_id}${run.run_url ? ` (${run.run_url})` : ''}`,
+				);
 			notes.push(
 				`Other items had already created ${others.length} Run(s), which go on in the service: ${lines.join('; ')}. Fetch them with Run → Get or the Extraction Agents Trigger rather than uploading those files again.`,
 			);
 		}
-		if (notSent > 0) notes.push(`Nothing was sent for ${notSent} other item(s): run them again once this is fixed.`);
-		if (notes.length > 0) error.description = [error.description, ...notes].filter(Boolean).join(' ');
+		if (notSent > 0)
+			notes.push(
+				`Nothing was sent for ${notSent} other item(s): run them again once this is fixed.`,
+			);
+		if (notes.length > 0)
+			error.description = [error.description, ...notes].filter(Boolean).join(' ');
 		return error;
 	}
 }
@@ -180,12 +189,15 @@ const ITEMS_IN_PARALLEL_PARAMETER = 'options.itemsInParallel';
  */
 export function itemsInParallel(context: IExecuteFunctions): number {
 	const raw = context.getNodeParameter(ITEMS_IN_PARALLEL_PARAMETER, 0, DEFAULT_ITEMS_IN_PARALLEL);
-	const count = raw === undefined || raw === null || raw === '' ? DEFAULT_ITEMS_IN_PARALLEL : Number(raw);
+	const count =
+		raw === undefined || raw === null || raw === '' ? DEFAULT_ITEMS_IN_PARALLEL : Number(raw);
 	if (!Number.isInteger(count) || count < 1 || count > MAX_ITEMS_IN_PARALLEL) {
 		throw new NodeOperationError(
 			context.getNode(),
 			`Items in Parallel "${String(raw).slice(0, 40)}" is not a whole number from 1 to ${MAX_ITEMS_IN_PARALLEL}`,
-			{ description: `Set Options → Items in Parallel to how many items to send at once, e.g. ${DEFAULT_ITEMS_IN_PARALLEL}.` },
+			{
+				description: `Set Options → Items in Parallel to how many items to send at once, e.g. ${DEFAULT_ITEMS_IN_PARALLEL}.`,
+			},
 		);
 	}
 	return count;

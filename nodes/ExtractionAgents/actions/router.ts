@@ -18,13 +18,19 @@ export const resources = {
 } satisfies Record<string, Record<string, Operation>>;
 
 /** Resource → its operations' names, as the compiler knows them (cf. Airtable's node.type.ts). */
-export type ExtractionAgentsNodeType = { [Resource in keyof typeof resources]: keyof (typeof resources)[Resource] };
+export type ExtractionAgentsNodeType = {
+	[Resource in keyof typeof resources]: keyof (typeof resources)[Resource];
+};
 
 function operationFor(context: IExecuteFunctions, resource: string, operation: string): Operation {
-	const operations: Record<string, Operation> | undefined = resources[resource as keyof typeof resources];
+	const operations: Record<string, Operation> | undefined =
+		resources[resource as keyof typeof resources];
 	// Own properties only: "toString" is not an operation.
 	if (!operations || !Object.prototype.hasOwnProperty.call(operations, operation)) {
-		throw new NodeOperationError(context.getNode(), `The operation "${operation}" of "${resource}" is not supported`);
+		throw new NodeOperationError(
+			context.getNode(),
+			`The operation "${operation}" of "${resource}" is not supported`,
+		);
 	}
 	return operations[operation];
 }
@@ -46,8 +52,10 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const parallel = handler.itemsInParallel ? itemsInParallel(this) : 1;
 	const batch = new ItemBatch(this, parallel, !continueOnFail);
 
-	const outcomes = await batch.runItems(items.length, async (itemIndex) =>
-		await handler.execute.call(this, itemIndex, items[itemIndex], cache, batch),
+	const outcomes = await batch.runItems(
+		items.length,
+		async (itemIndex) =>
+			await handler.execute.call(this, itemIndex, items[itemIndex], cache, batch),
 	);
 	if (!continueOnFail) {
 		const failure = batch.failureToThrow(outcomes);

@@ -30,7 +30,10 @@ export const optionsField: INodeProperties = {
 				'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
 			// Operations whose items are independent: Run → Create, Get, Delete, Download Templated Output; Agent → Get.
 			displayOptions: {
-				show: { '/resource': ['run', 'agent'], '/operation': ['create', 'get', 'delete', 'downloadTemplatedOutput'] },
+				show: {
+					'/resource': ['run', 'agent'],
+					'/operation': ['create', 'get', 'delete', 'downloadTemplatedOutput'],
+				},
 			},
 		},
 		{

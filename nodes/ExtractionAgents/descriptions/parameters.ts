@@ -114,11 +114,16 @@ export function runOutputField(show: Record<string, string[]>): INodeProperties 
 		type: 'options',
 		default: 'run',
 		options: [
-			{ name: 'One Item per Run', value: 'run', description: 'One item holding all Prompt results of the Run' },
+			{
+				name: 'One Item per Run',
+				value: 'run',
+				description: 'One item holding all Prompt results of the Run',
+			},
 			{
 				name: 'One Item per Prompt Result',
 				value: 'promptResult',
-				description: 'One item per Prompt with its value, reasoning and citations: rows for a sheet',
+				description:
+					'One item per Prompt with its value, reasoning and citations: rows for a sheet',
 			},
 		],
 		...showWhen(show),

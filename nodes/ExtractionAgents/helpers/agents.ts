@@ -37,7 +37,11 @@ export const simplifyAgentFields: INodeProperties[] = [
 
 /** Whether Agent → Get / Get Many simplify: the parameter, else its default for the node's version. */
 export function simplifiesAgents(context: IExecuteFunctions, itemIndex: number): boolean {
-	return context.getNodeParameter('simplify', itemIndex, context.getNode().typeVersion > 1) as boolean;
+	return context.getNodeParameter(
+		'simplify',
+		itemIndex,
+		context.getNode().typeVersion > 1,
+	) as boolean;
 }
 
 /** "Simplify": what a person needs to pick or report on an Agent, one line per list. */
@@ -55,7 +59,11 @@ export function simplifyAgent(agent: Agent): IDataObject {
 	};
 }
 
-export async function fetchAgent(context: ServiceContext, agentId: number, itemIndex?: number): Promise<Agent> {
+export async function fetchAgent(
+	context: ServiceContext,
+	agentId: number,
+	itemIndex?: number,
+): Promise<Agent> {
 	const { body } = await serviceRequest<Agent>(context, {
 		method: 'GET',
 		path: `/agents/${agentId}`,

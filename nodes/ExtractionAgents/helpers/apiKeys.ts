@@ -38,7 +38,11 @@ export function apiKeyIdParameter(context: IExecuteFunctions, itemIndex: number)
 		throw new NodeOperationError(
 			context.getNode(),
 			id === '' ? 'API Key ID is empty' : `"${id.slice(0, 80)}" is not a valid API key ID`,
-			{ description: 'Choose the key from the list, or enter its ID as listed by API Key → Get Many (its ID, not its secret).', itemIndex },
+			{
+				description:
+					'Choose the key from the list, or enter its ID as listed by API Key → Get Many (its ID, not its secret).',
+				itemIndex,
+			},
 		);
 	}
 	return id;

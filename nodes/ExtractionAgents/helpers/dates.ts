@@ -16,7 +16,8 @@ export function userDateToIso(
 	const parsed = parseServiceTimestamp(raw, context.getTimezone());
 	if (!parsed) {
 		throw new NodeOperationError(context.getNode(), `${fieldName} "${String(raw)}" is not a date`, {
-			description: 'Use an ISO 8601 date and time such as 2026-01-31T00:00:00Z, or pick one in the date field.',
+			description:
+				'Use an ISO 8601 date and time such as 2026-01-31T00:00:00Z, or pick one in the date field.',
 			itemIndex,
 		});
 	}
@@ -24,7 +25,11 @@ export function userDateToIso(
 }
 
 export function commaList(raw: unknown): string[] {
-	if (Array.isArray(raw)) return raw.map(String).map((v) => v.trim()).filter(Boolean);
+	if (Array.isArray(raw))
+		return raw
+			.map(String)
+			.map((v) => v.trim())
+			.filter(Boolean);
 	return String(raw ?? '')
 		.split(',')
 		.map((value) => value.trim())

@@ -60,7 +60,9 @@ export function runIdParameter(context: IExecuteFunctions, itemIndex: number): n
 }
 
 /** The Agent chosen in the node while the user edits it (for pickers that depend on it). */
-export function currentAgentId(context: ILoadOptionsFunctions | IPollFunctions): number | undefined {
+export function currentAgentId(
+	context: ILoadOptionsFunctions | IPollFunctions,
+): number | undefined {
 	try {
 		const raw = (context as ILoadOptionsFunctions).getCurrentNodeParameter
 			? (context as ILoadOptionsFunctions).getCurrentNodeParameter('agent', { extractValue: true })

@@ -18,7 +18,9 @@ const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
 export function sortNewestFirst(runs: Run[]): Run[] {
 	const unique = new Map<number, Run>();
 	for (const run of runs) if (!unique.has(Number(run.run_id))) unique.set(Number(run.run_id), run);
-	return [...unique.values()].sort((a, b) => createdOf(b) - createdOf(a) || Number(b.run_id) - Number(a.run_id));
+	return [...unique.values()].sort(
+		(a, b) => createdOf(b) - createdOf(a) || Number(b.run_id) - Number(a.run_id),
+	);
 }
 
 const what = (agentId: number) => `the Runs of Agent ${agentId}`;
@@ -38,9 +40,14 @@ async function fetchRunPage(
 	});
 	const runs = flattenRunList(body);
 	if (!runs) {
-		throw unexpectedAnswer(context, what(request.agentId), 'The response did not have the expected list in it.', {
-			itemIndex: request.itemIndex,
-		});
+		throw unexpectedAnswer(
+			context,
+			what(request.agentId),
+			'The response did not have the expected list in it.',
+			{
+				itemIndex: request.itemIndex,
+			},
+		);
 	}
 	const rawTotal = Array.isArray(body) ? undefined : body?.total_pages;
 	return { runs, totalPages: rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal) };
@@ -52,7 +59,11 @@ async function fetchRunPage(
  * oldest-first list the newest Runs are on the last pages, which are read backwards;
  * when the order cannot be told, every page is read.
  */
-export async function newestRuns(context: ServiceContext, request: RunListRequest, count: number): Promise<Run[]> {
+export async function newestRuns(
+	context: ServiceContext,
+	request: RunListRequest,
+	count: number,
+): Promise<Run[]> {
 	const pageSize = Math.min(MAX_PAGE_SIZE, Math.max(1, count));
 	const first = await fetchRunPage(context, request, 0, pageSize);
 	const knownTotal = Number.isFinite(first.totalPages);
@@ -60,19 +71,37 @@ export async function newestRuns(context: ServiceContext, request: RunListReques
 	if (onlyPage) return sortNewestFirst(first.runs).slice(0, count);
 
 	const order = detectOrder(first.runs);
-	if (order === 'newest-first' && first.runs.length >= count) return sortNewestFirst(first.runs).slice(0, count);
+	if (order === 'newest-first' && first.runs.length >= count)
+		return sortNewestFirst(first.runs).slice(0, count);
 	if (order === 'oldest-first' && knownTotal) {
 		const runs: Run[] = [];
-		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && runs.length < count; pageNumber--) {
+		for (
+			let pageNumber = first.totalPages - 1;
+			pageNumber > 0 && runs.length < count;
+			pageNumber--
+		) {
 			runs.push(...(await fetchRunPage(context, request, pageNumber, pageSize)).runs);
 		}
 		if (runs.length < count) runs.push(...first.runs);
 		return sortNewestFirst(runs).slice(0, count);
 	}
-	const listing = { path: `/agents/${request.agentId}/runs`, qs: request.qs, subject: { agentId: request.agentId }, itemIndex: request.itemIndex, what: what(request.agentId), idOf: (run: Run) => run.run_id };
+	const listing = {
+		path: `/agents/${request.agentId}/runs`,
+		qs: request.qs,
+		subject: { agentId: request.agentId },
+		itemIndex: request.itemIndex,
+		what: what(request.agentId),
+		idOf: (run: Run) => run.run_id,
+	};
 	const runs =
 		order === 'newest-first'
-			? await listAllPages<Run>(context, listing, flattenRunList, { returnAll: false, limit: count })
-			: await listAllPages<Run>(context, listing, flattenRunList, { returnAll: true, limit: Infinity });
+			? await listAllPages<Run>(context, listing, flattenRunList, {
+					returnAll: false,
+					limit: count,
+				})
+			: await listAllPages<Run>(context, listing, flattenRunList, {
+					returnAll: true,
+					limit: Infinity,
+				});
 	return sortNewestFirst(runs).slice(0, count);
 }

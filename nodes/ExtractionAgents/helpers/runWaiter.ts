@@ -21,11 +21,19 @@ export const WAIT_SCHEDULE = {
 
 /** The Run's identity, put on every error the wait ends with so a workflow can route it. */
 export function runErrorFields(run: Run): IDataObject {
-	return { run_id: run.run_id, agent_id: run.agent_id, run_url: run.run_url ?? null, status: run.status };
+	return {
+		run_id: run.run_id,
+		agent_id: run.agent_id,
+		run_url: run.run_url ?? null,
+		status: run.status,
+	};
 }
 
 /** Fields for the error item of a failed item (see router.ts), kept on the error's context. */
-export function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(error: E, fields: IDataObject): E {
+export function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
+	error: E,
+	fields: IDataObject,
+): E {
 	error.context.errorItemFields = fields;
 	return error;
 }
@@ -109,12 +117,17 @@ export class RunWaiter {
 	}
 
 	private intervalMs(entry: WaitingRun, now: number): number {
-		const interval = Math.max(WAIT_SCHEDULE.minIntervalMs, (now - entry.startedMs) * WAIT_SCHEDULE.shareOfAge);
+		const interval = Math.max(
+			WAIT_SCHEDULE.minIntervalMs,
+			(now - entry.startedMs) * WAIT_SCHEDULE.shareOfAge,
+		);
 		return interval * (1 - Math.random() * WAIT_SCHEDULE.earlyJitter);
 	}
 
 	private async loop(): Promise<void> {
-		const signal = this.cancelSignal ? AbortSignal.any([this.cancelSignal, this.stopSignal]) : this.stopSignal;
+		const signal = this.cancelSignal
+			? AbortSignal.any([this.cancelSignal, this.stopSignal])
+			: this.stopSignal;
 		for (;;) {
 			if (signal.aborted) {
 				for (const entry of [...this.waiting]) this.settle(entry, this.interruptedError(entry));
@@ -185,14 +198,19 @@ export class RunWaiter {
 		const error = new NodeOperationError(
 			this.context.getNode(),
 			`The execution was cancelled while waiting for Run ${entry.run.run_id}`,
-			{ description: 'The Run goes on in the service; fetch it later with Run → Get.', itemIndex: entry.itemIndex },
+			{
+				description: 'The Run goes on in the service; fetch it later with Run → Get.',
+				itemIndex: entry.itemIndex,
+			},
 		);
 		return attachErrorItemFields(error, runErrorFields(entry.run));
 	}
 
 	private timeoutError(entry: WaitingRun): Error {
 		const { run } = entry;
-		const lastCheck = entry.lastFailure ? ` The last check of the Run failed: ${entry.lastFailure.message}.` : '';
+		const lastCheck = entry.lastFailure
+			? ` The last check of the Run failed: ${entry.lastFailure.message}.`
+			: '';
 		const error = new NodeOperationError(
 			this.context.getNode(),
 			`Run ${run.run_id} did not finish within ${formatDuration(entry.timeoutMs)}`,

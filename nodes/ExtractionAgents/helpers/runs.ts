@@ -31,7 +31,10 @@ const FINAL_STATUSES = new Set(['success', 'failed']);
  */
 export function isRunFinished(run: Pick<Run, 'status' | 'completed'>): boolean {
 	const status = String(run.status);
-	return FINAL_STATUSES.has(status) || (status !== 'running' && typeof run.completed === 'string' && run.completed !== '');
+	return (
+		FINAL_STATUSES.has(status) ||
+		(status !== 'running' && typeof run.completed === 'string' && run.completed !== '')
+	);
 }
 
 /** The list's `runs` is an array of arrays (docs/service-notes.md #12); a flat array is tolerated. */
@@ -45,13 +48,24 @@ export function flattenRunList(body: unknown): Run[] | undefined {
  * Checks a Run body has the fields the nodes rely on; a 200 without them is an error.
  * `created`: the body answers the POST that created the Run, which is not repeated.
  */
-export function asRun(context: ServiceContext, body: unknown, itemIndex?: number, options: { created?: boolean } = {}): Run {
+export function asRun(
+	context: ServiceContext,
+	body: unknown,
+	itemIndex?: number,
+	options: { created?: boolean } = {},
+): Run {
 	const run = body as Run;
-	if (!run || typeof run !== 'object' || run.run_id === undefined || run.run_id === null || typeof run.status !== 'string') {
+	if (
+		!run ||
+		typeof run !== 'object' ||
+		run.run_id === undefined ||
+		run.run_id === null ||
+		typeof run.status !== 'string'
+	) {
 		throw unexpectedAnswer(context, 'the Run', 'The response lacked run_id or status.', {
 			itemIndex,
 			afterCreate: options.created
-				? 'The Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent\'s Runs (Run → Get Many) before running the item again.'
+				? "The Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent's Runs (Run → Get Many) before running the item again."
 				: undefined,
 		});
 	}

@@ -103,7 +103,8 @@ export function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
 			row.url_citations = (metadata.url_citations as IDataObject[] | undefined) ?? [];
 			row.start_time = normalizeServiceTimestamp(result.start_time);
 			row.end_time = normalizeServiceTimestamp(result.end_time);
-			row.credits_used = ((result.usage as IDataObject | undefined)?.credits_used as number | undefined) ?? null;
+			row.credits_used =
+				((result.usage as IDataObject | undefined)?.credits_used as number | undefined) ?? null;
 			row.metadata = metadata;
 		}
 		return row;

@@ -27,7 +27,8 @@ export const MIME_TYPE_BY_FORMAT: Record<OutputFormat, string> = {
 
 /** A template without a file name (not promised: docs/service-notes.md #24) has an unknown kind. */
 export function templateKindOf(fileName: unknown): TemplateKind {
-	const extension = (typeof fileName === 'string' ? fileName : '').toLowerCase().split('.').pop() ?? '';
+	const extension =
+		(typeof fileName === 'string' ? fileName : '').toLowerCase().split('.').pop() ?? '';
 	if (['docx', 'dotx', 'docm', 'doc'].includes(extension)) return 'word';
 	if (['xlsx', 'xlsm', 'xltx', 'xltm', 'xls'].includes(extension)) return 'excel';
 	return 'unknown';
@@ -35,7 +36,9 @@ export function templateKindOf(fileName: unknown): TemplateKind {
 
 /** How a template is named to the user: its file name, or its ID when it has none. */
 export function templateNameOf(template: { id: unknown; filename?: unknown }): string {
-	return typeof template.filename === 'string' && template.filename.trim() !== '' ? template.filename : `Template ${String(template.id)}`;
+	return typeof template.filename === 'string' && template.filename.trim() !== ''
+		? template.filename
+		: `Template ${String(template.id)}`;
 }
 
 /**
@@ -43,7 +46,11 @@ export function templateNameOf(template: { id: unknown; filename?: unknown }): s
  * because it carries non-ASCII names) or `filename="…"`.
  */
 export function fileNameFromContentDisposition(header: unknown): string | undefined {
-	const value = Array.isArray(header) ? String(header[0] ?? '') : typeof header === 'string' ? header : '';
+	const value = Array.isArray(header)
+		? String(header[0] ?? '')
+		: typeof header === 'string'
+			? header
+			: '';
 	if (!value) return undefined;
 	const extended = value.match(/filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i);
 	if (extended) {

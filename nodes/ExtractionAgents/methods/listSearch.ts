@@ -8,19 +8,30 @@ import type { Run } from '../helpers/runs';
 const PICKER_PAGE = 200;
 
 /** The Agent picker: every Agent the key can see, filtered by name or ID. */
-export async function searchAgents(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchAgents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const agents = await listAgents(this, { returnAll: true, limit: 0 });
 	const needle = (filter ?? '').trim().toLowerCase();
 	return {
 		results: agents
-			.filter((agent) => !needle || String(agent.name).toLowerCase().includes(needle) || String(agent.id) === needle)
+			.filter(
+				(agent) =>
+					!needle ||
+					String(agent.name).toLowerCase().includes(needle) ||
+					String(agent.id) === needle,
+			)
 			.sort((a, b) => String(a.name).localeCompare(String(b.name)))
 			.map((agent) => ({ name: `${agent.name} (${agent.id})`, value: String(agent.id) })),
 	};
 }
 
 /** The API key picker: the caller's keys (only they are visible), filtered by name or ID. */
-export async function searchApiKeys(this: ILoadOptionsFunctions, filter?: string): Promise<INodeListSearchResult> {
+export async function searchApiKeys(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
 	const keys = await listAllPages<IDataObject>(
 		this,
 		{ path: '/api-keys', what: 'the API key list', idOf: (key) => key.id },
@@ -30,7 +41,10 @@ export async function searchApiKeys(this: ILoadOptionsFunctions, filter?: string
 	const needle = (filter ?? '').trim().toLowerCase();
 	return {
 		results: keys
-			.map((key) => ({ name: `${String(key.name ?? 'unnamed')} (${String(key.id)})`, value: String(key.id) }))
+			.map((key) => ({
+				name: `${String(key.name ?? 'unnamed')} (${String(key.id)})`,
+				value: String(key.id),
+			}))
 			.filter((option) => !needle || option.name.toLowerCase().includes(needle))
 			.sort((a, b) => a.name.localeCompare(b.name)),
 	};

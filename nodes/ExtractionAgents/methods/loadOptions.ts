@@ -4,7 +4,9 @@ import { currentAgentId } from '../helpers/ids';
 import { templateKindOf, templateNameOf } from '../helpers/templates';
 
 /** Output templates of the chosen Agent, shown by file name. */
-export async function getOutputTemplates(this: ILoadOptionsFunctions): Promise<INodePropertyOptions[]> {
+export async function getOutputTemplates(
+	this: ILoadOptionsFunctions,
+): Promise<INodePropertyOptions[]> {
 	const agentId = currentAgentId(this);
 	if (agentId === undefined) return [];
 	const agent = await fetchAgent(this, agentId);
@@ -13,7 +15,12 @@ export async function getOutputTemplates(this: ILoadOptionsFunctions): Promise<I
 		return {
 			name: templateNameOf(template),
 			value: template.id,
-			description: kind === 'word' ? 'Word template: DOCX or PDF' : kind === 'excel' ? 'Excel template: XLSX, XLSM or CSV' : undefined,
+			description:
+				kind === 'word'
+					? 'Word template: DOCX or PDF'
+					: kind === 'excel'
+						? 'Excel template: XLSX, XLSM or CSV'
+						: undefined,
 		};
 	});
 }

@@ -42,7 +42,9 @@ export function requireFields(
 	if (!body || typeof body !== 'object' || Array.isArray(body)) {
 		throw unexpectedAnswer(context, what, 'The response held no object.', options);
 	}
-	const missing = fields.filter((field) => (body as IDataObject)[field] === undefined || (body as IDataObject)[field] === null);
+	const missing = fields.filter(
+		(field) => (body as IDataObject)[field] === undefined || (body as IDataObject)[field] === null,
+	);
 	if (missing.length > 0) {
 		throw unexpectedAnswer(context, what, `The response lacked ${missing.join(', ')}.`, options);
 	}

@@ -63,7 +63,9 @@ function withoutPassword(raw: string): string {
 export function apiKeyFromCredential(apiKey: unknown): string {
 	const key = typeof apiKey === 'string' ? apiKey.trim() : '';
 	if (key === '') {
-		throw new InvalidApiKeyError('The API key in the Extraction Agents credential is empty: paste the key from the web app');
+		throw new InvalidApiKeyError(
+			'The API key in the Extraction Agents credential is empty: paste the key from the web app',
+		);
 	}
 	if (/\s/.test(key)) {
 		throw new InvalidApiKeyError(

@@ -48,18 +48,27 @@ export function serviceDetail(body: unknown): string {
 		}
 	}
 	if (!parsed || typeof parsed !== 'object') return '';
-	const detail = (parsed as { detail?: unknown }).detail ?? (parsed as { message?: unknown }).message;
+	const detail =
+		(parsed as { detail?: unknown }).detail ?? (parsed as { message?: unknown }).message;
 	if (typeof detail === 'string') return detail;
 	if (Array.isArray(detail)) {
 		const lines = detail.slice(0, MAX_DETAIL_LINES).map(validationLine);
-		if (detail.length > MAX_DETAIL_LINES) lines.push(`… and ${detail.length - MAX_DETAIL_LINES} more`);
+		if (detail.length > MAX_DETAIL_LINES)
+			lines.push(`… and ${detail.length - MAX_DETAIL_LINES} more`);
 		return lines.join('\n');
 	}
 	if (detail && typeof detail === 'object') return JSON.stringify(detail);
 	return '';
 }
 
-const HTML_ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'", nbsp: ' ' };
+const HTML_ENTITIES: Record<string, string> = {
+	amp: '&',
+	lt: '<',
+	gt: '>',
+	quot: '"',
+	'#39': "'",
+	nbsp: ' ',
+};
 
 /**
  * The words of an HTML page (a proxy's error page, a maintenance page): its title, then
@@ -77,14 +86,16 @@ export function textOfWebPage(text: string): string | undefined {
 	const title = words(/<title[^>]*>([\s\S]*?)<\/title>/i.exec(text)?.[1] ?? '');
 	const body = words(text.replace(/<(head|script|style)\b[\s\S]*?<\/\1>/gi, ' '));
 	if (!title) return body;
-	return body === '' || body.startsWith(title) ? (body || title) : `${title}: ${body}`;
+	return body === '' || body.startsWith(title) ? body || title : `${title}: ${body}`;
 }
 
 function validationLine(entry: unknown): string {
 	if (!entry || typeof entry !== 'object') return String(entry);
 	const { loc, msg, input } = entry as { loc?: unknown; msg?: unknown; input?: unknown };
 	const where = Array.isArray(loc)
-		? loc.filter((part, index) => !(index === 0 && ['body', 'query', 'path'].includes(String(part)))).join('.')
+		? loc
+				.filter((part, index) => !(index === 0 && ['body', 'query', 'path'].includes(String(part))))
+				.join('.')
 		: '';
 	let line = `${where ? `${where}: ` : ''}${typeof msg === 'string' ? msg : 'invalid value'}`;
 	if (input !== undefined && (typeof input !== 'object' || input === null)) {
@@ -148,7 +159,9 @@ function mapHttpFailure(
 			};
 		case 429:
 			if (failure.rateLimitedUntilMs !== undefined) {
-				const until = new Date(Math.ceil(failure.rateLimitedUntilMs / 1000) * 1000).toISOString().replace('.000Z', 'Z');
+				const until = new Date(Math.ceil(failure.rateLimitedUntilMs / 1000) * 1000)
+					.toISOString()
+					.replace('.000Z', 'Z');
 				return {
 					message: `The Extraction Agents service is rate limiting this API key until ${until} (429)`,
 					description: `That is longer than this item can wait, so it was not sent again. Run the workflow again after ${until}, or send fewer items at once (Options → Items in Parallel). ${said}`,
@@ -182,11 +195,14 @@ function repeatNote(failure: RequestFailure): string {
 }
 
 /** Values of secret-looking JSON fields (a new API key's `api_key`, tokens) in a cut-off answer. */
-const SECRET_FIELDS = /("(?:api_key|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|authorization|password)"\s*:\s*")[^"]*("?)/gi;
+const SECRET_FIELDS =
+	/("(?:api_key|[a-z_]*secret[a-z_]*|[a-z_]*token[a-z_]*|authorization|password)"\s*:\s*")[^"]*("?)/gi;
 
 /** A 2xx whose body is not JSON: cut off mid-way, or a proxy's or maintenance page. */
 function mapMalformedFailure(failure: Extract<RequestFailure, { kind: 'malformed' }>): MappedError {
-	const raw = Buffer.isBuffer(failure.body) ? failure.body.toString('utf8') : String(failure.body ?? '');
+	const raw = Buffer.isBuffer(failure.body)
+		? failure.body.toString('utf8')
+		: String(failure.body ?? '');
 	const page = textOfWebPage(raw);
 	const text = (page ?? raw).replace(SECRET_FIELDS, '$1[hidden]$2').replace(/\s+/g, ' ').trim();
 	const shown = text.length > 120 ? `${text.slice(0, 117)}...` : text;
@@ -280,7 +296,8 @@ export function toNodeApiError(
 	return new NodeApiError(node, errorResponse, {
 		message: mapped.message,
 		description: mapped.description,
-		httpCode: failure.kind === 'http' || failure.kind === 'redirect' ? String(failure.status) : undefined,
+		httpCode:
+			failure.kind === 'http' || failure.kind === 'redirect' ? String(failure.status) : undefined,
 		itemIndex,
 	});
 }

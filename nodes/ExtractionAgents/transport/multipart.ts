@@ -50,7 +50,10 @@ export class MultipartBody {
 		this.segments = segments;
 		this.boundary = boundary;
 		this.type = `multipart/form-data; boundary=${boundary}`;
-		this.size = segments.reduce((total, segment) => total + (Buffer.isBuffer(segment) ? segment.length : segment.size), 0);
+		this.size = segments.reduce(
+			(total, segment) => total + (Buffer.isBuffer(segment) ? segment.length : segment.size),
+			0,
+		);
 	}
 
 	get [Symbol.toStringTag](): string {

@@ -13,7 +13,9 @@ export interface ListLimit {
 }
 
 function malformed(context: ServiceContext, what: string, itemIndex?: number): NodeApiError {
-	return unexpectedAnswer(context, what, 'The response did not have the expected list in it.', { itemIndex });
+	return unexpectedAnswer(context, what, 'The response did not have the expected list in it.', {
+		itemIndex,
+	});
 }
 
 /**
@@ -26,10 +28,14 @@ export function listLimitParameters(context: IExecuteFunctions, itemIndex: numbe
 	if (returnAll) return { returnAll: true, limit: Infinity };
 	const limit = context.getNodeParameter('limit', itemIndex) as number;
 	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-		throw new NodeOperationError(context.getNode(), `Limit must be a whole number of 1 or more, not "${String(limit)}"`, {
-			description: 'Set Limit to how many results you want (e.g. 50), or turn on Return All.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`Limit must be a whole number of 1 or more, not "${String(limit)}"`,
+			{
+				description: 'Set Limit to how many results you want (e.g. 50), or turn on Return All.',
+				itemIndex,
+			},
+		);
 	}
 	return { returnAll: false, limit };
 }
@@ -86,7 +92,9 @@ export async function listAllPages<T = IDataObject>(
 		}
 		const rawTotal = Array.isArray(body) ? undefined : (body as IDataObject)?.total_pages;
 		const totalPages = rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal);
-		const lastPage = Number.isFinite(totalPages) ? pageNumber + 1 >= totalPages : items.length < pageSize;
+		const lastPage = Number.isFinite(totalPages)
+			? pageNumber + 1 >= totalPages
+			: items.length < pageSize;
 		if (items.length === 0 || lastPage) break;
 	}
 	return collected;
@@ -107,7 +115,13 @@ export function itemsUnder<T = IDataObject>(key: string): (body: unknown) => T[]
  */
 export async function listAllByCursor<T = IDataObject>(
 	context: ServiceContext,
-	request: { path: string; body: IDataObject; itemIndex?: number; subject?: RequestSubject; what: string },
+	request: {
+		path: string;
+		body: IDataObject;
+		itemIndex?: number;
+		subject?: RequestSubject;
+		what: string;
+	},
 	itemsKey: string,
 	limit: ListLimit,
 ): Promise<T[]> {

@@ -23,7 +23,10 @@ export class RateLimitGate {
 	 * Waits until the gate is open. Resolves 'cancelled' when the signal fires, and
 	 * 'deadline' at once, without waiting, when the gate opens only after `deadlineMs`.
 	 */
-	async waitUntilOpen(signal?: AbortSignal, deadlineMs?: number): Promise<'open' | 'cancelled' | 'deadline'> {
+	async waitUntilOpen(
+		signal?: AbortSignal,
+		deadlineMs?: number,
+	): Promise<'open' | 'cancelled' | 'deadline'> {
 		// Another 429 may close the gate again while this request waits: loop until open.
 		for (;;) {
 			const waitMs = this.closedUntilMs - Date.now();

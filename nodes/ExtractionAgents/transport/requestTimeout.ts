@@ -1,11 +1,9 @@
-import type {
-	IExecuteFunctions,
-	ILoadOptionsFunctions,
-	INode,
-	IPollFunctions,
-} from 'n8n-workflow';
+import type { IExecuteFunctions, ILoadOptionsFunctions, INode, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { DEFAULT_REQUEST_TIMEOUT_SECONDS, MAX_REQUEST_TIMEOUT_SECONDS } from '../descriptions/options';
+import {
+	DEFAULT_REQUEST_TIMEOUT_SECONDS,
+	MAX_REQUEST_TIMEOUT_SECONDS,
+} from '../descriptions/options';
 
 type RequestingContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
 
@@ -17,7 +15,6 @@ type RequestingContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFuncti
 export const UPLOAD_ALLOWANCE_MS_PER_MB = 1000;
 
 const TIMEOUT_PARAMETER = 'options.requestTimeout';
-
 
 function configuredSeconds(context: RequestingContext, itemIndex: number | undefined): unknown {
 	if ('getInputData' in context) {
@@ -35,7 +32,10 @@ function configuredSeconds(context: RequestingContext, itemIndex: number | undef
 			return undefined;
 		}
 	}
-	return (context as IPollFunctions).getNodeParameter(TIMEOUT_PARAMETER, DEFAULT_REQUEST_TIMEOUT_SECONDS);
+	return (context as IPollFunctions).getNodeParameter(
+		TIMEOUT_PARAMETER,
+		DEFAULT_REQUEST_TIMEOUT_SECONDS,
+	);
 }
 
 /**
@@ -50,19 +50,28 @@ export function requestTimeoutMs(
 	uploadBytes = 0,
 ): number {
 	const raw = configuredSeconds(context, itemIndex);
-	const seconds = raw === undefined || raw === null || raw === '' ? DEFAULT_REQUEST_TIMEOUT_SECONDS : Number(raw);
+	const seconds =
+		raw === undefined || raw === null || raw === '' ? DEFAULT_REQUEST_TIMEOUT_SECONDS : Number(raw);
 	if (!Number.isFinite(seconds) || seconds < 1 || seconds > MAX_REQUEST_TIMEOUT_SECONDS) {
 		throw invalidTimeout(context.getNode(), raw, itemIndex);
 	}
-	return Math.round(seconds * 1000) + Math.ceil(Math.max(0, uploadBytes) / 1_000_000) * UPLOAD_ALLOWANCE_MS_PER_MB;
+	return (
+		Math.round(seconds * 1000) +
+		Math.ceil(Math.max(0, uploadBytes) / 1_000_000) * UPLOAD_ALLOWANCE_MS_PER_MB
+	);
 }
 
-function invalidTimeout(node: INode, raw: unknown, itemIndex: number | undefined): NodeOperationError {
+function invalidTimeout(
+	node: INode,
+	raw: unknown,
+	itemIndex: number | undefined,
+): NodeOperationError {
 	return new NodeOperationError(
 		node,
 		`Request Timeout "${String(raw).slice(0, 40)}" is not a number of seconds from 1 to ${MAX_REQUEST_TIMEOUT_SECONDS}`,
 		{
-			description: 'Set Options → Request Timeout (Seconds) to how long a request may wait for its answer, e.g. 60.',
+			description:
+				'Set Options → Request Timeout (Seconds) to how long a request may wait for its answer, e.g. 60.',
 			itemIndex,
 		},
 	);

@@ -10,4 +10,5 @@ export const MAX_FILE_BYTES = 250_000_000;
 export const formatBytes = (bytes: number): string => `${bytes.toLocaleString('en-US')} bytes`;
 
 /** "250 MB" */
-export const formatMegabytes = (bytes: number): string => `${Math.round(bytes / 1_000_000).toLocaleString('en-US')} MB`;
+export const formatMegabytes = (bytes: number): string =>
+	`${Math.round(bytes / 1_000_000).toLocaleString('en-US')} MB`;

@@ -88,7 +88,8 @@ export async function resolveApiRoot(context: ServiceContext, itemIndex?: number
 		apiKeyFromCredential(credentials.apiKey);
 	} catch (error) {
 		throw new NodeOperationError(context.getNode(), (error as Error).message, {
-			description: 'Open the Extraction Agents credential and paste the API key again (Settings → API keys in the web app).',
+			description:
+				'Open the Extraction Agents credential and paste the API key again (Settings → API keys in the web app).',
 			itemIndex,
 		});
 	}
@@ -124,13 +125,15 @@ export async function serviceRequest<T = unknown>(
 	const signal = cancelSignalOf(context);
 	const upload = request.upload;
 	const isUpload = upload !== undefined;
-	const timeoutMs = request.timeoutMs ?? requestTimeoutMs(context, request.itemIndex, upload?.size ?? 0);
+	const timeoutMs =
+		request.timeoutMs ?? requestTimeoutMs(context, request.itemIndex, upload?.size ?? 0);
 	const idempotent = isIdempotent(request.method, request.idempotency);
 
 	const gate = rateLimitGateOf(context);
 	// How long a 429 may hold this request back: what the nodes accept from Retry-After,
 	// and never past the caller's own limit.
-	const latestSendMs = () => Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
+	const latestSendMs = () =>
+		Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
 
 	for (let retries = 0; ; retries++) {
 		if (signal?.aborted) throw cancelledError(context, request.itemIndex);
@@ -146,7 +149,13 @@ export async function serviceRequest<T = unknown>(
 				retries,
 				idempotent,
 			};
-			throw toNodeApiError(context.getNode(), rateLimited, request.subject, apiRoot, request.itemIndex);
+			throw toNodeApiError(
+				context.getNode(),
+				rateLimited,
+				request.subject,
+				apiRoot,
+				request.itemIndex,
+			);
 		}
 		const options: IHttpRequestOptions = {
 			method: request.method,
@@ -185,18 +194,29 @@ export async function serviceRequest<T = unknown>(
 				failure = {
 					kind: 'redirect',
 					status: response.statusCode,
-					location: redirectTarget((response.headers as Record<string, unknown>).location, options.url),
+					location: redirectTarget(
+						(response.headers as Record<string, unknown>).location,
+						options.url,
+					),
 					...attempt,
 				};
 			} else if (response.statusCode < 400) {
 				if (request.binaryResponse || isJsonOrEmpty(body)) {
-					return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
+					return {
+						statusCode: response.statusCode,
+						headers: response.headers as Record<string, unknown>,
+						body: body as T,
+					};
 				}
 				// The HTTP client hands a body that does not parse as JSON over as text.
 				failure = { kind: 'malformed', status: response.statusCode, body, ...attempt };
 			} else if (response.statusCode === 404 && retries > 0 && request.missingOnRetryMeansDone) {
 				// An earlier attempt removed it and its answer was lost on the way back.
-				return { statusCode: response.statusCode, headers: response.headers as Record<string, unknown>, body: body as T };
+				return {
+					statusCode: response.statusCode,
+					headers: response.headers as Record<string, unknown>,
+					body: body as T,
+				};
 			} else {
 				failure = { kind: 'http', status: response.statusCode, body, ...attempt };
 				retryAfterHeader = (response.headers as Record<string, unknown>)['retry-after'];
@@ -227,7 +247,13 @@ export async function serviceRequest<T = unknown>(
 				gate.closeUntil(Date.now() + askedMs);
 				if (gate.opensAt > latestSendMs()) {
 					failure.rateLimitedUntilMs = gate.opensAt;
-					throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
+					throw toNodeApiError(
+						context.getNode(),
+						failure,
+						request.subject,
+						apiRoot,
+						request.itemIndex,
+					);
 				}
 			}
 		}
@@ -241,7 +267,10 @@ export async function serviceRequest<T = unknown>(
 			malformedBody: failure.kind === 'malformed',
 			retryAfterHeader,
 		});
-		if (delay === undefined || (request.deadlineMs !== undefined && Date.now() + delay > request.deadlineMs)) {
+		if (
+			delay === undefined ||
+			(request.deadlineMs !== undefined && Date.now() + delay > request.deadlineMs)
+		) {
 			throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
 		}
 		if (rateLimited) {
@@ -249,14 +278,16 @@ export async function serviceRequest<T = unknown>(
 			gate.closeUntil(Date.now() + delay);
 			continue;
 		}
-		if (!(await sleepUnlessCancelled(delay, signal))) throw cancelledError(context, request.itemIndex);
+		if (!(await sleepUnlessCancelled(delay, signal)))
+			throw cancelledError(context, request.itemIndex);
 	}
 }
 
 /** Where a redirect points, absolute, without any user name or password in it. */
 function redirectTarget(header: unknown, requestUrl: string): string | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
-	if (typeof value !== 'string' || value.trim() === '' || !URL.canParse(value.trim(), requestUrl)) return undefined;
+	if (typeof value !== 'string' || value.trim() === '' || !URL.canParse(value.trim(), requestUrl))
+		return undefined;
 	const target = new URL(value.trim(), requestUrl);
 	target.username = '';
 	target.password = '';

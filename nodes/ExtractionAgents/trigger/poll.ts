@@ -56,7 +56,9 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 
 	if (this.getMode() === 'manual') {
 		const run = await newestFinishedRun(this, agentIds, statuses);
-		const full = includeFullRun ? await fetchRun(this, Number(run.agent_id), Number(run.run_id)) : run;
+		const full = includeFullRun
+			? await fetchRun(this, Number(run.agent_id), Number(run.run_id))
+			: run;
 		return [[{ json: shape(full, simplify) }]];
 	}
 
@@ -69,7 +71,14 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	if (!state || (activationPoll && skipWhileInactive)) {
 		// First activation (or a re-activation that skips the meantime): every watched
 		// Agent's past is history, and the trigger starts from now.
-		state = { version: STATE_VERSION, activatedAt: now, scope: scopeKey, newAgentsAreHistory: true, agents: {}, recentlyEmitted: [] };
+		state = {
+			version: STATE_VERSION,
+			activatedAt: now,
+			scope: scopeKey,
+			newAgentsAreHistory: true,
+			agents: {},
+			recentlyEmitted: [],
+		};
 	}
 	const scopeChanged = state.scope !== scopeKey;
 	if (scopeChanged) {
@@ -77,7 +86,9 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		state = { ...state, scope: scopeKey, newAgentsAreHistory: true };
 	}
 
-	const agents: Record<string, AgentPollState> = { ...(state.agents as Record<string, AgentPollState>) };
+	const agents: Record<string, AgentPollState> = {
+		...(state.agents as Record<string, AgentPollState>),
+	};
 	// An Agent missing from this listing keeps its state (a permission change, a workspace
 	// move, a page boundary shifting), and is forgotten only after a long absence. After a
 	// change of scope, an Agent no longer watched is forgotten at once: watched again
@@ -113,8 +124,18 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			// A first look at the Agent. On activation or a change of scope its past is
 			// history; an Agent first seen later ("All Agents") has as new the Runs created
 			// since this poll, less the lookback for slow uploads.
-			const floor = previous ? previous.floor : state.newAgentsAreHistory ? undefined : now - LOOKBACK_MS;
-			const scanning: AgentPollState = previous ?? { watermark: floor ?? 0, seen: [], pending: [], scanPage: 0, ...(floor !== undefined ? { floor } : {}) };
+			const floor = previous
+				? previous.floor
+				: state.newAgentsAreHistory
+					? undefined
+					: now - LOOKBACK_MS;
+			const scanning: AgentPollState = previous ?? {
+				watermark: floor ?? 0,
+				seen: [],
+				pending: [],
+				scanPage: 0,
+				...(floor !== undefined ? { floor } : {}),
+			};
 			const scanned = await continueHistoryScan(this, agentId, scanning, budget);
 			previous = { ...scanned, pending: withoutStalePending(this, agentId, scanned.pending, now) };
 			agents[String(agentId)] = previous;
@@ -124,7 +145,12 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			}
 			if (floor === undefined) continue;
 		}
-		const result = await runsCompletedSince(this, agentId, previous, { includeFullRun, budget, triggerKey, now });
+		const result = await runsCompletedSince(this, agentId, previous, {
+			includeFullRun,
+			budget,
+			triggerKey,
+			now,
+		});
 		agents[String(agentId)] = result.state;
 		finished.push(...result.finished);
 		if (result.stoppedEarly) {
@@ -147,7 +173,10 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	if (resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = resumeAgent;
 	stored.agents = agents;
-	stored.recentlyEmitted = [...(state.recentlyEmitted ?? []), ...emitted.map((run) => Number(run.run_id))].slice(-RECENTLY_EMITTED_LIMIT);
+	stored.recentlyEmitted = [
+		...(state.recentlyEmitted ?? []),
+		...emitted.map((run) => Number(run.run_id)),
+	].slice(-RECENTLY_EMITTED_LIMIT);
 	return items.length > 0 ? [items] : null;
 }
 
@@ -181,11 +210,17 @@ async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<
 function shape(run: Run, simplify: boolean): IDataObject {
 	if (!simplify) return run;
 	const readError = run[READ_ERROR_FIELD];
-	return readError === undefined ? simplifyRun(run) : { ...simplifyRun(run), [READ_ERROR_FIELD]: readError };
+	return readError === undefined
+		? simplifyRun(run)
+		: { ...simplifyRun(run), [READ_ERROR_FIELD]: readError };
 }
 
 /** "Fetch Test Event": the newest finished Run, without touching the trigger's state. */
-async function newestFinishedRun(context: IPollFunctions, agentIds: number[], statuses: string[]): Promise<Run> {
+async function newestFinishedRun(
+	context: IPollFunctions,
+	agentIds: number[],
+	statuses: string[],
+): Promise<Run> {
 	let newest: Run | undefined;
 	for (const agentId of agentIds) {
 		for (const run of await allRunsOf(context, agentId)) {
@@ -206,7 +241,9 @@ async function newestFinishedRun(context: IPollFunctions, agentIds: number[], st
  * still runs (a slow service, many pending Runs). Both would start from the same saved
  * state and emit the same Runs, so a poll that finds another one running skips its turn.
  */
-export async function pollFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+export async function pollFinishedRuns(
+	this: IPollFunctions,
+): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await pollForFinishedRuns.call(this);
 	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 	if (pollsInProgress.has(key)) return null;

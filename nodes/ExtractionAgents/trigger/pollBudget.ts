@@ -24,7 +24,8 @@ export interface PollBudget {
  */
 export function pollBudget(context: IPollFunctions, startedAt = Date.now()): PollBudget {
 	const withBudget = context as Partial<Pick<IPollFunctions, 'getPollBudgetMs'>>;
-	const given = typeof withBudget.getPollBudgetMs === 'function' ? withBudget.getPollBudgetMs() : undefined;
+	const given =
+		typeof withBudget.getPollBudgetMs === 'function' ? withBudget.getPollBudgetMs() : undefined;
 	const budgetMs = typeof given === 'number' && given > 0 ? given : SELF_IMPOSED_POLL_BUDGET_MS;
 	const stopAt = startedAt + budgetMs * BUDGET_SHARE_FOR_NEW_WORK;
 	return { isSpent: () => Date.now() >= stopAt };

@@ -67,14 +67,28 @@ export function compareRuns(a: Run, b: Run): number {
 	return createdOf(a) - createdOf(b) || Number(a.run_id) - Number(b.run_id);
 }
 
-export function isNewRun(run: Run, state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor'>, seen = new Set(state.seen)): boolean {
+export function isNewRun(
+	run: Run,
+	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor'>,
+	seen = new Set(state.seen),
+): boolean {
 	const created = createdOf(run);
-	return created >= state.watermark - LOOKBACK_MS && (state.floor === undefined || created >= state.floor) && !seen.has(Number(run.run_id));
+	return (
+		created >= state.watermark - LOOKBACK_MS &&
+		(state.floor === undefined || created >= state.floor) &&
+		!seen.has(Number(run.run_id))
+	);
 }
 
 /** The ids of `runs` within LOOKBACK_MS of `watermark`: the next poll's `seen`. */
 export function seenNear(runs: Run[], watermark: number): number[] {
-	return [...new Set(runs.filter((run) => createdOf(run) >= watermark - LOOKBACK_MS).map((run) => Number(run.run_id)))];
+	return [
+		...new Set(
+			runs
+				.filter((run) => createdOf(run) >= watermark - LOOKBACK_MS)
+				.map((run) => Number(run.run_id)),
+		),
+	];
 }
 
 export function isPendingTooLong([, created]: PendingRun, now: number): boolean {
@@ -93,12 +107,18 @@ interface AgentPollStateV1 {
  * Reads the stored state, upgrading version 1: its watermark becomes the floor (everything
  * discovered before stays discovered), its pending Runs stay pending.
  */
-export function readTriggerState(stored: TriggerState, scope: string, now: number): TriggerState | undefined {
+export function readTriggerState(
+	stored: TriggerState,
+	scope: string,
+	now: number,
+): TriggerState | undefined {
 	if (stored.version === STATE_VERSION && stored.agents) return stored;
 	if (stored.version !== 1 || !stored.agents) return undefined;
 	const agents: Record<string, AgentPollState> = {};
 	const recentlyEmitted: number[] = [];
-	for (const [agentId, old] of Object.entries(stored.agents as unknown as Record<string, AgentPollStateV1>)) {
+	for (const [agentId, old] of Object.entries(
+		stored.agents as unknown as Record<string, AgentPollStateV1>,
+	)) {
 		agents[agentId] = {
 			watermark: old.watermark,
 			seen: [...new Set([...old.idsAtWatermark, ...old.pending])],

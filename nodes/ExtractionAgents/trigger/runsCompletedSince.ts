@@ -54,14 +54,23 @@ async function fetchRunPage(
 		subject: { agentId },
 	});
 	const runs = flattenRunList(body);
-	if (!runs) throw unexpectedAnswer(context, `the Runs of Agent ${agentId}`, 'The response had no "runs" list.');
+	if (!runs)
+		throw unexpectedAnswer(
+			context,
+			`the Runs of Agent ${agentId}`,
+			'The response had no "runs" list.',
+		);
 	if (Array.isArray(body)) return { runs, totalPages: 1 };
 	// Without total_pages the trigger cannot tell whether Runs are on further pages; it
 	// fails the poll (the next poll tries again) rather than risk missing a Run.
 	const rawTotal = (body as IDataObject).total_pages;
 	const totalPages = rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal);
 	if (!Number.isFinite(totalPages)) {
-		throw unexpectedAnswer(context, `the Runs of Agent ${agentId}`, 'The response lacked total_pages.');
+		throw unexpectedAnswer(
+			context,
+			`the Runs of Agent ${agentId}`,
+			'The response lacked total_pages.',
+		);
 	}
 	return { runs, totalPages };
 }
@@ -100,7 +109,11 @@ async function readRunsSince(
 	const order = detectOrder(first.runs);
 	if (order === 'newest-first') {
 		let page = first;
-		for (let pageNumber = 1; !reachesBack(page.runs) && pageNumber < page.totalPages; pageNumber++) {
+		for (
+			let pageNumber = 1;
+			!reachesBack(page.runs) && pageNumber < page.totalPages;
+			pageNumber++
+		) {
 			page = await fetchRunPage(context, agentId, pageNumber, pageSize);
 			runs.push(...page.runs);
 			pages++;
@@ -127,7 +140,10 @@ async function readRunsSince(
 	return { runs, pages, shiftProof: pages <= 1 };
 }
 
-async function readAllPages(context: IPollFunctions, agentId: number): Promise<{ runs: Run[]; pages: number }> {
+async function readAllPages(
+	context: IPollFunctions,
+	agentId: number,
+): Promise<{ runs: Run[]; pages: number }> {
 	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
 	const runs = [...first.runs];
 	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
@@ -142,7 +158,12 @@ async function readAllPages(context: IPollFunctions, agentId: number): Promise<{
  * two reads find the same Runs (at most MAX_LIST_PASSES), and the union is returned: a Run
  * that slid onto a page already read, because another was deleted, is found the second time.
  */
-export async function runsListedSince(context: IPollFunctions, agentId: number, since: number, pageSize = POLL_PAGE_SIZE): Promise<Run[]> {
+export async function runsListedSince(
+	context: IPollFunctions,
+	agentId: number,
+	since: number,
+	pageSize = POLL_PAGE_SIZE,
+): Promise<Run[]> {
 	const found = new Map<number, Run>();
 	let previous: string | undefined;
 	for (let pass = 0; pass < MAX_LIST_PASSES; pass++) {
@@ -187,9 +208,14 @@ export async function continueHistoryScan(
 		}
 		stamps = new Map([...stamps].filter(([, created]) => created >= watermark - LOOKBACK_MS));
 		pageNumber++;
-		const base = { watermark, pending: [...pending.entries()], ...(floor !== undefined ? { floor } : {}) };
+		const base = {
+			watermark,
+			pending: [...pending.entries()],
+			...(floor !== undefined ? { floor } : {}),
+		};
 		if (runs.length === 0 || pageNumber >= totalPages) return { ...base, seen: [...stamps.keys()] };
-		if (budget.isSpent()) return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
+		if (budget.isSpent())
+			return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
 	}
 }
 
@@ -205,7 +231,8 @@ const FAILED_READS_TRACKED = 10_000;
 function countFailedRead(key: string): number {
 	const count = (failedReads.get(key) ?? 0) + 1;
 	failedReads.delete(key);
-	if (failedReads.size >= FAILED_READS_TRACKED) failedReads.delete(failedReads.keys().next().value as string);
+	if (failedReads.size >= FAILED_READS_TRACKED)
+		failedReads.delete(failedReads.keys().next().value as string);
 	failedReads.set(key, count);
 	return count;
 }
@@ -219,7 +246,12 @@ type RunRead = { run: Run } | { gone: true } | { failure: Error };
  * FAILURES_BEFORE_RUN_IS_BLAMED polls in a row. Any other 4xx concerns this Run only. 404:
  * the Run was deleted.
  */
-async function readRun(context: IPollFunctions, agentId: number, runId: number, failureKey: string): Promise<RunRead> {
+async function readRun(
+	context: IPollFunctions,
+	agentId: number,
+	runId: number,
+	failureKey: string,
+): Promise<RunRead> {
 	const read = await fetchRun(context, agentId, runId).then(
 		(run) => ({ run, failure: undefined }),
 		(failure: unknown) => ({ run: undefined, failure }),
@@ -240,7 +272,11 @@ async function readRun(context: IPollFunctions, agentId: number, runId: number, 
 }
 
 /** The Run as the list shows it (GET runs filtered by run_id), when its single read fails. */
-async function listedRun(context: IPollFunctions, agentId: number, runId: number): Promise<Run | undefined> {
+async function listedRun(
+	context: IPollFunctions,
+	agentId: number,
+	runId: number,
+): Promise<Run | undefined> {
 	const { runs } = await fetchRunPage(context, agentId, 0, 10, { run_id: runId });
 	return runs.find((run) => Number(run.run_id) === runId);
 }
@@ -267,7 +303,12 @@ export interface AgentPollResult {
 }
 
 /** Drops pending Runs still running days after they were created, with a line in n8n's log. */
-export function withoutStalePending(context: IPollFunctions, agentId: number, pending: PendingRun[], now: number): PendingRun[] {
+export function withoutStalePending(
+	context: IPollFunctions,
+	agentId: number,
+	pending: PendingRun[],
+	now: number,
+): PendingRun[] {
 	return pending.filter((entry) => {
 		if (!isPendingTooLong(entry, now)) return true;
 		context.logger.warn(
@@ -291,7 +332,12 @@ export async function runsCompletedSince(
 ): Promise<AgentPollResult> {
 	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
 	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
-	const listed = await runsListedSince(context, agentId, previous.watermark - LOOKBACK_MS, pageSize);
+	const listed = await runsListedSince(
+		context,
+		agentId,
+		previous.watermark - LOOKBACK_MS,
+		pageSize,
+	);
 	const seen = new Set(previous.seen);
 	const finished: Run[] = [];
 	const listedFinished: Run[] = [];
@@ -350,7 +396,8 @@ export async function runsCompletedSince(
 		}
 		const read = await readRun(context, agentId, runId, failureKey(runId));
 		if ('run' in read) finished.push(read.run);
-		else if ('gone' in read) finished.push(run); // it finished, then was deleted: its list data is all there is
+		else if ('gone' in read)
+			finished.push(run); // it finished, then was deleted: its list data is all there is
 		else finished.push(withReadError(run, read.failure));
 	}
 
@@ -368,7 +415,9 @@ export async function runsCompletedSince(
 			seen: nextSeen,
 			pending: [...stillPending, ...[...pending.entries()], ...readThisPoll],
 			// The floor matters only until the lookback has moved past it.
-			...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS ? { floor: previous.floor } : {}),
+			...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS
+				? { floor: previous.floor }
+				: {}),
 		},
 	};
 }

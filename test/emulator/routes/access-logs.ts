@@ -21,7 +21,11 @@ export function decodeCursor(cursor: string): number | null {
 	return m ? Number(m[1]) : null;
 }
 
-function stringList(value: unknown, loc: Array<string | number>, issues: Issues): string[] | undefined {
+function stringList(
+	value: unknown,
+	loc: Array<string | number>,
+	issues: Issues,
+): string[] | undefined {
 	if (value === undefined || value === null) return undefined;
 	if (!Array.isArray(value)) {
 		issues.add(issue.listType(loc, value));
@@ -63,14 +67,17 @@ export const accessLogRoutes: Route[] = [
 					}
 				}
 				if (start !== undefined && end !== undefined && start > end) {
-					issues.add(issue.valueError(['body', 'time_range'], tr, 'start_time must not be after end_time'));
+					issues.add(
+						issue.valueError(['body', 'time_range'], tr, 'start_time must not be after end_time'),
+					);
 				}
 			}
 
 			let users: string[] | undefined;
 			let ips: string[] | undefined;
 			if (body.filters !== undefined && body.filters !== null) {
-				if (!isPlainObject(body.filters)) issues.add(issue.dictType(['body', 'filters'], body.filters));
+				if (!isPlainObject(body.filters))
+					issues.add(issue.dictType(['body', 'filters'], body.filters));
 				else {
 					users = stringList(body.filters.users, ['body', 'filters', 'users'], issues);
 					ips = stringList(body.filters.client_ips, ['body', 'filters', 'client_ips'], issues);
@@ -80,7 +87,8 @@ export const accessLogRoutes: Route[] = [
 			let pageSize = 100;
 			if (body.page_size !== undefined && body.page_size !== null) {
 				const v = body.page_size;
-				if (typeof v !== 'number' || !Number.isInteger(v)) issues.add(issue.intType(['body', 'page_size'], v));
+				if (typeof v !== 'number' || !Number.isInteger(v))
+					issues.add(issue.intType(['body', 'page_size'], v));
 				else if (v < 1) issues.add(issue.ge(['body', 'page_size'], v, 1));
 				else if (v > 1000) issues.add(issue.le(['body', 'page_size'], v, 1000));
 				else pageSize = v;
@@ -89,7 +97,8 @@ export const accessLogRoutes: Route[] = [
 			let after = -1;
 			if (body.cursor !== undefined && body.cursor !== null && body.cursor !== '') {
 				const position = typeof body.cursor === 'string' ? decodeCursor(body.cursor) : null;
-				if (position === null) issues.add(issue.valueError(['body', 'cursor'], body.cursor, 'invalid cursor'));
+				if (position === null)
+					issues.add(issue.valueError(['body', 'cursor'], body.cursor, 'invalid cursor'));
 				else after = position;
 			}
 			issues.throwIfAny();
@@ -120,7 +129,11 @@ export const accessLogRoutes: Route[] = [
 			return ok({
 				total_events: total,
 				events: page.map((i) => ({ ...log[i], metadata: { ...log[i].metadata } })),
-				next_cursor: more ? (ctx.knobs.repeatAccessLogCursor && after >= 0 ? body.cursor : encodeCursor(page[page.length - 1])) : null,
+				next_cursor: more
+					? ctx.knobs.repeatAccessLogCursor && after >= 0
+						? body.cursor
+						: encodeCursor(page[page.length - 1])
+					: null,
 			});
 		},
 	},

@@ -16,7 +16,11 @@ export function agentView(agent: AgentRecord): Record<string, unknown> {
 		updated: tsNaive(agent.updatedMs),
 		created_by: agent.createdBy,
 		agent_guidelines: agent.guidelines
-			? { prompt: agent.guidelines.prompt, created: tsNaive(agent.guidelines.createdMs), updated: tsNaive(agent.guidelines.updatedMs) }
+			? {
+					prompt: agent.guidelines.prompt,
+					created: tsNaive(agent.guidelines.createdMs),
+					updated: tsNaive(agent.guidelines.updatedMs),
+				}
 			: null,
 		n_runs: agent.nRuns,
 		prompts: agent.prompts.map(promptView),
@@ -44,10 +48,14 @@ function promptView(p: PromptRecord): Record<string, unknown> {
 	};
 }
 
-const isPrimitive = (v: unknown): boolean => v === null || ['string', 'number', 'boolean'].includes(typeof v);
+const isPrimitive = (v: unknown): boolean =>
+	v === null || ['string', 'number', 'boolean'].includes(typeof v);
 
 /** Spec metadata rules: keys are strings; values are primitives or lists of primitives. */
-export function validateMetadata(metadata: unknown, issues: Issues): Record<string, MetadataValue> | undefined {
+export function validateMetadata(
+	metadata: unknown,
+	issues: Issues,
+): Record<string, MetadataValue> | undefined {
 	const loc = ['body', 'metadata'];
 	if (!isPlainObject(metadata)) {
 		issues.add(issue.dictType(loc, metadata));
@@ -72,7 +80,12 @@ export function bodyObject(body: unknown): Record<string, unknown> {
 	if (body === undefined) throw validationError([issue.missing(['body'], null)]);
 	if (!isPlainObject(body)) {
 		throw validationError([
-			{ loc: ['body'], msg: 'Input should be a valid dictionary or object to extract fields from', type: 'model_attributes_type', input: body },
+			{
+				loc: ['body'],
+				msg: 'Input should be a valid dictionary or object to extract fields from',
+				type: 'model_attributes_type',
+				input: body,
+			},
 		]);
 	}
 	return body;
@@ -93,7 +106,12 @@ export const agentRoutes: Route[] = [
 			const visible = ctx.state.agentsOf(ctx.user).filter((agent) => !hidden.has(agent.id));
 			const page = paginate(visible, pageNumber, pageSize);
 			if (ctx.knobs.agentsListShape === 'bare-array') return ok(page.items.map(agentView));
-			return ok({ agents: page.items.map(agentView), total_pages: page.totalPages, page_number: pageNumber, page_size: pageSize });
+			return ok({
+				agents: page.items.map(agentView),
+				total_pages: page.totalPages,
+				page_number: pageNumber,
+				page_size: pageSize,
+			});
 		},
 	},
 	{
@@ -168,7 +186,9 @@ function copyAgent(
 	const idMap = new Map<number, number>();
 	for (const p of source.prompts) idMap.set(p.id, ids.prompt++);
 	const remapText = (text: string): string =>
-		text.replace(/(-prompt\s+id=")(\d+)(")/g, (m, a: string, id: string, b: string) => (idMap.has(Number(id)) ? `${a}${idMap.get(Number(id))}${b}` : m));
+		text.replace(/(-prompt\s+id=")(\d+)(")/g, (m, a: string, id: string, b: string) =>
+			idMap.has(Number(id)) ? `${a}${idMap.get(Number(id))}${b}` : m,
+		);
 	return {
 		id: ids.agent++,
 		workspaceId: source.workspaceId,
@@ -177,7 +197,9 @@ function copyAgent(
 		createdMs: now,
 		updatedMs: now,
 		createdBy: email,
-		guidelines: source.guidelines ? { prompt: source.guidelines.prompt, createdMs: now, updatedMs: now } : null,
+		guidelines: source.guidelines
+			? { prompt: source.guidelines.prompt, createdMs: now, updatedMs: now }
+			: null,
 		nRuns: 0,
 		prompts: source.prompts.map((p) => ({
 			...structuredClone(p),
@@ -188,7 +210,12 @@ function copyAgent(
 			inputPromptIds: p.inputPromptIds.map((id) => idMap.get(id) ?? id),
 			options: { ...structuredClone(p.options), prompt: remapText(p.options.prompt) },
 		})),
-		templates: source.templates.map((t) => ({ id: ids.template++, filename: t.filename, createdMs: now, updatedMs: now })),
+		templates: source.templates.map((t) => ({
+			id: ids.template++,
+			filename: t.filename,
+			createdMs: now,
+			updatedMs: now,
+		})),
 		metadata: structuredClone(source.metadata),
 	};
 }

@@ -14,7 +14,12 @@ export function keyHint(secret: string): string {
 	return `${secret.slice(0, 8)}...${secret.slice(-4)}`;
 }
 
-export function apiKeyView(key: ApiKeyRecord, user: UserRecord | undefined, now: number, withSecret: boolean): Record<string, unknown> {
+export function apiKeyView(
+	key: ApiKeyRecord,
+	user: UserRecord | undefined,
+	now: number,
+	withSecret: boolean,
+): Record<string, unknown> {
 	const view: Record<string, unknown> = {
 		id: key.id,
 		name: key.name,
@@ -39,10 +44,14 @@ export const apiKeyRoutes: Route[] = [
 			const body = bodyObject(ctx.body);
 			const issues = new Issues();
 			let name = '';
-			if (body.name === undefined || body.name === null) issues.add(issue.missing(['body', 'name'], body));
-			else if (typeof body.name !== 'string') issues.add(issue.stringType(['body', 'name'], body.name));
-			else if (body.name.trim().length < 1) issues.add(issue.stringTooShort(['body', 'name'], body.name, 1));
-			else if (body.name.length > 255) issues.add(issue.stringTooLong(['body', 'name'], body.name, 255));
+			if (body.name === undefined || body.name === null)
+				issues.add(issue.missing(['body', 'name'], body));
+			else if (typeof body.name !== 'string')
+				issues.add(issue.stringType(['body', 'name'], body.name));
+			else if (body.name.trim().length < 1)
+				issues.add(issue.stringTooShort(['body', 'name'], body.name, 1));
+			else if (body.name.length > 255)
+				issues.add(issue.stringTooLong(['body', 'name'], body.name, 255));
 			else name = body.name.trim();
 			let expiresMs: number | null = null;
 			// Gap 16: expiry field is expires_at (ISO 8601), optional.
@@ -94,7 +103,8 @@ export const apiKeyRoutes: Route[] = [
 		body: 'none',
 		handle(ctx) {
 			const key = ctx.state.apiKeys.get(ctx.params.key_id);
-			if (!key || key.userId !== ctx.user.id) throw notFound(`API key ${ctx.params.key_id} not found`);
+			if (!key || key.userId !== ctx.user.id)
+				throw notFound(`API key ${ctx.params.key_id} not found`);
 			return ok(apiKeyView(key, ctx.user, ctx.now, false));
 		},
 	},

@@ -5,7 +5,14 @@
 import type { IncomingMessage } from 'node:http';
 import { notFound, pathInt } from '../errors';
 import type { EmulatorState } from '../store';
-import type { AgentRecord, ApiKeyRecord, EmulatorKnobs, EndpointFamily, RequestLogEntry, UserRecord } from '../types';
+import type {
+	AgentRecord,
+	ApiKeyRecord,
+	EmulatorKnobs,
+	EndpointFamily,
+	RequestLogEntry,
+	UserRecord,
+} from '../types';
 
 export interface EmuResponse {
 	status: number;

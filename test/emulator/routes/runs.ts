@@ -1,7 +1,18 @@
 /**
  * Runs: create (streamed multipart), list, read, delete, templated output.
  */
-import { ApiError, Issues, conflict, issue, notFound, paginate, pathInt, queryInt, queryPaging, validationError } from '../errors';
+import {
+	ApiError,
+	Issues,
+	conflict,
+	issue,
+	notFound,
+	paginate,
+	pathInt,
+	queryInt,
+	queryPaging,
+	validationError,
+} from '../errors';
 import { countFileParts, FILES_FIELD, newUploadInfo, parseUpload } from '../multipart';
 import { chance } from '../random';
 import { runProgress, runResults, runView } from '../runs';
@@ -46,10 +57,16 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 	const { maxFiles, maxFileSize, keepUploadBytesUnder, uploadBytesPerSecond } = ctx.knobs;
 	const result = await parseUpload(
 		ctx.req,
-		{ maxFiles, maxFileSize, keepBytesUnder: keepUploadBytesUnder, bytesPerSecond: uploadBytesPerSecond },
+		{
+			maxFiles,
+			maxFileSize,
+			keepBytesUnder: keepUploadBytesUnder,
+			bytesPerSecond: uploadBytesPerSecond,
+		},
 		upload,
 	);
-	if (result.kind === 'malformed') throw new ApiError(400, { detail: 'There was an error parsing the body' });
+	if (result.kind === 'malformed')
+		throw new ApiError(400, { detail: 'There was an error parsing the body' });
 	if (result.kind === 'invalid') throw validationError(result.issues);
 
 	const issues = new Issues();
@@ -78,14 +95,20 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 		createdBy: ctx.user.email,
 		files: upload.files
 			.filter((f) => f.field === FILES_FIELD)
-			.map((f) => ({ name: f.filename, size: f.size, contentType: f.contentType, sha256: f.sha256 })),
+			.map((f) => ({
+				name: f.filename,
+				size: f.size,
+				contentType: f.contentType,
+				sha256: f.sha256,
+			})),
 		userDefinedId: rawId !== undefined && rawId !== '' ? rawId : null,
 		dueDate,
 		createdMs: ctx.clock(), // after the upload, which may have taken a while
 		knobs: ctx.knobs,
 	});
 	const late = ctx.knobs.lateListing;
-	if (late && late.rate > 0 && chance(ctx.knobs.seed, 'late-listing', run.runId) < late.rate) run.listedMs = run.createdMs + late.delayMs;
+	if (late && late.rate > 0 && chance(ctx.knobs.seed, 'late-listing', run.runId) < late.rate)
+		run.listedMs = run.createdMs + late.delayMs;
 	return ok(runView(run, run.createdMs, 'created', viewContext(ctx)));
 }
 
@@ -96,7 +119,9 @@ function listRuns(ctx: RequestContext): EmuResponse {
 	issues.throwIfAny();
 	const agent = requireAgent(ctx);
 	// oldest first; a Run listed late (knobs.lateListing) is left out until its time comes
-	let runs = ctx.state.runsOfAgent(agent.id).filter((r) => r.listedMs === undefined || r.listedMs <= ctx.now);
+	let runs = ctx.state
+		.runsOfAgent(agent.id)
+		.filter((r) => r.listedMs === undefined || r.listedMs <= ctx.now);
 	if (runIdFilter !== undefined) runs = runs.filter((r) => r.runId === runIdFilter);
 	else if (ctx.knobs.listOrder === 'newest-first') runs = [...runs].reverse();
 	else if (ctx.knobs.listOrder === 'random') {
@@ -111,8 +136,15 @@ function listRuns(ctx: RequestContext): EmuResponse {
 	const views = page.items.map((r) => runView(r, ctx.now, 'summary', viewContext(ctx)));
 	const shaped: unknown[] = [];
 	if (ctx.knobs.runsListShape === 'flat') shaped.push(...views);
-	else for (let i = 0; i < views.length; i += NESTED_CHUNK) shaped.push(views.slice(i, i + NESTED_CHUNK));
-	return ok({ runs: shaped, total_pages: page.totalPages, page_number: pageNumber, page_size: pageSize });
+	else
+		for (let i = 0; i < views.length; i += NESTED_CHUNK)
+			shaped.push(views.slice(i, i + NESTED_CHUNK));
+	return ok({
+		runs: shaped,
+		total_pages: page.totalPages,
+		page_number: pageNumber,
+		page_size: pageSize,
+	});
 }
 
 async function templatedOutput(ctx: RequestContext): Promise<EmuResponse> {
@@ -120,16 +152,34 @@ async function templatedOutput(ctx: RequestContext): Promise<EmuResponse> {
 	const issues = new Issues();
 	let templateId: number | undefined;
 	const rawTemplate = body.output_template_id;
-	if (rawTemplate === undefined || rawTemplate === null) issues.add(issue.missing(['body', 'output_template_id'], body));
-	else if (typeof rawTemplate === 'number' && Number.isInteger(rawTemplate)) templateId = rawTemplate;
-	else if (typeof rawTemplate === 'string' && /^\d+$/.test(rawTemplate)) templateId = Number(rawTemplate); // pydantic lax mode
-	else issues.add(typeof rawTemplate === 'string' ? issue.intParsing(['body', 'output_template_id'], rawTemplate) : issue.intType(['body', 'output_template_id'], rawTemplate));
+	if (rawTemplate === undefined || rawTemplate === null)
+		issues.add(issue.missing(['body', 'output_template_id'], body));
+	else if (typeof rawTemplate === 'number' && Number.isInteger(rawTemplate))
+		templateId = rawTemplate;
+	else if (typeof rawTemplate === 'string' && /^\d+$/.test(rawTemplate))
+		templateId = Number(rawTemplate); // pydantic lax mode
+	else
+		issues.add(
+			typeof rawTemplate === 'string'
+				? issue.intParsing(['body', 'output_template_id'], rawTemplate)
+				: issue.intType(['body', 'output_template_id'], rawTemplate),
+		);
 	let format: OutputFormat | undefined;
 	if (body.format !== undefined && body.format !== null) {
-		if (typeof body.format === 'string' && (OUTPUT_FORMATS as readonly string[]).includes(body.format)) format = body.format as OutputFormat;
+		if (
+			typeof body.format === 'string' &&
+			(OUTPUT_FORMATS as readonly string[]).includes(body.format)
+		)
+			format = body.format as OutputFormat;
 		else {
 			const expected = "'pdf', 'docx', 'xlsx', 'xlsm' or 'csv'";
-			issues.add({ loc: ['body', 'format'], msg: `Input should be ${expected}`, type: 'enum', input: body.format, ctx: { expected } });
+			issues.add({
+				loc: ['body', 'format'],
+				msg: `Input should be ${expected}`,
+				type: 'enum',
+				input: body.format,
+				ctx: { expected },
+			});
 		}
 	}
 	issues.throwIfAny();
@@ -141,7 +191,11 @@ async function templatedOutput(ctx: RequestContext): Promise<EmuResponse> {
 	const kind = templateKind(template.filename);
 	if (kind === 'unknown') {
 		throw validationError([
-			issue.valueError(['body', 'output_template_id'], templateId, `template "${template.filename}" is neither a Word nor an Excel template`),
+			issue.valueError(
+				['body', 'output_template_id'],
+				templateId,
+				`template "${template.filename}" is neither a Word nor an Excel template`,
+			),
 		]);
 	}
 	const chosen = format ?? DEFAULT_FORMAT[kind]; // service note 24
@@ -164,23 +218,45 @@ async function templatedOutput(ctx: RequestContext): Promise<EmuResponse> {
 		agentName: agent.name,
 		runId: run.runId,
 		status: progress.status,
-		completed: progress.completedMs !== null && !run.completedNull ? tsZulu(progress.completedMs) : null,
+		completed:
+			progress.completedMs !== null && !run.completedNull ? tsZulu(progress.completedMs) : null,
 		files: run.files.map((f) => f.name),
 		rows: run.prompts.map((p) => {
 			const r = results[p.name];
-			return { prompt: p.name, value: r ? formatValue(r.value) : '', status: r?.status ?? 'missing' };
+			return {
+				prompt: p.name,
+				value: r ? formatValue(r.value) : '',
+				status: r?.status ?? 'missing',
+			};
 		}),
 	});
 	return {
 		status: 200,
-		headers: { 'content-type': file.contentType, 'content-disposition': contentDisposition(file.filename) },
+		headers: {
+			'content-type': file.contentType,
+			'content-disposition': contentDisposition(file.filename),
+		},
 		body: file.body,
 	};
 }
 
 export const runRoutes: Route[] = [
-	{ method: 'POST', path: '/agents/:agent_id/runs', operation: 'runs.create', family: 'runs.create', body: 'multipart', handle: createRun },
-	{ method: 'GET', path: '/agents/:agent_id/runs', operation: 'runs.list', family: 'runs', body: 'none', handle: listRuns },
+	{
+		method: 'POST',
+		path: '/agents/:agent_id/runs',
+		operation: 'runs.create',
+		family: 'runs.create',
+		body: 'multipart',
+		handle: createRun,
+	},
+	{
+		method: 'GET',
+		path: '/agents/:agent_id/runs',
+		operation: 'runs.list',
+		family: 'runs',
+		body: 'none',
+		handle: listRuns,
+	},
 	{
 		method: 'GET',
 		path: '/agents/:agent_id/runs/:run_id',

@@ -19,7 +19,11 @@ export function usageView(r: UsageRecord): Record<string, unknown> {
 	};
 }
 
-function queryDate(query: Record<string, string>, name: string, issues: Issues): number | undefined {
+function queryDate(
+	query: Record<string, string>,
+	name: string,
+	issues: Issues,
+): number | undefined {
 	const raw = query[name];
 	if (raw === undefined) return undefined;
 	const us = parseIsoMicros(raw);
@@ -55,7 +59,12 @@ export const usageRoutes: Route[] = [
 					(user === undefined || r.user === user),
 			);
 			const page = paginate(records, pageNumber, pageSize);
-			return ok({ records: page.items.map(usageView), total_pages: page.totalPages, page_number: pageNumber, page_size: pageSize });
+			return ok({
+				records: page.items.map(usageView),
+				total_pages: page.totalPages,
+				page_number: pageNumber,
+				page_size: pageSize,
+			});
 		},
 	},
 ];

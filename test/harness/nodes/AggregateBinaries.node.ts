@@ -29,7 +29,13 @@ export function addBinariesToItem(
 				s.fileSize === b.fileSize &&
 				s.fileExtension === b.fileExtension,
 		);
-		if (!dup) seen.push({ mimeType: b.mimeType, fileType: b.fileType, fileSize: b.fileSize, fileExtension: b.fileExtension });
+		if (!dup)
+			seen.push({
+				mimeType: b.mimeType,
+				fileType: b.fileType,
+				fileSize: b.fileSize,
+				fileExtension: b.fileExtension,
+			});
 		return !dup;
 	};
 	for (const item of items) {
@@ -56,14 +62,25 @@ export class AggregateBinaries implements INodeType {
 		name: AGGREGATE_BINARIES_TYPE,
 		group: ['transform'],
 		version: 1,
-		description: 'Combines all items into one, including their binaries (like Aggregate → All Item Data + Include Binaries)',
+		description:
+			'Combines all items into one, including their binaries (like Aggregate → All Item Data + Include Binaries)',
 		defaults: { name: 'Aggregate' },
 		inputs: ['main'],
 		outputs: ['main'],
 		properties: [
-			{ displayName: 'Put Output in Field', name: 'destinationFieldName', type: 'string', default: 'data' },
+			{
+				displayName: 'Put Output in Field',
+				name: 'destinationFieldName',
+				type: 'string',
+				default: 'data',
+			},
 			{ displayName: 'Include Binaries', name: 'includeBinaries', type: 'boolean', default: true },
-			{ displayName: 'Keep Only Unique Binaries', name: 'keepOnlyUnique', type: 'boolean', default: false },
+			{
+				displayName: 'Keep Only Unique Binaries',
+				name: 'keepOnlyUnique',
+				type: 'boolean',
+				default: false,
+			},
 		],
 	};
 

@@ -48,11 +48,17 @@ export const HARNESS_INPUT_TYPE = 'n8n-nodes-harness.harnessInput';
  * `import('file-type')` (a dynamic ESM import that jest's CommonJS sandbox refuses).
  */
 export function mimeTypeFor(binary: HarnessBinaryInput): string {
-	return binary.mimeType ?? (lookup(binary.fileName || binary.path || '') || 'application/octet-stream');
+	return (
+		binary.mimeType ?? (lookup(binary.fileName || binary.path || '') || 'application/octet-stream')
+	);
 }
 
 /** Stores one binary through the node's real helpers (stream for a path, buffer otherwise). */
-export async function storeBinary(ctx: IExecuteFunctions, field: string, input: HarnessBinaryInput) {
+export async function storeBinary(
+	ctx: IExecuteFunctions,
+	field: string,
+	input: HarnessBinaryInput,
+) {
 	const mimeType = mimeTypeFor(input);
 	if (input.path !== undefined) {
 		const fileName = input.fileName || path.basename(input.path);
@@ -95,7 +101,11 @@ export function createHarnessInput(items: HarnessInputItem[] = [{ json: {} }]): 
 					}
 				}
 				// Every item stems from the single trigger item, as with a real trigger.
-				out.push({ json: { ...(item.json ?? {}) }, ...(binary ? { binary } : {}), pairedItem: { item: 0 } });
+				out.push({
+					json: { ...(item.json ?? {}) },
+					...(binary ? { binary } : {}),
+					pairedItem: { item: 0 },
+				});
 			}
 			return [out];
 		},

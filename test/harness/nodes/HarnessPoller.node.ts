@@ -28,7 +28,12 @@ export class HarnessPoller implements INodeType {
 		credentials: [{ name: 'extractionAgentsApi', required: true }],
 		properties: [
 			{ displayName: 'Events (JSON)', name: 'events', type: 'string', default: '[]' },
-			{ displayName: 'Fail After Changing Static Data', name: 'fail', type: 'boolean', default: false },
+			{
+				displayName: 'Fail After Changing Static Data',
+				name: 'fail',
+				type: 'boolean',
+				default: false,
+			},
 			{ displayName: 'URL to GET with the Credential', name: 'url', type: 'string', default: '' },
 		],
 	};
@@ -60,6 +65,10 @@ export class HarnessPoller implements INodeType {
 		const fresh = events.filter((e) => (e.id as number) > cursor);
 		if (fresh.length === 0) return null;
 		staticData.lastId = Math.max(...fresh.map((e) => e.id as number));
-		return [this.helpers.returnJsonArray(fresh.map((e) => (fetched === undefined ? e : { ...e, fetched: fetched as IDataObject })))];
+		return [
+			this.helpers.returnJsonArray(
+				fresh.map((e) => (fetched === undefined ? e : { ...e, fetched: fetched as IDataObject })),
+			),
+		];
 	}
 }

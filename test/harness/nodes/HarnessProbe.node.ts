@@ -45,7 +45,12 @@ export class HarnessProbe implements INodeType {
 				],
 				default: 'hashBinary',
 			},
-			{ displayName: 'Input Binary Field', name: 'binaryPropertyName', type: 'string', default: 'data' },
+			{
+				displayName: 'Input Binary Field',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+			},
 			{ displayName: 'URL', name: 'url', type: 'string', default: '' },
 			{ displayName: 'Text', name: 'text', type: 'string', default: '' },
 			{ displayName: 'Wait (ms)', name: 'waitMs', type: 'number', default: 10000 },
@@ -116,15 +121,23 @@ export class HarnessProbe implements INodeType {
 					});
 				} else if (operation === 'request') {
 					const url = this.getNodeParameter('url', i) as string;
-					const response = await this.helpers.httpRequestWithAuthentication.call(this, 'extractionAgentsApi', {
-						method: 'GET',
-						url,
-						json: true,
-					});
+					const response = await this.helpers.httpRequestWithAuthentication.call(
+						this,
+						'extractionAgentsApi',
+						{
+							method: 'GET',
+							url,
+							json: true,
+						},
+					);
 					out.push({ json: { response }, pairedItem: { item: i } });
 				} else if (operation === 'makeBinary') {
 					const text = this.getNodeParameter('text', i) as string;
-					const binary = await this.helpers.prepareBinaryData(Buffer.from(text, 'utf8'), 'made.txt', 'text/plain');
+					const binary = await this.helpers.prepareBinaryData(
+						Buffer.from(text, 'utf8'),
+						'made.txt',
+						'text/plain',
+					);
 					out.push({ json: { made: true }, binary: { data: binary }, pairedItem: { item: i } });
 				} else {
 					throw new NodeOperationError(this.getNode(), `Unknown operation ${operation}`);

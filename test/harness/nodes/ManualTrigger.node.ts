@@ -2,7 +2,12 @@
  * Stand-in for n8n's "When clicking 'Execute workflow'" node (n8n-nodes-base.manualTrigger),
  * so that workflows exported from the editor run unchanged in `runWorkflow`.
  */
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 
 export const MANUAL_TRIGGER_TYPE = 'n8n-nodes-base.manualTrigger';
 

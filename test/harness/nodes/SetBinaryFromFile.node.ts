@@ -28,7 +28,12 @@ export class SetBinaryFromFile implements INodeType {
 			{ displayName: 'File Path', name: 'filePath', type: 'string', default: '', required: true },
 			{ displayName: 'File Name', name: 'fileName', type: 'string', default: '' },
 			{ displayName: 'MIME Type', name: 'mimeType', type: 'string', default: '' },
-			{ displayName: 'Put Output File in Field', name: 'binaryPropertyName', type: 'string', default: 'data' },
+			{
+				displayName: 'Put Output File in Field',
+				name: 'binaryPropertyName',
+				type: 'string',
+				default: 'data',
+			},
 		],
 	};
 

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
 import { listAllByCursor, listLimitParameters } from '../../transport/pagination';
@@ -54,10 +59,21 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['accessLog'], operation: ['query'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['accessLog'], operation: ['query'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
-	const startTime = userDateToIso(this, this.getNodeParameter('startTime', itemIndex, ''), 'Start Time', itemIndex);
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
+	const startTime = userDateToIso(
+		this,
+		this.getNodeParameter('startTime', itemIndex, ''),
+		'Start Time',
+		itemIndex,
+	);
 	if (!startTime) {
 		throw new NodeOperationError(this.getNode(), 'Start Time is empty', {
 			description: 'Set the time the access-log query starts from.',
@@ -86,7 +102,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const events = await listAllByCursor<IDataObject>(
 		this,
-		{ path: '/access-logs/query', body, itemIndex, subject: { accessLogs: true }, what: 'the access-log query' },
+		{
+			path: '/access-logs/query',
+			body,
+			itemIndex,
+			subject: { accessLogs: true },
+			what: 'the access-log query',
+		},
 		'events',
 		{ returnAll, limit },
 	);

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { agentLocator } from '../../descriptions/parameters';
@@ -23,7 +28,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const name = String(this.getNodeParameter('newName', itemIndex, '') ?? '').trim();
 	if (name === '' || name.length > 255) {

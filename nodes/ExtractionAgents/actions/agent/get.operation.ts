@@ -2,7 +2,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
-import { fetchAgent, simplifiesAgents, simplifyAgent, simplifyAgentFields } from '../../helpers/agents';
+import {
+	fetchAgent,
+	simplifiesAgents,
+	simplifyAgent,
+	simplifyAgentFields,
+} from '../../helpers/agents';
 
 const properties: INodeProperties[] = [agentLocator, ...simplifyAgentFields];
 
@@ -14,7 +19,10 @@ export const description = updateDisplayOptions(
 /** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
 export const itemsInParallel = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const simplify = simplifiesAgents(this, itemIndex);
 	const agent = await fetchAgent(this, agentId, itemIndex);

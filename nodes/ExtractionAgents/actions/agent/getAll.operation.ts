@@ -2,7 +2,12 @@ import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
 import { listLimitParameters } from '../../transport/pagination';
-import { listAgents, simplifiesAgents, simplifyAgent, simplifyAgentFields } from '../../helpers/agents';
+import {
+	listAgents,
+	simplifiesAgents,
+	simplifyAgent,
+	simplifyAgentFields,
+} from '../../helpers/agents';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -30,7 +35,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const simplify = simplifiesAgents(this, itemIndex);
 	const nameFilter = String(
@@ -39,9 +47,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		.trim()
 		.toLowerCase();
 	// The API has no name filter: read every page when filtering, then cut to the limit.
-	const agents = await listAgents(this, { returnAll: returnAll || nameFilter !== '', limit }, itemIndex);
+	const agents = await listAgents(
+		this,
+		{ returnAll: returnAll || nameFilter !== '', limit },
+		itemIndex,
+	);
 	return agents
-		.filter((agent) => nameFilter === '' || String(agent.name ?? '').toLowerCase().includes(nameFilter))
+		.filter(
+			(agent) =>
+				nameFilter === '' ||
+				String(agent.name ?? '')
+					.toLowerCase()
+					.includes(nameFilter),
+		)
 		.slice(0, limit)
 		.map((agent) => ({ json: simplify ? simplifyAgent(agent) : agent }));
 }

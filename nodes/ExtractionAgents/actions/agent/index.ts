@@ -15,8 +15,18 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['agent'] } },
 		options: [
-			{ name: 'Copy', value: 'copy', description: 'Copy an Agent under a new name', action: 'Copy an agent' },
-			{ name: 'Get', value: 'get', description: 'Get an Agent with its Prompts and templates', action: 'Get an agent' },
+			{
+				name: 'Copy',
+				value: 'copy',
+				description: 'Copy an Agent under a new name',
+				action: 'Copy an agent',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get an Agent with its Prompts and templates',
+				action: 'Get an agent',
+			},
 			{ name: 'Get Many', value: 'getAll', description: 'List Agents', action: 'Get many agents' },
 			{
 				name: 'Update Metadata',

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { agentLocator } from '../../descriptions/parameters';
@@ -15,7 +20,11 @@ const properties: INodeProperties[] = [
 		options: [
 			{ name: 'Set Key/Value Pairs', value: 'keyValue' },
 			{ name: 'Set From JSON', value: 'json' },
-			{ name: 'Clear All Metadata', value: 'clear', description: 'Remove every metadata key of the Agent' },
+			{
+				name: 'Clear All Metadata',
+				value: 'clear',
+				description: 'Remove every metadata key of the Agent',
+			},
 		],
 	},
 	{
@@ -40,8 +49,20 @@ const properties: INodeProperties[] = [
 				displayName: 'Pair',
 				name: 'pair',
 				values: [
-					{ displayName: 'Key', name: 'key', type: 'string', default: '', placeholder: 'e.g. team' },
-					{ displayName: 'Value', name: 'value', type: 'string', default: '', placeholder: 'e.g. finance' },
+					{
+						displayName: 'Key',
+						name: 'key',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. team',
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. finance',
+					},
 				],
 			},
 		],
@@ -101,7 +122,8 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 		const raw = context.getNodeParameter('metadataJson', itemIndex, '') as unknown;
 		if (raw === undefined || raw === null || (typeof raw === 'string' && raw.trim() === '')) {
 			throw new NodeOperationError(context.getNode(), 'Metadata (JSON) is empty', {
-				description: 'Enter an object such as {"team": "finance"}, or choose Clear All Metadata to remove every key.',
+				description:
+					'Enter an object such as {"team": "finance"}, or choose Clear All Metadata to remove every key.',
 				itemIndex,
 			});
 		}
@@ -120,12 +142,16 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 		return parsed;
 	}
 	const pairs =
-		(context.getNodeParameter('metadataPairs', itemIndex, {}) as { pair?: Array<{ key: string; value: string }> })
-			.pair ?? [];
+		(
+			context.getNodeParameter('metadataPairs', itemIndex, {}) as {
+				pair?: Array<{ key: string; value: string }>;
+			}
+		).pair ?? [];
 	if (pairs.length === 0) {
 		// Sending {} would remove every key of the Agent: that is what Clear All Metadata is for.
 		throw new NodeOperationError(context.getNode(), 'No metadata pair to set', {
-			description: 'The metadata you send replaces the Agent’s metadata entirely: add a pair, or choose Clear All Metadata to remove every key.',
+			description:
+				'The metadata you send replaces the Agent’s metadata entirely: add a pair, or choose Clear All Metadata to remove every key.',
 			itemIndex,
 		});
 	}
@@ -160,7 +186,10 @@ function typedPairValue(value: unknown): IDataObject[keyof IDataObject] {
 	return value;
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const metadata = metadataFromParameters(this, itemIndex);
 	const { body } = await serviceRequest<IDataObject>(this, {

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
@@ -29,17 +34,33 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['create'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['apiKey'], operation: ['create'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
 	if (name === '' || name.length > 255) {
-		throw new NodeOperationError(this.getNode(), name === '' ? 'Name is empty' : `Name is ${name.length} characters long`, {
-			description: 'Give the API key a name of 1 to 255 characters, so you can tell it apart later.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			name === '' ? 'Name is empty' : `Name is ${name.length} characters long`,
+			{
+				description:
+					'Give the API key a name of 1 to 255 characters, so you can tell it apart later.',
+				itemIndex,
+			},
+		);
 	}
-	const expiresAt = userDateToIso(this, this.getNodeParameter('expiresAt', itemIndex, ''), 'Expires At', itemIndex);
+	const expiresAt = userDateToIso(
+		this,
+		this.getNodeParameter('expiresAt', itemIndex, ''),
+		'Expires At',
+		itemIndex,
+	);
 	if (expiresAt && Date.parse(expiresAt) <= Date.now()) {
 		throw new NodeOperationError(this.getNode(), `Expires At ${expiresAt} is in the past`, {
 			description: 'Choose a future date, or leave it empty for a key that never expires.',

@@ -6,16 +6,23 @@ import { apiKeyIdField, apiKeyIdParameter } from '../../helpers/apiKeys';
 const properties: INodeProperties[] = [
 	apiKeyIdField,
 	{
-		displayName: 'Deleting the key used by this node’s credential stops the credential from working',
+		displayName:
+			'Deleting the key used by this node’s credential stops the credential from working',
 		name: 'deleteNotice',
 		type: 'notice',
 		default: '',
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['delete'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['apiKey'], operation: ['delete'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
 	// Deleting a key that does not exist also succeeds (docs/service-notes.md #29), so a rerun is harmless.
 	await serviceRequest(this, {

@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
@@ -6,9 +11,15 @@ import { apiKeyIdParameter, apiKeyIdField } from '../../helpers/apiKeys';
 
 const properties: INodeProperties[] = [apiKeyIdField];
 
-export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['apiKey'], operation: ['get'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
 	const { body } = await serviceRequest<IDataObject>(this, {
 		method: 'GET',

@@ -1,13 +1,24 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
 import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
 
 const properties: INodeProperties[] = [...returnAllAndLimit({})];
 
-export const description = updateDisplayOptions({ show: { resource: ['apiKey'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['apiKey'], operation: ['getAll'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const keys = await listAllPages<IDataObject>(
 		this,

@@ -5,7 +5,10 @@ import * as deleteKey from './delete.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export const operations = { create, delete: deleteKey, get, getAll } satisfies Record<string, Operation>;
+export const operations = { create, delete: deleteKey, get, getAll } satisfies Record<
+	string,
+	Operation
+>;
 
 export const description: INodeProperties[] = [
 	{
@@ -15,10 +18,30 @@ export const description: INodeProperties[] = [
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['apiKey'] } },
 		options: [
-			{ name: 'Create', value: 'create', description: 'Create an API key (its secret is shown once)', action: 'Create an API key' },
-			{ name: 'Delete', value: 'delete', description: 'Delete one of your API keys', action: 'Delete an API key' },
-			{ name: 'Get', value: 'get', description: 'Get one of your API keys', action: 'Get an API key' },
-			{ name: 'Get Many', value: 'getAll', description: 'List your API keys', action: 'Get many API keys' },
+			{
+				name: 'Create',
+				value: 'create',
+				description: 'Create an API key (its secret is shown once)',
+				action: 'Create an API key',
+			},
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete one of your API keys',
+				action: 'Delete an API key',
+			},
+			{
+				name: 'Get',
+				value: 'get',
+				description: 'Get one of your API keys',
+				action: 'Get an API key',
+			},
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List your API keys',
+				action: 'Get many API keys',
+			},
 		],
 		default: 'getAll',
 	} satisfies OperationSelector<keyof typeof operations>,

@@ -41,7 +41,8 @@ const properties: INodeProperties[] = [
 		name: 'waitForCompletion',
 		type: 'boolean',
 		default: true,
-		description: 'Whether to wait until every Prompt has finished and return the results; otherwise the Run is returned at once, still running',
+		description:
+			'Whether to wait until every Prompt has finished and return the results; otherwise the Run is returned at once, still running',
 	},
 	{
 		displayName: 'Timeout (Minutes)',
@@ -49,7 +50,8 @@ const properties: INodeProperties[] = [
 		type: 'number',
 		default: 10,
 		typeOptions: { minValue: 0.05, numberPrecision: 2 },
-		description: 'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
+		description:
+			'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
 		displayOptions: { show: { waitForCompletion: [true] } },
 	},
 	simplifyField({}),
@@ -74,7 +76,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. INV-2026-0042',
-				description: 'Your own identifier for the Run (e.g. the email or file ID it came from), returned with its results',
+				description:
+					'Your own identifier for the Run (e.g. the email or file ID it came from), returned with its results',
 			},
 		],
 	},
@@ -82,7 +85,11 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show }, properties);
 
-function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: number): MultipartField | undefined {
+function dueDateField(
+	context: IExecuteFunctions,
+	raw: unknown,
+	itemIndex: number,
+): MultipartField | undefined {
 	const dueDate = userDateToIso(context, raw, 'Due Date', itemIndex);
 	if (dueDate === undefined) return undefined;
 	if (Date.parse(dueDate) <= Date.now()) {
@@ -100,7 +107,11 @@ function dueDateField(context: IExecuteFunctions, raw: unknown, itemIndex: numbe
  * arguments and no binary data, so there is nothing to upload. The model sees only an
  * error's message: it says why, and what to do instead.
  */
-function refuseAsToolWithoutFiles(context: IExecuteFunctions, item: INodeExecutionData, itemIndex: number): void {
+function refuseAsToolWithoutFiles(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): void {
 	if (!context.getNode().type.endsWith('Tool') || Object.keys(item.binary ?? {}).length > 0) return;
 	throw new NodeOperationError(
 		context.getNode(),
@@ -122,7 +133,8 @@ export async function execute(
 	refuseAsToolWithoutFiles(this, item, itemIndex);
 	const agentId = agentIdParameter(this, itemIndex);
 	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all';
-	const fieldList = source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex) as string) : '';
+	const fieldList =
+		source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex) as string) : '';
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex) as boolean;
 	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
 	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
@@ -134,10 +146,14 @@ export async function execute(
 	// Checked before the upload: a wrong value here must not cost a Run.
 	const timeoutMinutes = wait ? (this.getNodeParameter('timeoutMinutes', itemIndex) as number) : 0;
 	if (wait && !(Number(timeoutMinutes) > 0)) {
-		throw new NodeOperationError(this.getNode(), `Timeout (Minutes) must be more than 0, not "${String(timeoutMinutes)}"`, {
-			description: 'Set how long to wait for the Run (e.g. 10), or turn off Wait for Completion.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Timeout (Minutes) must be more than 0, not "${String(timeoutMinutes)}"`,
+			{
+				description: 'Set how long to wait for the Run (e.g. 10), or turn off Wait for Completion.',
+				itemIndex,
+			},
+		);
 	}
 
 	const fields: MultipartField[] = [];
@@ -146,7 +162,12 @@ export async function execute(
 	const dueDate = dueDateField(this, additional.dueDate, itemIndex);
 	if (dueDate) fields.push(dueDate);
 
-	const files = await filesForUpload(this, item, itemIndex, selectBinaryFields(this, item, itemIndex, source, fieldList));
+	const files = await filesForUpload(
+		this,
+		item,
+		itemIndex,
+		selectBinaryFields(this, item, itemIndex, source, fieldList),
+	);
 	const body = encodeMultipartStream(files, fields);
 
 	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never

@@ -15,12 +15,18 @@ const properties: INodeProperties[] = [
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['delete'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['run'], operation: ['delete'] } },
+	properties,
+);
 
 /** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
 export const itemsInParallel = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);
 	await serviceRequest(this, {

@@ -40,7 +40,11 @@ const properties: INodeProperties[] = [
 			{ name: 'Excel (XLSX)', value: 'xlsx' },
 			{ name: 'Excel With Macros (XLSM)', value: 'xlsm' },
 			{ name: 'PDF (Word Templates)', value: 'pdf' },
-			{ name: 'Template’s Default', value: 'default', description: 'DOCX for a Word template, XLSX for an Excel one' },
+			{
+				name: 'Template’s Default',
+				value: 'default',
+				description: 'DOCX for a Word template, XLSX for an Excel one',
+			},
 			{ name: 'Word (DOCX)', value: 'docx' },
 		],
 		description: 'Word templates give DOCX or PDF; Excel templates give XLSX, XLSM or CSV',
@@ -94,21 +98,30 @@ export async function execute(
 		itemIndex,
 	);
 	const requested = this.getNodeParameter('format', itemIndex) as OutputFormat | 'default';
-	const binaryField = String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim() || 'data';
+	const binaryField =
+		String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim() || 'data';
 
 	// The template's kind decides the allowed formats (docs/service-notes.md #24); checking it here
 	// refuses a wrong pair before the render request.
 	const agent = await cachedAgent(this, cache, agentId, itemIndex);
 	if (!Array.isArray(agent.output_templates)) {
-		throw unexpectedAnswer(this, `Agent ${agentId}`, 'The response lacked output_templates.', { itemIndex });
+		throw unexpectedAnswer(this, `Agent ${agentId}`, 'The response lacked output_templates.', {
+			itemIndex,
+		});
 	}
 	const template = agent.output_templates.find((candidate) => Number(candidate.id) === templateId);
 	if (!template) {
 		const known = agent.output_templates.map((t) => `${templateNameOf(t)} (${t.id})`).join(', ');
-		throw new NodeOperationError(this.getNode(), `Agent ${agentId} has no output template ${templateId}`, {
-			description: known ? `Its templates are: ${known}.` : 'This Agent has no output templates; add one in the web app.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`Agent ${agentId} has no output template ${templateId}`,
+			{
+				description: known
+					? `Its templates are: ${known}.`
+					: 'This Agent has no output templates; add one in the web app.',
+				itemIndex,
+			},
+		);
 	}
 	const kind = templateKindOf(template.filename);
 	const templateName = templateNameOf(template);
@@ -141,8 +154,11 @@ export async function execute(
 		itemIndex,
 	});
 	const fileName =
-		fileNameFromContentDisposition(response.headers['content-disposition']) ?? `run-${runId}.${format}`;
-	const bytes = Buffer.isBuffer(response.body) ? response.body : Buffer.from(response.body as ArrayBuffer);
+		fileNameFromContentDisposition(response.headers['content-disposition']) ??
+		`run-${runId}.${format}`;
+	const bytes = Buffer.isBuffer(response.body)
+		? response.body
+		: Buffer.from(response.body as ArrayBuffer);
 	const binary = await this.helpers.prepareBinaryData(bytes, fileName, MIME_TYPE_BY_FORMAT[format]);
 	return [
 		{

@@ -1,18 +1,34 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, runLocator, runOutputField, simplifyField } from '../../descriptions/parameters';
+import {
+	agentLocator,
+	runLocator,
+	runOutputField,
+	simplifyField,
+} from '../../descriptions/parameters';
 import { agentIdParameter, runIdParameter } from '../../helpers/ids';
 import { fetchRun } from '../../helpers/runs';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 
-const properties: INodeProperties[] = [agentLocator, runLocator, simplifyField({}), runOutputField({})];
+const properties: INodeProperties[] = [
+	agentLocator,
+	runLocator,
+	simplifyField({}),
+	runOutputField({}),
+];
 
-export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['get'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['run'], operation: ['get'] } },
+	properties,
+);
 
 /** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
 export const itemsInParallel = true;
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);
 	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;

@@ -1,6 +1,11 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator, returnAllAndLimit, runOutputField, simplifyField } from '../../descriptions/parameters';
+import {
+	agentLocator,
+	returnAllAndLimit,
+	runOutputField,
+	simplifyField,
+} from '../../descriptions/parameters';
 import { agentIdParameter, parseResourceId } from '../../helpers/ids';
 import { listAllPages, listLimitParameters } from '../../transport/pagination';
 import { newestRuns, sortNewestFirst } from '../../helpers/newestRuns';
@@ -42,12 +47,21 @@ const properties: INodeProperties[] = [
 	runOutputField({}),
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['run'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['run'], operation: ['getAll'] } },
+	properties,
+);
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as { runId?: string; status?: string[] };
+	const filters = this.getNodeParameter('filters', itemIndex, {}) as {
+		runId?: string;
+		status?: string[];
+	};
 	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
 	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
 	const statuses = filters.status ?? [];
@@ -58,10 +72,19 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	// The API cannot filter by status, so with that filter every page is read and the
 	// filter applied here before cutting to the limit. Either way the newest Runs come
 	// first, whatever order the service lists them in (docs/service-notes.md #13).
-	const listing = { path: `/agents/${agentId}/runs`, qs, subject: { agentId }, itemIndex, what: `the Runs of Agent ${agentId}`, idOf: (run: Run) => run.run_id };
+	const listing = {
+		path: `/agents/${agentId}/runs`,
+		qs,
+		subject: { agentId },
+		itemIndex,
+		what: `the Runs of Agent ${agentId}`,
+		idOf: (run: Run) => run.run_id,
+	};
 	const runs =
 		returnAll || statuses.length > 0
-			? sortNewestFirst(await listAllPages<Run>(this, listing, flattenRunList, { returnAll: true, limit }))
+			? sortNewestFirst(
+					await listAllPages<Run>(this, listing, flattenRunList, { returnAll: true, limit }),
+				)
 			: await newestRuns(this, { agentId, qs, itemIndex }, limit);
 	return runs
 		.filter((run) => statuses.length === 0 || statuses.includes(String(run.status)))

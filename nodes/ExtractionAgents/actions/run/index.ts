@@ -6,7 +6,13 @@ import * as downloadTemplatedOutput from './downloadTemplatedOutput.operation';
 import * as get from './get.operation';
 import * as getAll from './getAll.operation';
 
-export const operations = { create, delete: deleteRun, downloadTemplatedOutput, get, getAll } satisfies Record<string, Operation>;
+export const operations = {
+	create,
+	delete: deleteRun,
+	downloadTemplatedOutput,
+	get,
+	getAll,
+} satisfies Record<string, Operation>;
 
 export const description: INodeProperties[] = [
 	{
@@ -22,15 +28,26 @@ export const description: INodeProperties[] = [
 				description: 'Upload files to an Agent and (by default) wait for the results',
 				action: 'Create a run',
 			},
-			{ name: 'Delete', value: 'delete', description: 'Delete a Run and its files', action: 'Delete a run' },
+			{
+				name: 'Delete',
+				value: 'delete',
+				description: 'Delete a Run and its files',
+				action: 'Delete a run',
+			},
 			{
 				name: 'Download Templated Output',
 				value: 'downloadTemplatedOutput',
-				description: 'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
+				description:
+					'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
 				action: 'Download templated output of a run',
 			},
 			{ name: 'Get', value: 'get', description: 'Get a Run with its results', action: 'Get a run' },
-			{ name: 'Get Many', value: 'getAll', description: 'List the Runs of an Agent', action: 'Get many runs' },
+			{
+				name: 'Get Many',
+				value: 'getAll',
+				description: 'List the Runs of an Agent',
+				action: 'Get many runs',
+			},
 		],
 		default: 'create',
 	} satisfies OperationSelector<keyof typeof operations>,

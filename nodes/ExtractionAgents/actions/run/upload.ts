@@ -2,7 +2,12 @@ import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { BINARY_ENCODING, NodeOperationError } from 'n8n-workflow';
 import type { MultipartFile } from '../../transport/multipart';
 
-import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes, formatMegabytes } from '../../transport/serviceLimits';
+import {
+	MAX_FILE_BYTES,
+	MAX_FILES_PER_RUN,
+	formatBytes,
+	formatMegabytes,
+} from '../../transport/serviceLimits';
 
 /** Which binary fields of the item become files of the Run. */
 export function selectBinaryFields(
@@ -14,11 +19,15 @@ export function selectBinaryFields(
 ): string[] {
 	const available = Object.keys(item.binary ?? {});
 	if (available.length === 0) {
-		throw new NodeOperationError(context.getNode(), `Item ${itemIndex + 1} has no files (binary data)`, {
-			description:
-				'Create Run uploads the item’s binary data. Connect a node that outputs files before this one, e.g. Gmail (Download Attachments on), Google Drive (Download) or Read/Write Files from Disk.',
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex + 1} has no files (binary data)`,
+			{
+				description:
+					'Create Run uploads the item’s binary data. Connect a node that outputs files before this one, e.g. Gmail (Download Attachments on), Google Drive (Download) or Read/Write Files from Disk.',
+				itemIndex,
+			},
+		);
 	}
 	if (source === 'all') return available;
 	const wanted = fieldList
@@ -70,13 +79,17 @@ export async function filesForUpload(
 		throw new NodeOperationError(
 			context.getNode(),
 			`Item ${itemIndex + 1} has ${fields.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
-			{ description: `Split the files over several items (e.g. with the Loop Over Items node) so that each Run gets at most ${MAX_FILES_PER_RUN}.`, itemIndex },
+			{
+				description: `Split the files over several items (e.g. with the Loop Over Items node) so that each Run gets at most ${MAX_FILES_PER_RUN}.`,
+				itemIndex,
+			},
 		);
 	}
 	const files: MultipartFile[] = [];
 	for (const field of fields) {
 		const binary = item.binary?.[field] as IBinaryData;
-		const fileName = binary.fileName || `${field}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
+		const fileName =
+			binary.fileName || `${field}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
 		const size = await binarySize(context, binary);
 		if (!Number.isFinite(size) || size <= 0) {
 			throw new NodeOperationError(
@@ -89,7 +102,10 @@ export async function filesForUpload(
 			throw new NodeOperationError(
 				context.getNode(),
 				`File "${fileName}" in binary field "${field}" is ${formatBytes(size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}`,
-				{ description: `The service accepts files of at most ${formatMegabytes(MAX_FILE_BYTES)}. Split or compress the file before uploading it.`, itemIndex },
+				{
+					description: `The service accepts files of at most ${formatMegabytes(MAX_FILE_BYTES)}. Split or compress the file before uploading it.`,
+					itemIndex,
+				},
 			);
 		}
 		const binaryId = binary.id;

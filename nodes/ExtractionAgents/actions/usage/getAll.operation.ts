@@ -1,4 +1,9 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, returnAllAndLimit } from '../../descriptions/parameters';
 import { parseResourceId } from '../../helpers/ids';
@@ -48,34 +53,55 @@ const properties: INodeProperties[] = [
 				name: 'workspaceId',
 				type: 'number',
 				default: 0,
-				description: 'Only records of this workspace (the number in the web app’s workspace settings); 0 for every workspace the key can see',
+				description:
+					'Only records of this workspace (the number in the web app’s workspace settings); 0 for every workspace the key can see',
 			},
 		],
 	},
 ];
 
-export const description = updateDisplayOptions({ show: { resource: ['usage'], operation: ['getAll'] } }, properties);
+export const description = updateDisplayOptions(
+	{ show: { resource: ['usage'], operation: ['getAll'] } },
+	properties,
+);
 
-function positiveId(context: IExecuteFunctions, value: unknown, name: string, itemIndex: number): number | undefined {
+function positiveId(
+	context: IExecuteFunctions,
+	value: unknown,
+	name: string,
+	itemIndex: number,
+): number | undefined {
 	if (value === undefined || value === null || value === '' || value === 0) return undefined;
 	const id = Number(value);
 	if (!Number.isSafeInteger(id) || id < 0) {
-		throw new NodeOperationError(context.getNode(), `${name} "${String(value)}" is not a valid ID`, {
-			description: `${name} is a whole number.`,
-			itemIndex,
-		});
+		throw new NodeOperationError(
+			context.getNode(),
+			`${name} "${String(value)}" is not a valid ID`,
+			{
+				description: `${name} is a whole number.`,
+				itemIndex,
+			},
+		);
 	}
 	return id;
 }
 
 /** The Agent filter: a picker value, or the number workflows saved before it was a picker hold. */
-function agentFilter(context: IExecuteFunctions, value: unknown, itemIndex: number): number | undefined {
-	const raw = value !== null && typeof value === 'object' ? (value as { value?: unknown }).value : value;
+function agentFilter(
+	context: IExecuteFunctions,
+	value: unknown,
+	itemIndex: number,
+): number | undefined {
+	const raw =
+		value !== null && typeof value === 'object' ? (value as { value?: unknown }).value : value;
 	if (raw === undefined || raw === null || raw === 0 || String(raw).trim() === '') return undefined;
 	return parseResourceId(context.getNode(), raw as string | number, 'Agent', itemIndex);
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<INodeExecutionData[]> {
+export async function execute(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const createdGte = userDateToIso(this, filters.createdAfter, 'Created After', itemIndex);
