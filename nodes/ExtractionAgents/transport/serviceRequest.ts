@@ -43,7 +43,7 @@ export interface ServiceRequest {
 	binaryResponse?: boolean;
 	/**
 	 * Per attempt. Left unset, it comes from the node's "Request Timeout" option (60 s
-	 * by default) plus 1 s per MB of an upload: see requestOptions.ts.
+	 * by default) plus 1 s per MB of an upload: see requestTimeout.ts.
 	 */
 	timeoutMs?: number;
 	/**

@@ -170,10 +170,11 @@ export async function execute(
 	);
 	const body = encodeMultipartStream(files, fields);
 
-	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
-	// retried here (retry.ts): a second attempt could create a duplicate Run. The
-	// request's timeout grows with the upload (requestOptions.ts).
+	// Another item failed meanwhile (without Continue On Fail): create nothing more.
 	batch.throwIfStopped();
+	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
+	// retried here (transport/retry.ts): a second attempt could create a duplicate Run.
+	// The request's timeout grows with the upload (transport/requestTimeout.ts).
 	const response = await serviceRequest(this, {
 		method: 'POST',
 		path: `/agents/${agentId}/runs`,
