@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, type NodeApiError } from 'n8n-workflow';
 import { ItemBatch, itemsInParallel } from './itemBatch';
 import * as accessLog from './accessLog';
 import * as agent from './agent';
@@ -36,6 +36,27 @@ function operationFor(context: IExecuteFunctions, resource: string, operation: s
 }
 
 /**
+ * The json of a failed item: the message, what to do, and the Run's fields where the item
+ * had created a Run. n8n-core moves an item to the error output only when its json holds
+ * nothing but `error`, `message` and `details` (`item.error` would do too, but n8n 2.x then
+ * replaces the json with the message alone), so for the error output the description and
+ * the Run's fields go into `details`; the regular output keeps the flat shape of 0.1.0.
+ */
+function errorItemJson(
+	error: NodeApiError | NodeOperationError,
+	toErrorOutput: boolean,
+): IDataObject {
+	const details: IDataObject = {
+		...(error.description ? { description: error.description } : {}),
+		...((error.context.errorItemFields as IDataObject | undefined) ?? {}),
+	};
+	if (!toErrorOutput) return { error: error.message, ...details };
+	return Object.keys(details).length > 0
+		? { error: error.message, details }
+		: { error: error.message };
+}
+
+/**
  * Runs the chosen operation for every input item — several at once where the operation
  * allows it (see itemBatch.ts) — and returns the results in input order. Every output
  * item is paired with the input item it came from; with "Continue On Fail" a failing
@@ -49,6 +70,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const handler = operationFor(this, resource, operation);
 	const cache: ExecutionCache = new Map();
 	const continueOnFail = this.continueOnFail();
+	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';
 	const parallel = handler.itemsInParallel ? itemsInParallel(this) : 1;
 	const batch = new ItemBatch(this, parallel, !continueOnFail);
 
@@ -71,13 +93,8 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				returnData.push(result);
 			}
 		} else if (outcome.kind === 'failed') {
-			const { error } = outcome;
 			returnData.push({
-				json: {
-					error: error.message,
-					...(error.description ? { description: error.description } : {}),
-					...((error.context.errorItemFields as IDataObject | undefined) ?? {}),
-				},
+				json: errorItemJson(outcome.error, toErrorOutput),
 				pairedItem: { item: itemIndex },
 			});
 		}

@@ -1,0 +1,111 @@
+/**
+ * On Error → "Continue (using error output)": n8n-core moves an item to the error output
+ * only when the node marks it as failed the way n8n reads it. Every failing item — and only
+ * those — must reach the error output with its message, description and, where the item had
+ * created a Run, the Run's fields; "Continue" (regular output) keeps the error item's shape.
+ */
+import { executeNode, useHarness } from '../harness';
+import type { Emulator } from '../emulator';
+import { createRunParameters, INVOICES, pdf, runById, useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 300 });
+
+const file = (fileName: string) => ({ binary: { data: { data: pdf(fileName), fileName } } });
+
+/**
+ * After each upload, a Run of "gone.pdf" is deleted (its wait then reads 404) and a Run of
+ * "slow.pdf" is held (it never finishes, so its wait times out).
+ */
+function shapeNewRuns(emulator: Emulator, uploads: number): void {
+	emulator.afterRequest(
+		{ method: 'POST', path: `/agents/${INVOICES}/runs` },
+		() => {
+			const newest = [...emulator.state.runs.values()].sort((a, b) => b.runId - a.runId)[0];
+			const name = newest.files[0]?.name;
+			if (name === 'gone.pdf') emulator.deleteRun(newest.agentId, newest.runId);
+			if (name === 'slow.pdf') emulator.holdRun(newest.agentId, newest.runId);
+		},
+		uploads,
+	);
+}
+
+describe('On Error → Continue (using error output)', () => {
+	it('Run → Create: the Run that went missing and the Run that timed out go to the error output with their Run fields; the good Run to the success output', async () => {
+		shapeNewRuns(ctx.emulator, 3);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ timeoutMinutes: 0.05 }),
+			inputItems: [file('ok.pdf'), file('gone.pdf'), file('slow.pdf')],
+			onError: 'continueErrorOutput',
+		});
+		expect(result.error).toBeUndefined();
+		const [success, failed] = result.outputs;
+		expect(success.map((item) => [item.json.status, item.json.files])).toEqual([
+			['success', ['ok.pdf']],
+		]);
+		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
+		const [gone, slow] = failed.map((item) => item.json);
+		// n8n reads an item as failed only when its json holds nothing but error, message and
+		// details: the description and the Run's fields are in details.
+		expect(Object.keys(gone).sort()).toEqual(['details', 'error']);
+		expect(gone.error).toMatch(new RegExp(`^Run \\d+ of Agent ${INVOICES} not found$`));
+		expect(gone.details).toMatchObject({
+			agent_id: INVOICES,
+			status: 'running',
+			run_id: expect.any(Number),
+			description: expect.stringContaining('Check the ID'),
+		});
+		expect(slow.error).toMatch(/^Run \d+ did not finish within 3 seconds$/);
+		expect(slow.details).toMatchObject({
+			agent_id: INVOICES,
+			status: 'running',
+			run_url: expect.stringContaining(ctx.emulator.webUrl),
+			description: expect.stringContaining('Fetch it later with Run → Get'),
+		});
+	});
+
+	it('Run → Get: a missing Run goes to the error output with the message and description, the found Run to the success output', async () => {
+		const found = ctx.emulator.createRun(INVOICES, [{ name: 'found.pdf' }], { durationMs: 0 });
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: {
+				resource: 'run',
+				operation: 'get',
+				agent: { __rl: true, mode: 'id', value: String(INVOICES) },
+				run: '={{ $json.runId }}',
+			},
+			inputItems: [{ json: { runId: Number(found.run_id) } }, { json: { runId: 987654 } }],
+			onError: 'continueErrorOutput',
+		});
+		const [success, failed] = result.outputs;
+		expect(success.map((item) => item.json.run_id)).toEqual([Number(found.run_id)]);
+		expect(failed).toHaveLength(1);
+		expect(failed[0].pairedItem).toEqual({ item: 1 });
+		// n8n adds the input item's fields to an item on the error output.
+		expect(failed[0].json).toEqual({
+			runId: 987654,
+			error: `Run 987654 of Agent ${INVOICES} not found`,
+			details: { description: expect.stringContaining('Check the ID') },
+		});
+	});
+
+	it('On Error → Continue (regular output) keeps the error item’s shape on the one output', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: {
+				resource: 'run',
+				operation: 'get',
+				agent: { __rl: true, mode: 'id', value: String(INVOICES) },
+				run: runById(987654),
+			},
+			continueOnFail: true,
+		});
+		expect(result.outputs).toHaveLength(1);
+		expect(Object.keys(result.items[0].json).sort()).toEqual(['description', 'error']);
+		expect(result.items[0].error).toBeUndefined();
+	});
+});
