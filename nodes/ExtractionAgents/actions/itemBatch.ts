@@ -1,6 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
-import { DEFAULT_ITEMS_IN_PARALLEL, MAX_ITEMS_IN_PARALLEL } from '../descriptions/options';
+import {
+	DEFAULT_ITEMS_IN_PARALLEL,
+	MAX_ITEMS_IN_PARALLEL,
+	defaultItemsInParallel,
+} from '../descriptions/options';
 import { RunWaiter } from '../helpers/runWaiter';
 import type { Run } from '../helpers/runs';
 
@@ -184,13 +188,14 @@ export class ItemBatch {
 const ITEMS_IN_PARALLEL_PARAMETER = 'options.itemsInParallel';
 
 /**
- * Options → Items in Parallel of the action node: a whole number from 1 to 20, read once
+ * Options → Items in Parallel of the action node: a whole number from 1 to 20 (by default
+ * one on version 1, ten from 1.1), read once
  * for the execution (it shapes how all items are run, so it is not per item).
  */
 export function itemsInParallel(context: IExecuteFunctions): number {
-	const raw = context.getNodeParameter(ITEMS_IN_PARALLEL_PARAMETER, 0, DEFAULT_ITEMS_IN_PARALLEL);
-	const count =
-		raw === undefined || raw === null || raw === '' ? DEFAULT_ITEMS_IN_PARALLEL : Number(raw);
+	const fallback = defaultItemsInParallel(context.getNode().typeVersion);
+	const raw = context.getNodeParameter(ITEMS_IN_PARALLEL_PARAMETER, 0, fallback);
+	const count = raw === undefined || raw === null || raw === '' ? fallback : Number(raw);
 	if (!Number.isInteger(count) || count < 1 || count > MAX_ITEMS_IN_PARALLEL) {
 		throw new NodeOperationError(
 			context.getNode(),

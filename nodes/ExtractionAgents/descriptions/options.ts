@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { DisplayCondition, INodeProperties } from 'n8n-workflow';
 
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
 export const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
@@ -12,6 +12,35 @@ export const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
 export const DEFAULT_ITEMS_IN_PARALLEL = 10;
 export const MAX_ITEMS_IN_PARALLEL = 20;
 
+/** Items in Parallel as the node versions that default to `defaultCount` show it. */
+function itemsInParallelOption(
+	versions: Array<number | DisplayCondition>,
+	defaultCount: number,
+): INodeProperties {
+	return {
+		displayName: 'Items in Parallel',
+		name: 'itemsInParallel',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_ITEMS_IN_PARALLEL },
+		default: defaultCount,
+		description:
+			'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
+		// Operations whose items are independent: Run → Create, Get, Delete, Download Templated Output; Agent → Get.
+		displayOptions: {
+			show: {
+				'/resource': ['run', 'agent'],
+				'/operation': ['create', 'get', 'delete', 'downloadTemplatedOutput'],
+				'@version': versions,
+			},
+		},
+	};
+}
+
+/** Items in Parallel when the workflow does not set it: one at a time on version 1 (see above). */
+export function defaultItemsInParallel(typeVersion: number): number {
+	return typeVersion >= 1.1 ? DEFAULT_ITEMS_IN_PARALLEL : 1;
+}
+
 /** The "Options" collection of both nodes (every operation of the action node). */
 export const optionsField: INodeProperties = {
 	displayName: 'Options',
@@ -20,22 +49,11 @@ export const optionsField: INodeProperties = {
 	placeholder: 'Add option',
 	default: {},
 	options: [
-		{
-			displayName: 'Items in Parallel',
-			name: 'itemsInParallel',
-			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_ITEMS_IN_PARALLEL },
-			default: DEFAULT_ITEMS_IN_PARALLEL,
-			description:
-				'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
-			// Operations whose items are independent: Run → Create, Get, Delete, Download Templated Output; Agent → Get.
-			displayOptions: {
-				show: {
-					'/resource': ['run', 'agent'],
-					'/operation': ['create', 'get', 'delete', 'downloadTemplatedOutput'],
-				},
-			},
-		},
+		// Version 1 sends one item after another, as 0.1.0 did: a saved workflow whose item
+		// fails must not have created Runs for the items after it (Retry On Fail or a re-run
+		// would duplicate them). Sending several at once came with version 1.1.
+		itemsInParallelOption([1], 1),
+		itemsInParallelOption([{ _cnd: { gte: 1.1 } }], DEFAULT_ITEMS_IN_PARALLEL),
 		{
 			displayName: 'Request Timeout (Seconds)',
 			name: 'requestTimeout',

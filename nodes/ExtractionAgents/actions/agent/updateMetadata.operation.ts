@@ -1,4 +1,5 @@
 import type {
+	DisplayCondition,
 	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
@@ -9,6 +10,45 @@ import { requireFields } from '../../transport/answers';
 import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
+
+/** The key/value pairs, shown with the hint of the node versions that read them one way. */
+function metadataPairsField(
+	versions: Array<number | DisplayCondition>,
+	hint: string,
+): INodeProperties {
+	return {
+		displayName: 'Pairs',
+		name: 'metadataPairs',
+		type: 'fixedCollection',
+		typeOptions: { multipleValues: true },
+		placeholder: 'Add Pair',
+		default: {},
+		hint,
+		displayOptions: { show: { metadataMode: ['keyValue'], '@version': versions } },
+		options: [
+			{
+				displayName: 'Pair',
+				name: 'pair',
+				values: [
+					{
+						displayName: 'Key',
+						name: 'key',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. team',
+					},
+					{
+						displayName: 'Value',
+						name: 'value',
+						type: 'string',
+						default: '',
+						placeholder: 'e.g. finance',
+					},
+				],
+			},
+		],
+	};
+}
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -35,38 +75,15 @@ const properties: INodeProperties[] = [
 		default: '',
 		displayOptions: { show: { metadataMode: ['keyValue', 'json'] } },
 	},
-	{
-		displayName: 'Pairs',
-		name: 'metadataPairs',
-		type: 'fixedCollection',
-		typeOptions: { multipleValues: true },
-		placeholder: 'Add Pair',
-		default: {},
-		hint: 'Replaces all existing metadata of the Agent. Values such as 42, true, false or null are sent as a number, true/false or null; for lists, or to send them as text, use Set From JSON.',
-		displayOptions: { show: { metadataMode: ['keyValue'] } },
-		options: [
-			{
-				displayName: 'Pair',
-				name: 'pair',
-				values: [
-					{
-						displayName: 'Key',
-						name: 'key',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. team',
-					},
-					{
-						displayName: 'Value',
-						name: 'value',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. finance',
-					},
-				],
-			},
-		],
-	},
+	// Version 1 sends every value as text, as 0.1.0 did; 1.1 sends typed values (typedPairValue).
+	metadataPairsField(
+		[1],
+		'Replaces all existing metadata of the Agent. Every value is sent as text; for numbers, true/false, null or lists, use Set From JSON.',
+	),
+	metadataPairsField(
+		[{ _cnd: { gte: 1.1 } }],
+		'Replaces all existing metadata of the Agent. Values such as 42, true, false or null are sent as a number, true/false or null; for lists, or to send them as text, use Set From JSON.',
+	),
 	{
 		displayName: 'Metadata (JSON)',
 		name: 'metadataJson',
@@ -155,6 +172,8 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 			itemIndex,
 		});
 	}
+	// Typed values came with node version 1.1: workflows saved at version 1 keep sending text.
+	const typedValues = context.getNode().typeVersion >= 1.1;
 	const metadata: IDataObject = {};
 	for (const { key, value } of pairs) {
 		const trimmed = String(key ?? '').trim();
@@ -164,7 +183,7 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 				itemIndex,
 			});
 		}
-		metadata[trimmed] = typedPairValue(value);
+		metadata[trimmed] = typedValues ? typedPairValue(value) : value;
 	}
 	return metadata;
 }

@@ -1,0 +1,130 @@
+/**
+ * Workflows saved at node version 1 keep the behaviour they had in 0.1.0; what changed since
+ * belongs to version 1.1 and later. One test per version-gated behaviour, each run at both
+ * versions so the gate itself is what is shown.
+ */
+import type { HarnessInputItem } from '../harness';
+import { executeNode, useHarness } from '../harness';
+import type { RequestLogEntry } from '../emulator';
+import { agentById, createRunParameters, INVOICES, pdf, useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 300, latencyMs: 50 });
+
+function updateMetadataWithPairs(typeVersion: number) {
+	return executeNode({
+		nodeType: 'extractionAgents',
+		credentials: ctx.credentials,
+		typeVersion,
+		parameters: {
+			resource: 'agent',
+			operation: 'updateMetadata',
+			agent: agentById(INVOICES),
+			metadataMode: 'keyValue',
+			metadataPairs: {
+				pair: [
+					{ key: 'cost_centre', value: '4711' },
+					{ key: 'active', value: 'true' },
+					{ key: 'owner', value: 'null' },
+					{ key: 'team', value: 'finance' },
+				],
+			},
+		},
+	});
+}
+
+function lastPatchBody(seq: number): unknown {
+	const patches = ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'PATCH' && entry.path.endsWith(`/agents/${INVOICES}`));
+	expect(patches).toHaveLength(1);
+	return patches[0].body;
+}
+
+describe('Agent → Update Metadata, key/value pairs', () => {
+	it('version 1 sends every pair value as the text typed, as 0.1.0 did', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await updateMetadataWithPairs(1);
+		expect(result.error).toBeUndefined();
+		expect(lastPatchBody(seq)).toEqual({
+			metadata: { cost_centre: '4711', active: 'true', owner: 'null', team: 'finance' },
+		});
+	});
+
+	it('version 1.1 sends numbers, true/false and null with their types', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await updateMetadataWithPairs(1.1);
+		expect(result.error).toBeUndefined();
+		expect(lastPatchBody(seq)).toEqual({
+			metadata: { cost_centre: 4711, active: true, owner: null, team: 'finance' },
+		});
+	});
+});
+
+const MISSING_AGENT = 987654;
+
+/** Twelve documents; the second is sent to an Agent that does not exist, so the service refuses it. */
+function documentsWithBadSecond(): HarnessInputItem[] {
+	return Array.from({ length: 12 }, (_, index) => ({
+		json: { agent: index === 1 ? MISSING_AGENT : INVOICES },
+		binary: { data: { data: pdf(`invoice ${index}`), fileName: `doc-${index}.pdf` } },
+	}));
+}
+
+const createRunPerItemAgent = (options: Record<string, unknown> = {}) =>
+	createRunParameters({
+		agent: { __rl: true, mode: 'id', value: '={{ $json.agent }}' },
+		...options,
+	});
+
+function uploads(seq: number): RequestLogEntry[] {
+	return ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'POST' && /\/agents\/\d+\/runs$/.test(entry.path));
+}
+
+describe('Run → Create, Items in Parallel left at its default', () => {
+	it('version 1 sends one item after another: when the second item is refused, only the first has created a Run', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1,
+			parameters: createRunPerItemAgent(),
+			inputItems: documentsWithBadSecond(),
+		});
+		expect(result.error?.message).toBe(`Agent ${MISSING_AGENT} not found`);
+		// Item 1's Run, then item 2's refused upload; nothing after it.
+		expect(uploads(seq).map((entry) => [entry.path, entry.status])).toEqual([
+			[`/api/v1/client/agents/${INVOICES}/runs`, 200],
+			[`/api/v1/client/agents/${MISSING_AGENT}/runs`, 404],
+		]);
+	});
+
+	it('version 1.1 sends up to 10 items at once', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.1,
+			parameters: createRunPerItemAgent(),
+			inputItems: documentsWithBadSecond(),
+		});
+		expect(result.error?.message).toBe(`Agent ${MISSING_AGENT} not found`);
+		// The other items of the first ten had started their uploads before item 2 was refused.
+		expect(uploads(seq).length).toBeGreaterThan(2);
+	});
+
+	it('version 1 still takes an Items in Parallel that the workflow sets', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1,
+			parameters: createRunPerItemAgent({ options: { itemsInParallel: 4 } }),
+			inputItems: documentsWithBadSecond(),
+		});
+		expect(result.error?.message).toBe(`Agent ${MISSING_AGENT} not found`);
+		expect(uploads(seq).length).toBeGreaterThan(2);
+	});
+});
