@@ -63,6 +63,35 @@ describe('Agent → Update Metadata, key/value pairs', () => {
 
 const MISSING_AGENT = 987654;
 
+describe('Agent → Update Metadata, Set From JSON with the field left as it was', () => {
+	const updateFromUntouchedJson = (typeVersion: number) =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: {
+				resource: 'agent',
+				operation: 'updateMetadata',
+				agent: agentById(INVOICES),
+				metadataMode: 'json',
+			},
+		});
+
+	it('version 1 sends the field’s 0.1.0 default, {"team": "finance"}', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await updateFromUntouchedJson(1);
+		expect(result.error).toBeUndefined();
+		expect(lastPatchBody(seq)).toEqual({ metadata: { team: 'finance' } });
+	});
+
+	it('version 1.1 starts the field empty and sends nothing until the user writes the metadata', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await updateFromUntouchedJson(1.1);
+		expect(result.error?.message).toBe('Metadata (JSON) is empty');
+		expect(ctx.emulator.requestsSince(seq)).toEqual([]);
+	});
+});
+
 /** Twelve documents; the second is sent to an Agent that does not exist, so the service refuses it. */
 function documentsWithBadSecond(): HarnessInputItem[] {
 	return Array.from({ length: 12 }, (_, index) => ({

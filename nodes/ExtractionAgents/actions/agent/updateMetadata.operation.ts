@@ -50,6 +50,22 @@ function metadataPairsField(
 	};
 }
 
+/** Metadata (JSON), with the default of the node versions it is shown for. */
+function metadataJsonField(
+	versions: Array<number | DisplayCondition>,
+	defaultJson: string,
+): INodeProperties {
+	return {
+		displayName: 'Metadata (JSON)',
+		name: 'metadataJson',
+		type: 'json',
+		default: defaultJson,
+		placeholder: '{"team": "finance", "tags": ["q3", "eu"], "priority": 2}',
+		hint: 'Replaces all existing metadata of the Agent. Values: text, numbers, true/false, null, or lists of those, e.g. {"team": "finance", "tags": ["q3", "eu"]}.',
+		displayOptions: { show: { metadataMode: ['json'], '@version': versions } },
+	};
+}
+
 const properties: INodeProperties[] = [
 	agentLocator,
 	{
@@ -84,15 +100,10 @@ const properties: INodeProperties[] = [
 		[{ _cnd: { gte: 1.1 } }],
 		'Replaces all existing metadata of the Agent. Values such as 42, true, false or null are sent as a number, true/false or null; for lists, or to send them as text, use Set From JSON.',
 	),
-	{
-		displayName: 'Metadata (JSON)',
-		name: 'metadataJson',
-		type: 'json',
-		default: '',
-		placeholder: '{"team": "finance", "tags": ["q3", "eu"], "priority": 2}',
-		hint: 'Replaces all existing metadata of the Agent. Values: text, numbers, true/false, null, or lists of those, e.g. {"team": "finance", "tags": ["q3", "eu"]}.',
-		displayOptions: { show: { metadataMode: ['json'] } },
-	},
+	// Version 1 keeps 0.1.0's default: a workflow saved without touching the field sends it.
+	// From 1.1 the field starts empty, so that nothing is sent that the user did not write.
+	metadataJsonField([1], '{\n  "team": "finance"\n}'),
+	metadataJsonField([{ _cnd: { gte: 1.1 } }], ''),
 ];
 
 export const description = updateDisplayOptions(
