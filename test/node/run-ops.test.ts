@@ -154,6 +154,23 @@ describe('Run → Delete', () => {
 		).toEqual([`DELETE ${path} 503`, `DELETE ${path} 404`]);
 	});
 
+	it('a Run that never existed is "not found" when the 404 answers a retry after a 429 (a rate-limited request was not processed)', async () => {
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([{ match: { method: 'DELETE' }, kind: '429', timing: 'before' }]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: runOp('delete', { run: runById(987001) }),
+		});
+		expect(result.error?.message).toBe(`Run 987001 of Agent ${INVOICES} not found`);
+		const path = `/api/v1/client/agents/${INVOICES}/runs/987001`;
+		expect(
+			ctx.emulator
+				.requestsSince(seq)
+				.map((entry) => `${entry.method} ${entry.path} ${entry.status}`),
+		).toEqual([`DELETE ${path} 429`, `DELETE ${path} 404`]);
+	});
+
 	it('a Run that is already gone gives a clear not-found error', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',

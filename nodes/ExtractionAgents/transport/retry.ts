@@ -81,3 +81,21 @@ export function retryDelayMs(question: RetryQuestion): number | undefined {
 	if (question.retries >= RETRY_LIMITS.transientRetries) return undefined;
 	return backoffMs(question.retries);
 }
+
+/** Failures where the request never reached the service: nothing can have been done. */
+const NEVER_SENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/**
+ * Whether the service may have carried out a request that failed: a 5xx, a time-out, a
+ * dropped connection or an answer cut off came after the request was sent. A 429 was not
+ * processed (the service refuses before handling it) and a refused or unresolved
+ * connection never reached it. Only after such an unclear outcome may a retry's 404 mean
+ * that the first attempt already deleted the thing.
+ */
+export function mayHaveBeenProcessed(question: RetryQuestion): boolean {
+	if (question.malformedBody === true) return true;
+	if (question.status !== undefined) return question.status >= 500;
+	if (question.networkCode !== undefined)
+		return !NEVER_SENT_NETWORK_CODES.has(question.networkCode);
+	return false;
+}

@@ -14,7 +14,15 @@ import { toNodeApiError, type RequestFailure } from './errors';
 import type { MultipartBody } from './multipart';
 import { requestTimeoutMs } from './requestTimeout';
 import { rateLimitGateOf } from './rateLimitGate';
-import { isIdempotent, retryAfterMs, retryDelayMs, RETRY_LIMITS, type Idempotency } from './retry';
+import {
+	isIdempotent,
+	mayHaveBeenProcessed,
+	retryAfterMs,
+	retryDelayMs,
+	RETRY_LIMITS,
+	type Idempotency,
+	type RetryQuestion,
+} from './retry';
 import type { RequestSubject } from './subjects';
 
 export const CREDENTIAL_TYPE = 'extractionAgentsApi';
@@ -35,8 +43,10 @@ export interface ServiceRequest {
 	idempotency?: Idempotency;
 	subject?: RequestSubject;
 	/**
-	 * For deletes: a 404 on a retry means an earlier attempt deleted it (its answer was
-	 * lost), so it counts as success. A 404 on the first attempt is still "not found".
+	 * For deletes: a 404 on a retry after an attempt the service may have carried out (a
+	 * 5xx, a time-out, a dropped connection) means that attempt deleted it and its answer
+	 * was lost, so it counts as success. A 404 on the first attempt, or after attempts the
+	 * service cannot have acted on (a 429, a refused connection), is still "not found".
 	 */
 	missingOnRetryMeansDone?: boolean;
 	/** Binary downloads (templated output). */
@@ -135,6 +145,8 @@ export async function serviceRequest<T = unknown>(
 	const latestSendMs = () =>
 		Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
 
+	// Set once an attempt failed in a way the service may have acted on (retry.ts).
+	let earlierAttemptMayHaveWorked = false;
 	for (let retries = 0; ; retries++) {
 		if (signal?.aborted) throw cancelledError(context, request.itemIndex);
 		const gateState = await gate.waitUntilOpen(signal, latestSendMs());
@@ -210,7 +222,11 @@ export async function serviceRequest<T = unknown>(
 				}
 				// The HTTP client hands a body that does not parse as JSON over as text.
 				failure = { kind: 'malformed', status: response.statusCode, body, ...attempt };
-			} else if (response.statusCode === 404 && retries > 0 && request.missingOnRetryMeansDone) {
+			} else if (
+				response.statusCode === 404 &&
+				earlierAttemptMayHaveWorked &&
+				request.missingOnRetryMeansDone
+			) {
 				// An earlier attempt removed it and its answer was lost on the way back.
 				return {
 					statusCode: response.statusCode,
@@ -258,7 +274,7 @@ export async function serviceRequest<T = unknown>(
 			}
 		}
 		const rateLimited = failure.kind === 'http' && failure.status === 429;
-		const delay = retryDelayMs({
+		const question: RetryQuestion = {
 			method: request.method,
 			idempotency: request.idempotency,
 			retries,
@@ -266,7 +282,9 @@ export async function serviceRequest<T = unknown>(
 			networkCode: failure.kind === 'network' ? failure.code : undefined,
 			malformedBody: failure.kind === 'malformed',
 			retryAfterHeader,
-		});
+		};
+		if (mayHaveBeenProcessed(question)) earlierAttemptMayHaveWorked = true;
+		const delay = retryDelayMs(question);
 		if (
 			delay === undefined ||
 			(request.deadlineMs !== undefined && Date.now() + delay > request.deadlineMs)
