@@ -87,7 +87,7 @@ export const BAD_INPUTS: BadInput[] = [
 		where: 'Credential',
 		input: 'Base URL `https://extraction.example.com/app/agents/12` (a web-app link)',
 		message:
-			'The Base URL "https://extraction.example.com/app/agents/12" in the Extraction Agents credential must be the service address alone, without a path or query: enter https://extraction.example.com',
+			'The Base URL "https://extraction.example.com/app/agents/12" in the Extraction Agents credential looks like a link into the web app, not the service address: enter the address without /app/agents/12, e.g. https://extraction.example.com',
 		requests: [],
 		node: 'action',
 		parameters: agentGetMany,
@@ -95,9 +95,20 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Credential',
+		input:
+			'Base URL `https://extraction.example.com/api/v1/client/agents` (an API address, not the base)',
+		message:
+			'The Base URL "https://extraction.example.com/api/v1/client/agents" in the Extraction Agents credential goes on after /api/v1/client: enter https://extraction.example.com',
+		requests: [],
+		node: 'action',
+		parameters: agentGetMany,
+		credentials: { baseUrl: 'https://extraction.example.com/api/v1/client/agents' },
+	},
+	{
+		where: 'Credential',
 		input: 'Base URL `https://extraction.example.com/?tenant=4` (a query)',
 		message:
-			'The Base URL "https://extraction.example.com/?tenant=4" in the Extraction Agents credential must be the service address alone, without a path or query: enter https://extraction.example.com',
+			'The Base URL "https://extraction.example.com/?tenant=4" in the Extraction Agents credential must not contain a query (?…) or a fragment (#…): enter https://extraction.example.com',
 		requests: [],
 		node: 'action',
 		parameters: agentGetMany,

@@ -6,13 +6,12 @@ export class InvalidBaseUrlError extends Error {}
 export class InvalidApiKeyError extends Error {}
 
 /**
- * Turns the credential's Base URL into the API root (`https://host/api/v1/client`).
- * Trailing slashes are tolerated, and so is a Base URL that already ends with the API
- * prefix (people paste it from the API docs). Everything else is refused here, before
- * any request: a value without http(s):// (n8n would send it as a relative URL and fail
- * with an unhelpful message), and a value with another path, a query or a fragment
- * (usually a web-app link pasted by mistake; the service would answer 404 to every
- * request, which reads like "Agent not found").
+ * Turns the credential's Base URL into the API root (`https://host/api/v1/client`, or
+ * `https://host/prefix/api/v1/client` for a service behind a reverse proxy). Trailing
+ * slashes are tolerated, and so is a Base URL that already ends with the API prefix.
+ * Refused here, before any request: a value without http(s):// (n8n would send it as a
+ * relative URL and fail with an unhelpful message), a user name or password, a query or a
+ * fragment, and a web-app link pasted by mistake (see servicePath).
  */
 export function apiRootFromBaseUrl(baseUrl: unknown): string {
 	const raw = typeof baseUrl === 'string' ? baseUrl.trim() : '';
@@ -39,14 +38,48 @@ export function apiRootFromBaseUrl(baseUrl: unknown): string {
 			`The Base URL "${shown}" in the Extraction Agents credential must not contain a user name or password: enter ${url.origin}`,
 		);
 	}
-	let path = url.pathname.replace(/\/+$/, '');
-	if (path.toLowerCase() === API_PREFIX) path = '';
-	if (path !== '' || url.search !== '' || url.hash !== '') {
+	if (url.search !== '' || url.hash !== '') {
+		const withoutQuery = `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
 		throw new InvalidBaseUrlError(
-			`The Base URL "${shown}" in the Extraction Agents credential must be the service address alone, without a path or query: enter ${url.origin}`,
+			`The Base URL "${shown}" in the Extraction Agents credential must not contain a query (?…) or a fragment (#…): enter ${withoutQuery}`,
 		);
 	}
-	return `${url.origin}${API_PREFIX}`;
+	const path = servicePath(url, shown);
+	return `${url.origin}${path}${API_PREFIX}`;
+}
+
+/** Path segments that start a link into the web app (e.g. a Run's run_url), never the service's own path. */
+const WEB_APP_SEGMENTS = new Set(['app', 'agents', 'runs']);
+
+/**
+ * The path the service lives under: empty for most, a prefix such as `/extraction` behind a
+ * reverse proxy. A path that already ends with the API prefix means the same address (people
+ * paste it from the API docs); one that goes on after it, or a link into the web app (which
+ * would make every request answer 404, read as "Agent not found"), is refused naming what
+ * to enter instead.
+ */
+function servicePath(url: URL, shown: string): string {
+	let path = url.pathname.replace(/\/+$/, '');
+	const lower = path.toLowerCase();
+	const apiAt = lower.indexOf(API_PREFIX);
+	if (apiAt >= 0) {
+		const before = path.slice(0, apiAt);
+		if (lower.length > apiAt + API_PREFIX.length) {
+			throw new InvalidBaseUrlError(
+				`The Base URL "${shown}" in the Extraction Agents credential goes on after ${API_PREFIX}: enter ${url.origin}${before}`,
+			);
+		}
+		path = before;
+	}
+	const segments = path.split('/');
+	const webAppAt = segments.findIndex((segment) => WEB_APP_SEGMENTS.has(segment.toLowerCase()));
+	if (webAppAt >= 0) {
+		const prefix = segments.slice(0, webAppAt).join('/');
+		throw new InvalidBaseUrlError(
+			`The Base URL "${shown}" in the Extraction Agents credential looks like a link into the web app, not the service address: enter the address without /${segments.slice(webAppAt).join('/')}, e.g. ${url.origin}${prefix}`,
+		);
+	}
+	return path;
 }
 
 /** The Base URL as messages may show it: a `user:password@` part is replaced by `***@`. */
