@@ -365,6 +365,16 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Run → Create',
+		input: 'Input Binary Fields `{{ 42 }}` (an expression giving neither names nor a file)',
+		message:
+			'Input Binary Fields must name the fields to upload, or give files from an expression; it is a number',
+		requests: [],
+		node: 'action',
+		parameters: createRun({ binaryPropertyName: '={{ 42 }}' }),
+		items: 'attachmentOnly',
+	},
+	{
+		where: 'Run → Create',
 		input: 'Input Binary Fields `, ,`',
 		message: 'Input Binary Fields is empty',
 		requests: [],

@@ -9,7 +9,7 @@ import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { ItemBatch } from '../itemBatch';
 import type { ExecutionCache } from '../types';
-import { filesForUpload, selectBinaryFields } from './upload';
+import { filesForUpload, selectFiles } from './upload';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -133,8 +133,9 @@ export async function execute(
 	refuseAsToolWithoutFiles(this, item, itemIndex);
 	const agentId = agentIdParameter(this, itemIndex);
 	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all';
-	const fieldList =
-		source === 'fields' ? (this.getNodeParameter('binaryPropertyName', itemIndex) as string) : '';
+	// A name list, or (n8n 1.114+) a binary object or a list from an expression: see selectFiles.
+	const fieldValue: unknown =
+		source === 'fields' ? this.getNodeParameter('binaryPropertyName', itemIndex) : undefined;
 	const wait = this.getNodeParameter('waitForCompletion', itemIndex) as boolean;
 	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
 	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
@@ -164,9 +165,8 @@ export async function execute(
 
 	const files = await filesForUpload(
 		this,
-		item,
 		itemIndex,
-		selectBinaryFields(this, item, itemIndex, source, fieldList),
+		selectFiles(this, item, itemIndex, source, fieldValue),
 	);
 	const body = encodeMultipartStream(files, fields);
 

@@ -9,50 +9,151 @@ import {
 	formatMegabytes,
 } from '../../transport/serviceLimits';
 
-/** Which binary fields of the item become files of the Run. */
-export function selectBinaryFields(
+/** One file chosen for the Run: the item's binary field it is in, or a file given by an expression. */
+export interface ChosenFile {
+	/** The binary field's name; undefined for a file given as a binary object. */
+	field?: string;
+	binary: IBinaryData;
+}
+
+/**
+ * A binary object as n8n hands it to a parameter from an expression (`{{ $binary.data }}`,
+ * n8n 1.114 and later): its mime type and either its bytes or its id in n8n's binary store.
+ * Checked here rather than with n8n-workflow's own helper, which older n8n versions lack.
+ */
+function isBinaryObject(value: unknown): value is IBinaryData {
+	if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
+	const candidate = value as Partial<IBinaryData>;
+	return (
+		typeof candidate.mimeType === 'string' &&
+		(typeof candidate.id === 'string' || typeof candidate.data === 'string')
+	);
+}
+
+/** A binary object whose bytes were left out (see fieldDescribedBy). */
+function isFileDescription(value: unknown): value is Partial<IBinaryData> {
+	return (
+		!!value &&
+		typeof value === 'object' &&
+		!Array.isArray(value) &&
+		typeof (value as Partial<IBinaryData>).mimeType === 'string'
+	);
+}
+
+/**
+ * With files kept in memory (n8n 1.x's default binary mode) an expression such as
+ * `{{ $binary.attachment_1 }}` gives the file's description without its bytes. The item's
+ * own field with the same name, type and size is that file; anything else cannot be read.
+ */
+function fieldDescribedBy(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+	described: Partial<IBinaryData>,
+): ChosenFile {
+	const same = Object.entries(item.binary ?? {}).filter(
+		([, binary]) =>
+			binary.fileName === described.fileName &&
+			binary.mimeType === described.mimeType &&
+			(described.fileSize === undefined || binary.fileSize === described.fileSize),
+	);
+	if (same.length === 1) return { field: same[0][0], binary: same[0][1] };
+	throw new NodeOperationError(
+		context.getNode(),
+		`The file "${described.fileName ?? 'without a name'}" given in Input Binary Fields holds no data`,
+		{
+			description:
+				'n8n leaves the bytes of files kept in memory out of expressions. Enter the name of the binary field instead (e.g. attachment_0), or choose "All Binary Fields of the Item".',
+			itemIndex,
+		},
+	);
+}
+
+function kindOf(value: unknown): string {
+	if (value === null) return 'empty (null)';
+	if (Array.isArray(value)) return 'a list';
+	if (typeof value === 'object') return 'an object that is not a file';
+	return `a ${typeof value}`;
+}
+
+function noFilesError(context: IExecuteFunctions, itemIndex: number): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`Item ${itemIndex + 1} has no files (binary data)`,
+		{
+			description:
+				'Create Run uploads the item’s binary data. Connect a node that outputs files before this one, e.g. Gmail (Download Attachments on), Google Drive (Download) or Read/Write Files from Disk.',
+			itemIndex,
+		},
+	);
+}
+
+/**
+ * The files of the item that become files of the Run: every binary field ("all"), or what
+ * Input Binary Fields gives — comma-separated field names, a binary object from an
+ * expression, or a list of either.
+ */
+export function selectFiles(
 	context: IExecuteFunctions,
 	item: INodeExecutionData,
 	itemIndex: number,
 	source: 'fields' | 'all',
-	fieldList: string,
-): string[] {
-	const available = Object.keys(item.binary ?? {});
-	if (available.length === 0) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`Item ${itemIndex + 1} has no files (binary data)`,
-			{
-				description:
-					'Create Run uploads the item’s binary data. Connect a node that outputs files before this one, e.g. Gmail (Download Attachments on), Google Drive (Download) or Read/Write Files from Disk.',
-				itemIndex,
-			},
-		);
+	fieldValue: unknown,
+): ChosenFile[] {
+	const binaries = item.binary ?? {};
+	const available = Object.keys(binaries);
+	if (source === 'all') {
+		if (available.length === 0) throw noFilesError(context, itemIndex);
+		return available.map((field) => ({ field, binary: binaries[field] }));
 	}
-	if (source === 'all') return available;
-	const wanted = fieldList
-		.split(',')
-		.map((field) => field.trim())
-		.filter((field) => field !== '');
-	if (wanted.length === 0) {
+	const entries = Array.isArray(fieldValue) ? fieldValue : [fieldValue];
+	const chosen: ChosenFile[] = [];
+	for (const entry of entries) {
+		if (isBinaryObject(entry)) {
+			chosen.push({ binary: entry });
+			continue;
+		}
+		if (isFileDescription(entry)) {
+			chosen.push(fieldDescribedBy(context, item, itemIndex, entry));
+			continue;
+		}
+		if (typeof entry !== 'string') {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Input Binary Fields must name the fields to upload, or give files from an expression; it is ${kindOf(entry)}`,
+				{
+					description: `Enter field names separated by commas${available.length ? ` (this item has: ${available.join(', ')})` : ''}, or an expression that gives a file such as {{ $binary.data }}, or choose "All Binary Fields of the Item".`,
+					itemIndex,
+				},
+			);
+		}
+		const names = entry
+			.split(',')
+			.map((field) => field.trim())
+			.filter((field) => field !== '');
+		if (names.length > 0 && available.length === 0) throw noFilesError(context, itemIndex);
+		for (const field of names) {
+			if (!available.includes(field)) {
+				throw new NodeOperationError(
+					context.getNode(),
+					`Item ${itemIndex + 1} has no binary field "${field}"`,
+					{
+						description: `This item’s binary fields are: ${available.join(', ')}. Put one of them in Input Binary Fields, or choose "All Binary Fields of the Item".`,
+						itemIndex,
+					},
+				);
+			}
+			chosen.push({ field, binary: binaries[field] });
+		}
+	}
+	if (chosen.length === 0) {
+		if (available.length === 0) throw noFilesError(context, itemIndex);
 		throw new NodeOperationError(context.getNode(), 'Input Binary Fields is empty', {
 			description: `Enter the binary field names to upload (this item has: ${available.join(', ')}), or choose "All Binary Fields of the Item".`,
 			itemIndex,
 		});
 	}
-	for (const field of wanted) {
-		if (!available.includes(field)) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`Item ${itemIndex + 1} has no binary field "${field}"`,
-				{
-					description: `This item’s binary fields are: ${available.join(', ')}. Put one of them in Input Binary Fields, or choose "All Binary Fields of the Item".`,
-					itemIndex,
-				},
-			);
-		}
-	}
-	return wanted;
+	return chosen;
 }
 
 async function binarySize(context: IExecuteFunctions, binary: IBinaryData): Promise<number> {
@@ -71,14 +172,13 @@ async function binarySize(context: IExecuteFunctions, binary: IBinaryData): Prom
  */
 export async function filesForUpload(
 	context: IExecuteFunctions,
-	item: INodeExecutionData,
 	itemIndex: number,
-	fields: string[],
+	chosen: ChosenFile[],
 ): Promise<MultipartFile[]> {
-	if (fields.length > MAX_FILES_PER_RUN) {
+	if (chosen.length > MAX_FILES_PER_RUN) {
 		throw new NodeOperationError(
 			context.getNode(),
-			`Item ${itemIndex + 1} has ${fields.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
+			`Item ${itemIndex + 1} has ${chosen.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
 			{
 				description: `Split the files over several items (e.g. with the Loop Over Items node) so that each Run gets at most ${MAX_FILES_PER_RUN}.`,
 				itemIndex,
@@ -86,22 +186,23 @@ export async function filesForUpload(
 		);
 	}
 	const files: MultipartFile[] = [];
-	for (const field of fields) {
-		const binary = item.binary?.[field] as IBinaryData;
+	for (const [index, { field, binary }] of chosen.entries()) {
+		const stem = field ?? `file_${index}`;
 		const fileName =
-			binary.fileName || `${field}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
+			binary.fileName || `${stem}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
+		const where = field ? `binary field "${field}"` : `file ${index + 1} of Input Binary Fields`;
 		const size = await binarySize(context, binary);
 		if (!Number.isFinite(size) || size <= 0) {
 			throw new NodeOperationError(
 				context.getNode(),
-				`Binary field "${field}" (${fileName}) of item ${itemIndex + 1} holds no data`,
+				`${where.charAt(0).toUpperCase()}${where.slice(1)} (${fileName}) of item ${itemIndex + 1} holds no data`,
 				{ description: 'The file is empty (0 bytes). Check the node that produced it.', itemIndex },
 			);
 		}
 		if (size > MAX_FILE_BYTES) {
 			throw new NodeOperationError(
 				context.getNode(),
-				`File "${fileName}" in binary field "${field}" is ${formatBytes(size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}`,
+				`File "${fileName}" in ${where} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}`,
 				{
 					description: `The service accepts files of at most ${formatMegabytes(MAX_FILE_BYTES)}. Split or compress the file before uploading it.`,
 					itemIndex,

@@ -1,0 +1,69 @@
+/**
+ * Since n8n 1.114 a binary field parameter may receive a binary object from an expression
+ * (`{{ $binary.data }}`, or a file of an earlier node) rather than a field name. Create Run takes
+ * both forms, a list of either, and refuses anything else with a message that says what to enter.
+ */
+import { executeNode, useHarness } from '../harness';
+import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 200 });
+
+const invoice = pdf('invoice INV-7001');
+const receipt = pdf('receipt R-7002');
+const gmailItem = () => ({
+	json: { subject: 'Invoice' },
+	binary: {
+		attachment_0: { data: invoice, fileName: 'INV-7001.pdf', mimeType: 'application/pdf' },
+		attachment_1: { data: receipt, fileName: 'R-7002.pdf', mimeType: 'application/pdf' },
+	},
+});
+
+async function uploadWith(binaryPropertyName: string, binaryMode?: 'filesystem' | 'default') {
+	const seq = ctx.emulator.lastSeq;
+	const result = await executeNode({
+		nodeType: 'extractionAgents',
+		credentials: ctx.credentials,
+		parameters: createRunParameters({ binarySource: 'fields', binaryPropertyName }),
+		inputItems: [gmailItem()],
+		binaryMode,
+	});
+	const uploads = ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
+	return { result, uploads };
+}
+
+describe('Run → Create: files given as binary objects', () => {
+	it.each(['filesystem', 'default'] as const)(
+		'uploads the file an expression gives ({{ $binary.attachment_1 }}), binary data mode %s',
+		async (binaryMode) => {
+			const { result, uploads } = await uploadWith('={{ $binary.attachment_1 }}', binaryMode);
+			expect(result.error).toBeUndefined();
+			expect(uploads).toHaveLength(1);
+			expect(uploads[0].upload?.files.map((file) => [file.filename, file.sha256])).toEqual([
+				['R-7002.pdf', sha256(receipt)],
+			]);
+		},
+	);
+
+	it('uploads a list of files and names from an expression as one Run', async () => {
+		const { result, uploads } = await uploadWith('={{ [$binary.attachment_0, "attachment_1"] }}');
+		expect(result.error).toBeUndefined();
+		expect(uploads[0].upload?.files.map((file) => file.filename)).toEqual([
+			'INV-7001.pdf',
+			'R-7002.pdf',
+		]);
+	});
+
+	it('refuses a value that is neither a field name nor a file, saying what to enter', async () => {
+		const { result, uploads } = await uploadWith('={{ 42 }}');
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'Input Binary Fields must name the fields to upload, or give files from an expression; it is a number',
+		);
+		expect((result.error as Error & { description?: string }).description).toContain(
+			'attachment_0, attachment_1',
+		);
+	});
+});
