@@ -47,18 +47,18 @@ describe('On Error → Continue (using error output)', () => {
 		]);
 		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
 		const [gone, slow] = failed.map((item) => item.json);
-		// n8n reads an item as failed only when its json holds nothing but error, message and
-		// details: the description and the Run's fields are in details.
-		expect(Object.keys(gone).sort()).toEqual(['details', 'error']);
-		expect(gone.error).toMatch(new RegExp(`^Run \\d+ of Agent ${INVOICES} not found$`));
-		expect(gone.details).toMatchObject({
+		// n8n reads an item as failed only when its json holds `error` alone (or with `message`):
+		// the message, the description and the Run's fields are in `error`.
+		expect(Object.keys(gone)).toEqual(['error']);
+		expect(gone.error).toMatchObject({
+			message: expect.stringMatching(new RegExp(`^Run \\d+ of Agent ${INVOICES} not found$`)),
 			agent_id: INVOICES,
 			status: 'running',
 			run_id: expect.any(Number),
 			description: expect.stringContaining('Check the ID'),
 		});
-		expect(slow.error).toMatch(/^Run \d+ did not finish within 3 seconds$/);
-		expect(slow.details).toMatchObject({
+		expect(slow.error).toMatchObject({
+			message: expect.stringMatching(/^Run \d+ did not finish within 3 seconds$/),
 			agent_id: INVOICES,
 			status: 'running',
 			run_url: expect.stringContaining(ctx.emulator.webUrl),
@@ -87,8 +87,10 @@ describe('On Error → Continue (using error output)', () => {
 		// n8n adds the input item's fields to an item on the error output.
 		expect(failed[0].json).toEqual({
 			runId: 987654,
-			error: `Run 987654 of Agent ${INVOICES} not found`,
-			details: { description: expect.stringContaining('Check the ID') },
+			error: {
+				message: `Run 987654 of Agent ${INVOICES} not found`,
+				description: expect.stringContaining('Check the ID'),
+			},
 		});
 	});
 

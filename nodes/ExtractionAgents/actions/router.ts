@@ -37,23 +37,23 @@ function operationFor(context: IExecuteFunctions, resource: string, operation: s
 
 /**
  * The json of a failed item: the message, what to do, and the Run's fields where the item
- * had created a Run. n8n-core moves an item to the error output only when its json holds
- * nothing but `error`, `message` and `details` (`item.error` would do too, but n8n 2.x then
- * replaces the json with the message alone), so for the error output the description and
- * the Run's fields go into `details`; the regular output keeps the flat shape of 0.1.0.
+ * had created a Run. With the regular output (Continue) these are flat fields, as in 0.1.0.
+ * n8n moves an item to the error output only when its json holds `error` alone or `error`
+ * and `message` (n8n 1.x; 2.x also accepts `details`), and `item.error` makes both replace
+ * the json with the message alone: so on the error output `error` is an object holding
+ * them all, e.g. `{{ $json.error.message }}` and `{{ $json.error.run_url }}`.
  */
 function errorItemJson(
 	error: NodeApiError | NodeOperationError,
 	toErrorOutput: boolean,
 ): IDataObject {
-	const details: IDataObject = {
+	const fields: IDataObject = {
 		...(error.description ? { description: error.description } : {}),
 		...((error.context.errorItemFields as IDataObject | undefined) ?? {}),
 	};
-	if (!toErrorOutput) return { error: error.message, ...details };
-	return Object.keys(details).length > 0
-		? { error: error.message, details }
-		: { error: error.message };
+	return toErrorOutput
+		? { error: { message: error.message, ...fields } }
+		: { error: error.message, ...fields };
 }
 
 /**
