@@ -17,7 +17,14 @@ import {
 	openAiCredentialJson,
 	seedAskedRun,
 } from './ai-agent';
+import {
+	ERROR_OUTPUT_FILES,
+	ERROR_OUTPUT_WEBHOOK_PATH,
+	ERROR_OUTPUT_WORKFLOW_ID,
+	errorOutputWorkflow,
+} from './error-output';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
+import { shapeRunsByFileName } from '../node/fixtures';
 import { startScriptedModel, type ScriptedModel } from './scripted-model';
 import {
 	ACTION_TYPE,
@@ -76,7 +83,7 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			serviceUrl: emu.url,
 			apiKey: emu.keys.alice,
 			triggerPollSeconds: POLL_SECONDS,
-			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow()],
+			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow(), errorOutputWorkflow()],
 			// Published by test (g) itself: its polls of every Agent would otherwise mix with the
 			// requests the AI Agent's questions cause.
 			publishLater: [WORKFLOW_IDS.triggerAll],
@@ -182,6 +189,42 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(requests[0].userId).toBe('alice');
 		expect(requests.slice(1).length).toBeGreaterThanOrEqual(1);
 		expect(requests.slice(1).every((e) => e.status === 401)).toBe(true);
+	});
+
+	test('(i) On Error → error output: of three documents, the Run that went missing and the Run that timed out reach the error branch with their fields, the good one the success branch', async () => {
+		shapeRunsByFileName(emu, ERROR_OUTPUT_FILES, 3);
+		const res = await callWebhook(session.server.url, ERROR_OUTPUT_WEBHOOK_PATH);
+		expect(res.status).toBe(200);
+		const [latest] = await session.waitForExecutions(ERROR_OUTPUT_WORKFLOW_ID, 1, 60_000);
+		expect(latest.status).toBe('success');
+		const details = await session.execution(latest.id);
+		const extracted = nodeItems(details, 'Extracted');
+		expect(extracted.map((item) => [item.json.status, item.json.files])).toEqual([
+			['success', [ERROR_OUTPUT_FILES.ok]],
+		]);
+		const review = nodeItems(details, 'Needs review').map(
+			(item) => item.json as { document: string; error: Record<string, unknown> },
+		);
+		expect(review.map((json) => json.document)).toEqual([
+			ERROR_OUTPUT_FILES.deleted,
+			ERROR_OUTPUT_FILES.held,
+		]);
+		const [gone, slow] = review;
+		expect(gone.error).toMatchObject({
+			message: expect.stringMatching(/^Run \d+ of Agent 1 not found$/),
+			run_id: expect.any(Number),
+			agent_id: DEMO_AGENT_IDS.invoices,
+			description: expect.any(String),
+		});
+		expect(slow.error).toMatchObject({
+			message: expect.stringMatching(/^Run \d+ did not finish within 3 seconds$/),
+			run_url: expect.stringContaining(`/runs/${String(slow.error.run_id)}`),
+			status: 'running',
+			description: expect.stringContaining('Run → Get'),
+		});
+		process.stderr.write(
+			`[e2e] (i) n8n ${VERSION}: ${extracted.length} item on success, ${review.length} on error: ${review.map((json) => `${json.document} → ${String(json.error.message)}`).join('; ')}\n`,
+		);
 	});
 
 	test('(b)+(c) Create Run with two files and wait → results; Download Templated Output → XLSX file', async () => {

@@ -5,34 +5,23 @@
  * created a Run, the Run's fields; "Continue" (regular output) keeps the error item's shape.
  */
 import { executeNode, useHarness } from '../harness';
-import type { Emulator } from '../emulator';
-import { createRunParameters, INVOICES, pdf, runById, useEmulator } from './fixtures';
+import {
+	createRunParameters,
+	INVOICES,
+	pdf,
+	runById,
+	shapeRunsByFileName,
+	useEmulator,
+} from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 300 });
 
 const file = (fileName: string) => ({ binary: { data: { data: pdf(fileName), fileName } } });
 
-/**
- * After each upload, a Run of "gone.pdf" is deleted (its wait then reads 404) and a Run of
- * "slow.pdf" is held (it never finishes, so its wait times out).
- */
-function shapeNewRuns(emulator: Emulator, uploads: number): void {
-	emulator.afterRequest(
-		{ method: 'POST', path: `/agents/${INVOICES}/runs` },
-		() => {
-			const newest = [...emulator.state.runs.values()].sort((a, b) => b.runId - a.runId)[0];
-			const name = newest.files[0]?.name;
-			if (name === 'gone.pdf') emulator.deleteRun(newest.agentId, newest.runId);
-			if (name === 'slow.pdf') emulator.holdRun(newest.agentId, newest.runId);
-		},
-		uploads,
-	);
-}
-
 describe('On Error → Continue (using error output)', () => {
 	it('Run → Create: the Run that went missing and the Run that timed out go to the error output with their Run fields; the good Run to the success output', async () => {
-		shapeNewRuns(ctx.emulator, 3);
+		shapeRunsByFileName(ctx.emulator, { deleted: 'gone.pdf', held: 'slow.pdf' }, 3);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,

@@ -68,3 +68,30 @@ export function finishedRun(
 	});
 	return emulator.getRun(agentId, Number(run.run_id)) as FinishedRun;
 }
+
+/**
+ * Gives Runs created from now on a fate by file name, as each upload is handled: a Run of
+ * `deleted` is deleted (a wait for it then reads 404), a Run of `held` never finishes (its
+ * wait times out). Scans for new Runs rather than taking the newest, so that parallel
+ * uploads cannot swap them.
+ */
+export function shapeRunsByFileName(
+	emulator: Emulator,
+	names: { deleted?: string; held?: string },
+	uploads: number,
+): void {
+	const known = new Set(emulator.state.runs.keys());
+	emulator.afterRequest(
+		{ method: 'POST', path: /\/agents\/\d+\/runs$/ },
+		() => {
+			for (const run of emulator.state.runs.values()) {
+				if (known.has(run.runId)) continue;
+				known.add(run.runId);
+				const name = run.files[0]?.name;
+				if (name === names.deleted) emulator.deleteRun(run.agentId, run.runId);
+				else if (name === names.held) emulator.holdRun(run.agentId, run.runId);
+			}
+		},
+		uploads,
+	);
+}
