@@ -5,7 +5,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { resourceProperties } from './actions/resources';
+import { resourceProperties, subtitleExpression } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
 
@@ -27,7 +27,7 @@ export class ExtractionAgents implements INodeType {
 		// 1.1: Agent → Get / Get Many simplify by default (see helpers/agents.ts).
 		version: [1, 1.1],
 		defaultVersion: 1.1,
-		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		subtitle: subtitleExpression(resourceProperties),
 		description:
 			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',
 		defaults: { name: 'Extraction Agents' },

@@ -6,6 +6,30 @@ import * as run from './run';
 import * as usage from './usage';
 import { optionsField } from '../descriptions/options';
 
+/** Title Case for the canvas subtitle (n8n's UI text style); acronyms such as API stay as they are. */
+function titleCase(text: string): string {
+	return text.replace(
+		/(^|\s)([a-z])/g,
+		(_match, space: string, letter: string) => space + letter.toUpperCase(),
+	);
+}
+
+/**
+ * The canvas subtitle: the chosen operation's action in Title Case ("Extract Data From
+ * Files"), from the same operation selectors the panel shows, never the raw values.
+ */
+export function subtitleExpression(properties: INodeProperties[]): string {
+	const subtitles: Record<string, string> = {};
+	for (const property of properties) {
+		if (property.name !== 'operation') continue;
+		const resource = property.displayOptions?.show?.resource?.[0];
+		for (const option of (property.options ?? []) as Array<{ value: string; action?: string }>) {
+			subtitles[`${String(resource)}:${option.value}`] = titleCase(option.action ?? option.value);
+		}
+	}
+	return `={{ ${JSON.stringify(subtitles)}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
+}
+
 /** The resource selector followed by every resource's operations and fields. */
 export const resourceProperties: INodeProperties[] = [
 	{

@@ -22,19 +22,19 @@ export const description: INodeProperties[] = [
 				name: 'Create',
 				value: 'create',
 				description: 'Create an API key (its secret is shown once)',
-				action: 'Create an API key',
+				action: 'Create API key',
 			},
 			{
 				name: 'Delete',
 				value: 'delete',
 				description: 'Delete one of your API keys',
-				action: 'Delete an API key',
+				action: 'Delete API key',
 			},
 			{
 				name: 'Get',
 				value: 'get',
 				description: 'Get one of your API keys',
-				action: 'Get an API key',
+				action: 'Get API key',
 			},
 			{
 				name: 'Get Many',

@@ -23,25 +23,27 @@ export const description: INodeProperties[] = [
 		displayOptions: { show: { resource: ['run'] } },
 		options: [
 			{
-				name: 'Create',
-				value: 'create',
-				description: 'Upload files to an Agent and (by default) wait for the results',
-				action: 'Create a run',
-			},
-			{
 				name: 'Delete',
 				value: 'delete',
 				description: 'Delete a Run and its files',
-				action: 'Delete a run',
+				action: 'Delete run',
 			},
 			{
 				name: 'Download Templated Output',
 				value: 'downloadTemplatedOutput',
 				description:
 					'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
-				action: 'Download templated output of a run',
+				action: 'Download templated output',
 			},
-			{ name: 'Get', value: 'get', description: 'Get a Run with its results', action: 'Get a run' },
+			{
+				// The main job: users call it extracting data from files, not creating a Run.
+				name: 'Extract Data From Files',
+				value: 'create',
+				description:
+					'Send the item’s files to an Agent (this creates a Run) and, by default, wait for the extracted data',
+				action: 'Extract data from files',
+			},
+			{ name: 'Get', value: 'get', description: 'Get a Run with its results', action: 'Get run' },
 			{
 				name: 'Get Many',
 				value: 'getAll',
