@@ -8,6 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { resourceProperties, subtitleExpression } from './actions/resources';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
+import { ACTION_NODE_VERSIONS } from './descriptions/versions';
 
 /**
  * Programmatic rather than declarative: the routing engine sends one request per
@@ -24,9 +25,9 @@ export class ExtractionAgents implements INodeType {
 			dark: 'file:icons/extractionAgents.dark.svg',
 		},
 		group: ['transform'],
-		// 1.1: Agent → Get / Get Many simplify by default (see helpers/agents.ts).
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// What each version changed: descriptions/versions.ts.
+		version: ACTION_NODE_VERSIONS,
+		defaultVersion: ACTION_NODE_VERSIONS[ACTION_NODE_VERSIONS.length - 1],
 		subtitle: subtitleExpression(resourceProperties),
 		description:
 			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',

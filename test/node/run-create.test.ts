@@ -185,7 +185,7 @@ describe('Run → Create', () => {
 		}
 
 		it('a binary field the item does not have, naming the fields it has', async () => {
-			const error = await refused({ binaryPropertyName: 'invoice' }, [
+			const error = await refused({ binarySource: 'fields', binaryPropertyName: 'invoice' }, [
 				{ binary: { attachment_0: { data: pdf('x'), fileName: 'a.pdf' } } },
 			]);
 			expect(error.message).toBe('Item 1 has no binary field "invoice"');

@@ -157,3 +157,48 @@ describe('Run → Create, Items in Parallel left at its default', () => {
 		expect(uploads(seq).length).toBeGreaterThan(2);
 	});
 });
+
+describe('Run → Create, Files left at its default, with a Gmail-shaped item', () => {
+	const gmailItem = (): HarnessInputItem => ({
+		json: { subject: 'Invoice March' },
+		binary: {
+			attachment_0: { data: pdf('invoice'), fileName: 'invoice.pdf', mimeType: 'application/pdf' },
+			attachment_1: {
+				data: pdf('delivery'),
+				fileName: 'delivery.pdf',
+				mimeType: 'application/pdf',
+			},
+		},
+	});
+
+	it('version 1.2 uploads every file of the item: attachment_0 and attachment_1 in one Run', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.2,
+			parameters: { resource: 'run', operation: 'create', agent: agentById(INVOICES) },
+			inputItems: [gmailItem()],
+		});
+		expect(result.error).toBeUndefined();
+		expect(uploads(seq).map((entry) => entry.upload?.files.map((file) => file.filename))).toEqual([
+			['invoice.pdf', 'delivery.pdf'],
+		]);
+	});
+
+	it.each([1, 1.1])(
+		'version %s uploads the field "data", as it did: the Gmail item is refused naming its fields',
+		async (typeVersion) => {
+			const seq = ctx.emulator.lastSeq;
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				typeVersion,
+				parameters: { resource: 'run', operation: 'create', agent: agentById(INVOICES) },
+				inputItems: [gmailItem()],
+			});
+			expect(result.error?.message).toBe('Item 1 has no binary field "data"');
+			expect(uploads(seq)).toEqual([]);
+		},
+	);
+});

@@ -360,7 +360,7 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Item 1 has no binary field "invoice"',
 		requests: [],
 		node: 'action',
-		parameters: createRun({ binaryPropertyName: 'invoice' }),
+		parameters: createRun({ binarySource: 'fields', binaryPropertyName: 'invoice' }),
 		items: 'attachmentOnly',
 	},
 	{
@@ -370,7 +370,7 @@ export const BAD_INPUTS: BadInput[] = [
 			'Input Binary Fields must name the fields to upload, or give files from an expression; it is a number',
 		requests: [],
 		node: 'action',
-		parameters: createRun({ binaryPropertyName: '={{ 42 }}' }),
+		parameters: createRun({ binarySource: 'fields', binaryPropertyName: '={{ 42 }}' }),
 		items: 'attachmentOnly',
 	},
 	{
@@ -379,7 +379,7 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Input Binary Fields is empty',
 		requests: [],
 		node: 'action',
-		parameters: createRun({ binaryPropertyName: ', ,' }),
+		parameters: createRun({ binarySource: 'fields', binaryPropertyName: ', ,' }),
 		items: 'onePdf',
 	},
 	{

@@ -193,7 +193,7 @@ const ITEMS_IN_PARALLEL_PARAMETER = 'options.itemsInParallel';
  * for the execution (it shapes how all items are run, so it is not per item).
  */
 export function itemsInParallel(context: IExecuteFunctions): number {
-	const fallback = defaultItemsInParallel(context.getNode().typeVersion);
+	const fallback = defaultItemsInParallel(context.getNode());
 	const raw = context.getNodeParameter(ITEMS_IN_PARALLEL_PARAMETER, 0, fallback);
 	const count = raw === undefined || raw === null || raw === '' ? fallback : Number(raw);
 	if (!Number.isInteger(count) || count < 1 || count > MAX_ITEMS_IN_PARALLEL) {

@@ -1,4 +1,5 @@
-import type { DisplayCondition, INodeProperties } from 'n8n-workflow';
+import type { DisplayCondition, INode, INodeProperties } from 'n8n-workflow';
+import { hasBehaviour, versionsWith, versionsWithout } from './versions';
 
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 60;
 export const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
@@ -37,8 +38,8 @@ function itemsInParallelOption(
 }
 
 /** Items in Parallel when the workflow does not set it: one at a time on version 1 (see above). */
-export function defaultItemsInParallel(typeVersion: number): number {
-	return typeVersion >= 1.1 ? DEFAULT_ITEMS_IN_PARALLEL : 1;
+export function defaultItemsInParallel(node: INode): number {
+	return hasBehaviour(node, 'itemsInParallelByDefault') ? DEFAULT_ITEMS_IN_PARALLEL : 1;
 }
 
 /** The "Options" collection of both nodes (every operation of the action node). */
@@ -52,8 +53,8 @@ export const optionsField: INodeProperties = {
 		// Version 1 sends one item after another, as 0.1.0 did: a saved workflow whose item
 		// fails must not have created Runs for the items after it (Retry On Fail or a re-run
 		// would duplicate them). Sending several at once came with version 1.1.
-		itemsInParallelOption([1], 1),
-		itemsInParallelOption([{ _cnd: { gte: 1.1 } }], DEFAULT_ITEMS_IN_PARALLEL),
+		itemsInParallelOption(versionsWithout('itemsInParallelByDefault'), 1),
+		itemsInParallelOption(versionsWith('itemsInParallelByDefault'), DEFAULT_ITEMS_IN_PARALLEL),
 		{
 			displayName: 'Request Timeout (Seconds)',
 			name: 'requestTimeout',

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { requireFields } from '../transport/answers';
 import { itemsUnder, listAllPages, type ListLimit } from '../transport/pagination';
 import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
+import { hasBehaviour, versionsWith, versionsWithout } from '../descriptions/versions';
 
 export interface Agent extends IDataObject {
 	id: number;
@@ -23,7 +24,7 @@ export const simplifyAgentFields: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description: SIMPLIFY_AGENT_DESCRIPTION,
-		displayOptions: { show: { '@version': [1] } },
+		displayOptions: { show: { '@version': versionsWithout('agentSimplifyByDefault') } },
 	},
 	{
 		displayName: 'Simplify',
@@ -31,7 +32,7 @@ export const simplifyAgentFields: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description: SIMPLIFY_AGENT_DESCRIPTION,
-		displayOptions: { hide: { '@version': [1] } },
+		displayOptions: { show: { '@version': versionsWith('agentSimplifyByDefault') } },
 	},
 ];
 
@@ -40,7 +41,7 @@ export function simplifiesAgents(context: IExecuteFunctions, itemIndex: number):
 	return context.getNodeParameter(
 		'simplify',
 		itemIndex,
-		context.getNode().typeVersion > 1,
+		hasBehaviour(context.getNode(), 'agentSimplifyByDefault'),
 	) as boolean;
 }
 

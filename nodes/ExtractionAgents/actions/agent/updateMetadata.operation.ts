@@ -10,6 +10,7 @@ import { requireFields } from '../../transport/answers';
 import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
+import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 
 /** The key/value pairs, shown with the hint of the node versions that read them one way. */
 function metadataPairsField(
@@ -93,17 +94,17 @@ const properties: INodeProperties[] = [
 	},
 	// Version 1 sends every value as text, as 0.1.0 did; 1.1 sends typed values (typedPairValue).
 	metadataPairsField(
-		[1],
+		versionsWithout('typedMetadataPairs'),
 		'Replaces all existing metadata of the Agent. Every value is sent as text; for numbers, true/false, null or lists, use Set From JSON.',
 	),
 	metadataPairsField(
-		[{ _cnd: { gte: 1.1 } }],
+		versionsWith('typedMetadataPairs'),
 		'Replaces all existing metadata of the Agent. Values such as 42, true, false or null are sent as a number, true/false or null; for lists, or to send them as text, use Set From JSON.',
 	),
 	// Version 1 keeps 0.1.0's default: a workflow saved without touching the field sends it.
 	// From 1.1 the field starts empty, so that nothing is sent that the user did not write.
-	metadataJsonField([1], '{\n  "team": "finance"\n}'),
-	metadataJsonField([{ _cnd: { gte: 1.1 } }], ''),
+	metadataJsonField(versionsWithout('metadataJsonStartsEmpty'), '{\n  "team": "finance"\n}'),
+	metadataJsonField(versionsWith('metadataJsonStartsEmpty'), ''),
 ];
 
 export const description = updateDisplayOptions(
@@ -184,7 +185,7 @@ function metadataFromParameters(context: IExecuteFunctions, itemIndex: number): 
 		});
 	}
 	// Typed values came with node version 1.1: workflows saved at version 1 keep sending text.
-	const typedValues = context.getNode().typeVersion >= 1.1;
+	const typedValues = hasBehaviour(context.getNode(), 'typedMetadataPairs');
 	const metadata: IDataObject = {};
 	for (const { key, value } of pairs) {
 		const trimmed = String(key ?? '').trim();

@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	DisplayCondition,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, runOutputField, simplifyField } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
@@ -10,32 +15,58 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import type { ItemBatch } from '../itemBatch';
 import type { ExecutionCache } from '../types';
 import { filesForUpload, selectFiles } from './upload';
+import { versionsWith, versionsWithout } from '../../descriptions/versions';
 
 const show = { resource: ['run'], operation: ['create'] };
 
+/** Files and the field list, as the node versions in `versions` label them and default. */
+function filesFields(
+	defaultSource: 'fields' | 'all',
+	versions: DisplayCondition[],
+	labels: { fields: string; all: string; fieldList: string; hint: string },
+): INodeProperties[] {
+	return [
+		{
+			displayName: 'Files',
+			name: 'binarySource',
+			type: 'options',
+			default: defaultSource,
+			options: [
+				{ name: labels.all, value: 'all' },
+				{ name: labels.fields, value: 'fields' },
+			],
+			description: 'Which of the item’s files to upload. Each input item becomes one Run.',
+			displayOptions: { show: { '@version': versions } },
+		},
+		{
+			displayName: labels.fieldList,
+			name: 'binaryPropertyName',
+			type: 'string',
+			default: 'data',
+			required: true,
+			placeholder: 'e.g. data, attachment_0',
+			hint: labels.hint,
+			displayOptions: { show: { binarySource: ['fields'], '@version': versions } },
+		},
+	];
+}
+
 const properties: INodeProperties[] = [
 	agentLocator,
-	{
-		displayName: 'Files',
-		name: 'binarySource',
-		type: 'options',
-		default: 'fields',
-		options: [
-			{ name: 'Specific Binary Fields', value: 'fields' },
-			{ name: 'All Binary Fields of the Item', value: 'all' },
-		],
-		description: 'Which of the item’s files to upload. Each input item becomes one Run.',
-	},
-	{
-		displayName: 'Input Binary Fields',
-		name: 'binaryPropertyName',
-		type: 'string',
-		default: 'data',
-		required: true,
-		placeholder: 'e.g. data, attachment_0',
+	// Version 1.2 speaks of files, not binary data, and uploads every file of the item by
+	// default, so Gmail's attachment_0, attachment_1… work without a setting.
+	...filesFields('fields', versionsWithout('allFilesByDefault'), {
+		fields: 'Specific Binary Fields',
+		all: 'All Binary Fields of the Item',
+		fieldList: 'Input Binary Fields',
 		hint: 'Comma-separated names of the binary fields to upload. To send files of several items in one Run, combine them first with the Aggregate node.',
-		displayOptions: { show: { binarySource: ['fields'] } },
-	},
+	}),
+	...filesFields('all', versionsWith('allFilesByDefault'), {
+		fields: 'Specific File Fields',
+		all: 'All Files of the Item',
+		fieldList: 'File Fields',
+		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0, attachment_1), or a file from an expression such as {{ $binary.data }}. To send the files of several items as one Run, combine them first with the Aggregate node.',
+	}),
 	{
 		displayName: 'Wait for Completion',
 		name: 'waitForCompletion',

@@ -1,0 +1,41 @@
+import type { DisplayCondition, INode } from 'n8n-workflow';
+
+/**
+ * The versions of the action node, and the version each change of behaviour came with.
+ * A workflow saved at an older version keeps that version's behaviour (n8n's rule: a change
+ * a saved workflow would notice comes with a new node version); test/node/versions.test.ts
+ * shows each one at both sides of its version.
+ */
+export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2];
+
+export const SINCE = {
+	/** Agent → Get / Get Many simplify by default. */
+	agentSimplifyByDefault: 1.1,
+	/** Options → Items in Parallel defaults to 10 (one at a time before). */
+	itemsInParallelByDefault: 1.1,
+	/** Update Metadata sends a pair's 42 / true / null typed (text before). */
+	typedMetadataPairs: 1.1,
+	/** Update Metadata's JSON field starts empty (0.1.0 started it with a sample object). */
+	metadataJsonStartsEmpty: 1.1,
+	/** Run → Create uploads all files of the item by default (the field `data` before). */
+	allFilesByDefault: 1.2,
+	/** Simplified Runs: Prompt values first, objects as columns, lists as text. */
+	sheetReadyRuns: 1.2,
+} as const;
+
+export type VersionedBehaviour = keyof typeof SINCE;
+
+/** `displayOptions.show['@version']` for the versions that have the behaviour. */
+export function versionsWith(behaviour: VersionedBehaviour): DisplayCondition[] {
+	return [{ _cnd: { gte: SINCE[behaviour] } }];
+}
+
+/** `displayOptions.show['@version']` for the versions saved before the behaviour came. */
+export function versionsWithout(behaviour: VersionedBehaviour): DisplayCondition[] {
+	return [{ _cnd: { lt: SINCE[behaviour] } }];
+}
+
+/** Whether the node, at the version its workflow saved, has the behaviour. */
+export function hasBehaviour(node: INode, behaviour: VersionedBehaviour): boolean {
+	return node.typeVersion >= SINCE[behaviour];
+}
