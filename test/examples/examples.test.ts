@@ -253,6 +253,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		};
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
+			typeVersion: node.typeVersion,
 			nodeName: node.name,
 			credentials,
 			parameters: withDemoAgent(node.parameters),
@@ -303,6 +304,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
+			typeVersion: download.typeVersion,
 			nodeName: download.name,
 			credentials,
 			parameters: withDemoAgent(download.parameters, { outputTemplate: INVOICE_LINES_XLSX }),
@@ -463,6 +465,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		const seq = emulator.lastSeq;
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
+			typeVersion: usage.typeVersion,
 			nodeName: usage.name,
 			credentials,
 			parameters: usage.parameters,

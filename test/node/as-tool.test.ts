@@ -62,7 +62,8 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 		expect(items[0].json).toMatchObject({
 			run_id: run.run_id,
 			status: 'success',
-			'Total amount': expect.objectContaining({ amount: expect.any(Number) }),
+			// Node version 1.2's sheet-ready row: a Prompt's object value as one column per field.
+			'Total amount › amount': expect.any(Number),
 		});
 	});
 
@@ -164,6 +165,6 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 		);
 		expect(error).toBeUndefined();
 		expect(requests).toEqual([`POST /api/v1/client/agents/${INVOICES}/runs`]);
-		expect(items[0].json).toMatchObject({ agent_id: INVOICES, files: ['INV-9.pdf'] });
+		expect(items[0].json).toMatchObject({ agent_id: INVOICES, files: 'INV-9.pdf' });
 	});
 });

@@ -32,7 +32,7 @@ describe('On Error → Continue (using error output)', () => {
 		expect(result.error).toBeUndefined();
 		const [success, failed] = result.outputs;
 		expect(success.map((item) => [item.json.status, item.json.files])).toEqual([
-			['success', ['ok.pdf']],
+			['success', 'ok.pdf'],
 		]);
 		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }, { item: 2 }]);
 		const [gone, slow] = failed.map((item) => item.json);

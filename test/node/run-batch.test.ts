@@ -67,7 +67,7 @@ describe('Run → Create over many items', () => {
 			Array.from({ length: 50 }, (_, item) => ({ item })),
 		);
 		expect(result.items.map((item) => item.json.files)).toEqual(
-			Array.from({ length: 50 }, (_, n) => [`doc-${n}.pdf`]),
+			Array.from({ length: 50 }, (_, n) => `doc-${n}.pdf`),
 		);
 		expect(result.items.every((item) => item.json.status === 'success')).toBe(true);
 
@@ -116,7 +116,7 @@ describe('Run → Create over many items', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(result.items.map((item) => item.json.files)).toEqual(
-			Array.from({ length: 6 }, (_, n) => [`doc-${n}.pdf`]),
+			Array.from({ length: 6 }, (_, n) => `doc-${n}.pdf`),
 		);
 		expect(mostAtOnce(sent(seq, 'POST', RUN_CREATE))).toBe(1);
 	});
@@ -150,7 +150,7 @@ describe('Run → Create over many items', () => {
 			const others = result.items.filter((_, index) => index !== 3);
 			expect(others.map((item) => item.json.status)).toEqual(Array(9).fill('success'));
 			expect(others.map((item) => item.json.files)).toEqual(
-				[0, 1, 2, 4, 5, 6, 7, 8, 9].map((n) => [`doc-${n}.pdf`]),
+				[0, 1, 2, 4, 5, 6, 7, 8, 9].map((n) => `doc-${n}.pdf`),
 			);
 		});
 

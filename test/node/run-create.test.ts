@@ -50,13 +50,21 @@ describe('Run → Create', () => {
 		expect(item.json).toMatchObject({
 			status: 'success',
 			agent_id: INVOICES,
-			files: ['INV-1001.pdf', 'INV-1002.pdf'],
-			failed_prompts: [],
+			// Node version 1.2's sheet-ready row: lists as text a cell shows.
+			files: 'INV-1001.pdf, INV-1002.pdf',
+			failed_prompts: '',
 		});
-		for (const prompt of ['Invoice number', 'Invoice date', 'Vendor', 'Total amount']) {
-			expect(item.json).toHaveProperty([prompt]);
-			expect(item.json[prompt]).not.toBeNull();
-		}
+		// The Prompt values come first, in the Agent's order; "Total amount" (a form Prompt) is
+		// one column per field.
+		expect(Object.keys(item.json).slice(0, 5)).toEqual([
+			'Invoice number',
+			'Invoice date',
+			'Vendor',
+			'Total amount › amount',
+			'Total amount › currency',
+		]);
+		for (const column of Object.keys(item.json).slice(0, 5))
+			expect(item.json[column]).not.toBeNull();
 		expect(item.json).not.toHaveProperty('confidence');
 		expect(String(item.json.completed)).toMatch(/(Z|[+-]\d\d:\d\d)$/);
 
@@ -81,7 +89,7 @@ describe('Run → Create', () => {
 			],
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items[0].json.files).toEqual([fileName]);
+		expect(result.items[0].json.files).toEqual(fileName);
 		const upload = ctx.emulator.requestsSince(seq).find((entry) => entry.method === 'POST');
 		expect(upload?.upload?.files.map((file) => file.filename)).toEqual([fileName]);
 	});
@@ -158,9 +166,9 @@ describe('Run → Create', () => {
 			{ item: 2 },
 		]);
 		expect(result.items.map((item) => item.json.files)).toEqual([
-			['doc-0.pdf'],
-			['doc-1.pdf'],
-			['doc-2.pdf'],
+			'doc-0.pdf',
+			'doc-1.pdf',
+			'doc-2.pdf',
 		]);
 		expect(postRunsSince(seq)).toHaveLength(3);
 	});
@@ -259,7 +267,7 @@ describe('Run → Create', () => {
 		expect(result.items[0].json.status).toBe('running');
 		expect(result.items[1].json.error).toBe('Item 2 has no files (binary data)');
 		expect(result.items[1].pairedItem).toEqual({ item: 1 });
-		expect(result.items[2].json.files).toEqual(['ok2.pdf']);
+		expect(result.items[2].json.files).toEqual('ok2.pdf');
 	});
 
 	it('streams a 200 MB file from n8n’s filesystem binary store with identical bytes, beside two small ones', async () => {

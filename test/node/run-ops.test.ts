@@ -26,7 +26,7 @@ describe('Run → Get', () => {
 			expect(result.items[0].json).toMatchObject({
 				run_id: run.run_id,
 				status: 'success',
-				files: ['doc.pdf'],
+				files: 'doc.pdf',
 			});
 			expect(result.items[0].json).toHaveProperty(['Invoice number']);
 			expect(typeof result.items[0].json.credits_used).toBe('number');
@@ -69,8 +69,8 @@ describe('Run → Get Many', () => {
 			parameters: runOp('getAll', { limit: 2 }),
 		});
 		expect(result.items.map((item) => [item.json.run_id, item.json.files])).toEqual([
-			[newer.run_id, ['newer.pdf']],
-			[older.run_id, ['older.pdf']],
+			[newer.run_id, 'newer.pdf'],
+			[older.run_id, 'older.pdf'],
 		]);
 		expect(result.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }]);
 		// One page, asked for no more than the Limit needs.

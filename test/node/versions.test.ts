@@ -5,7 +5,7 @@
  */
 import type { HarnessInputItem } from '../harness';
 import { executeNode, useHarness } from '../harness';
-import type { RequestLogEntry } from '../emulator';
+import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
 import { agentById, createRunParameters, INVOICES, pdf, useEmulator } from './fixtures';
 
 useHarness();
@@ -201,4 +201,66 @@ describe('Run → Create, Files left at its default, with a Gmail-shaped item', 
 			expect(uploads(seq)).toEqual([]);
 		},
 	);
+});
+
+describe('Simplify on Runs', () => {
+	const PURCHASE_ORDERS = DEMO_AGENT_IDS.purchaseOrders;
+	const getRun = (typeVersion: number, runId: number) =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: {
+				resource: 'run',
+				operation: 'get',
+				agent: agentById(PURCHASE_ORDERS),
+				run: { __rl: true, mode: 'id', value: String(runId) },
+			},
+		});
+	const finishedPurchaseOrder = () =>
+		Number(
+			ctx.emulator.createRun(PURCHASE_ORDERS, [{ name: 'po.pdf' }, { name: 'terms.pdf' }], {
+				durationMs: 0,
+			}).run_id,
+		);
+
+	it('version 1.2 gives a sheet-ready row: Prompt values first in the Agent’s order, a list as text, then the Run', async () => {
+		const runId = finishedPurchaseOrder();
+		const result = await getRun(1.2, runId);
+		expect(result.error).toBeUndefined();
+		const row = result.items[0].json;
+		expect(Object.keys(row)).toEqual([
+			'PO number',
+			'Line items',
+			'Supplier',
+			'run_id',
+			'status',
+			'run_url',
+			'files',
+			'user_defined_id',
+			'created',
+			'completed',
+			'failed_prompts',
+			'credits_used',
+			'agent_id',
+		]);
+		const served = ctx.emulator.getRun(PURCHASE_ORDERS, runId) as {
+			data: Record<string, { value: unknown }>;
+		};
+		expect(row['Line items']).toBe((served.data['Line items'].value as string[]).join(', '));
+		expect(row.files).toBe('po.pdf, terms.pdf');
+		for (const cell of Object.values(row)) {
+			expect(cell === null || typeof cell !== 'object').toBe(true);
+			expect(String(cell)).not.toMatch(/\[object Object\]|^[[{]/);
+		}
+	});
+
+	it('version 1.1 keeps the Run first and the Prompt values as the service gives them', async () => {
+		const runId = finishedPurchaseOrder();
+		const result = await getRun(1.1, runId);
+		const row = result.items[0].json;
+		expect(Object.keys(row).slice(0, 3)).toEqual(['run_id', 'agent_id', 'status']);
+		expect(Array.isArray(row['Line items'])).toBe(true);
+		expect(row.files).toEqual(['po.pdf', 'terms.pdf']);
+	});
 });

@@ -58,6 +58,67 @@ export function simplifyRun(run: Run): IDataObject {
 	return simplified;
 }
 
+/** Separator of a Prompt and a field of its value in a column name: `Total amount › currency`. */
+export const FIELD_SEPARATOR = ' › ';
+
+/** A value a sheet cell shows as it is: text, a number, true/false or empty. */
+function isCellValue(value: unknown): boolean {
+	return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/**
+ * A value as one cell's text: list entries one per line (`, ` between plain values), an
+ * object's fields as `name: value`. Never JSON: a sheet shows it as it reads.
+ */
+export function cellText(value: unknown): string | number | boolean | null {
+	if (value === undefined || value === null) return null;
+	if (isCellValue(value)) return value as string | number | boolean;
+	if (Array.isArray(value)) {
+		const entries = value.map((entry) => cellText(entry));
+		const separator = value.every(isCellValue) ? ', ' : '\n';
+		return entries.map((entry) => (entry === null ? '' : String(entry))).join(separator);
+	}
+	return Object.entries(value as IDataObject)
+		.map(([key, field]) => `${key}: ${String(cellText(field) ?? '')}`)
+		.join(', ');
+}
+
+/** An object's fields as columns `prefix › field` (nested objects likewise), lists as text. */
+function addColumns(row: IDataObject, column: string, value: unknown): void {
+	if (value && typeof value === 'object' && !Array.isArray(value)) {
+		const fields = Object.entries(value as IDataObject);
+		if (fields.length === 0) row[column] = null;
+		for (const [field, fieldValue] of fields)
+			addColumns(row, `${column}${FIELD_SEPARATOR}${field}`, fieldValue);
+		return;
+	}
+	row[column] = cellText(value);
+}
+
+/**
+ * "Simplify" from node version 1.2: a row a sheet takes as it is. The Prompt values come
+ * first, in the Agent's order; a Prompt whose value is an object becomes one column per
+ * field (`Total amount › currency`), a list becomes text (one entry per line); then the
+ * Run's identity, with its lists (files, failed Prompts) as text too.
+ */
+export function sheetRowOfRun(run: Run): IDataObject {
+	const data = run.data ?? {};
+	const names = promptNamesOf(run);
+	const row: IDataObject = {};
+	for (const name of names) addColumns(row, promptKey(name), data[name]?.value ?? null);
+	row.run_id = run.run_id;
+	row.status = run.status;
+	row.run_url = run.run_url ?? null;
+	row.files = cellText(run.files ?? []);
+	row.user_defined_id = run.user_defined_id ?? null;
+	row.created = normalizeServiceTimestamp(run.created);
+	row.completed = normalizeServiceTimestamp(run.completed);
+	row.failed_prompts = cellText(names.filter((name) => data[name]?.status === 'failed'));
+	row.credits_used = creditsOf(run);
+	row.agent_id = run.agent_id;
+	return row;
+}
+
 /**
  * "One item per Prompt result": rows of prompt, status, value, reasoning, citations.
  * A Run with no Prompt results still gives one row (`prompt: null`), so that no input
@@ -111,8 +172,17 @@ export function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
 	});
 }
 
-/** The items one Run becomes, per the node's Simplify and Output settings. */
-export function runToItemsJson(run: Run, simplify: boolean, mode: RunOutputMode): IDataObject[] {
+/**
+ * The items one Run becomes, per the node's Simplify and Output settings; `sheetReady`
+ * (node version 1.2) shapes simplified Runs as sheetRowOfRun does.
+ */
+export function runToItemsJson(
+	run: Run,
+	simplify: boolean,
+	mode: RunOutputMode,
+	options: { sheetReady?: boolean } = {},
+): IDataObject[] {
 	if (mode === 'promptResult') return promptResultRows(run, simplify);
-	return [simplify ? simplifyRun(run) : run];
+	if (!simplify) return [run];
+	return [options.sheetReady ? sheetRowOfRun(run) : simplifyRun(run)];
 }

@@ -15,7 +15,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import type { ItemBatch } from '../itemBatch';
 import type { ExecutionCache } from '../types';
 import { filesForUpload, selectFiles } from './upload';
-import { versionsWith, versionsWithout } from '../../descriptions/versions';
+import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -218,5 +218,7 @@ export async function execute(
 	if (wait) {
 		run = await batch.waitForRun(itemIndex, run, { timeoutMs: Number(timeoutMinutes) * 60_000 });
 	}
-	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
+	return runToItemsJson(run, simplify, output, {
+		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+	}).map((json) => ({ json }));
 }

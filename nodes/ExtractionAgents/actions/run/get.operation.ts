@@ -8,6 +8,7 @@ import {
 } from '../../descriptions/parameters';
 import { agentIdParameter, runIdParameter } from '../../helpers/ids';
 import { fetchRun } from '../../helpers/runs';
+import { hasBehaviour } from '../../descriptions/versions';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 
 const properties: INodeProperties[] = [
@@ -34,5 +35,7 @@ export async function execute(
 	const simplify = this.getNodeParameter('simplify', itemIndex) as boolean;
 	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
 	const run = await fetchRun(this, agentId, runId, itemIndex);
-	return runToItemsJson(run, simplify, output).map((json) => ({ json }));
+	return runToItemsJson(run, simplify, output, {
+		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+	}).map((json) => ({ json }));
 }

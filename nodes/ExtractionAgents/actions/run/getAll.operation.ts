@@ -10,6 +10,7 @@ import { agentIdParameter, parseResourceId } from '../../helpers/ids';
 import { listAllPages, listLimitParameters } from '../../transport/pagination';
 import { newestRuns, sortNewestFirst } from '../../helpers/newestRuns';
 import { flattenRunList, type Run } from '../../helpers/runs';
+import { hasBehaviour } from '../../descriptions/versions';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 
 const properties: INodeProperties[] = [
@@ -89,5 +90,9 @@ export async function execute(
 	return runs
 		.filter((run) => statuses.length === 0 || statuses.includes(String(run.status)))
 		.slice(0, limit)
-		.flatMap((run) => runToItemsJson(run, simplify, output).map((json) => ({ json })));
+		.flatMap((run) =>
+			runToItemsJson(run, simplify, output, {
+				sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+			}).map((json) => ({ json })),
+		);
 }
