@@ -98,6 +98,8 @@ export interface ExecuteNodeOptions {
 		>
 	>;
 	typeVersion?: number;
+	/** The workflow's time zone (settings.timezone); n8n's default otherwise. */
+	timezone?: string;
 	nodeName?: string;
 	/** 'manual' (default: the editor's "Execute workflow") or e.g. 'internal' / 'trigger'. */
 	executionMode?: WorkflowExecuteMode;
@@ -376,7 +378,10 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 			node,
 		],
 		connections: { [inputName]: { main: [[{ node: nodeName, type: 'main', index: 0 }]] } },
-		settings: { executionOrder: 'v1' },
+		settings: {
+			executionOrder: 'v1',
+			...(options.timezone ? { timezone: options.timezone } : {}),
+		},
 		staticData: {},
 	} as unknown as IWorkflowBase;
 	const nodeTypes = new HarnessNodeTypes({

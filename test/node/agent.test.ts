@@ -154,7 +154,7 @@ describe('answers that are web pages', () => {
 		});
 		const error = result.error as Error & { description?: string };
 		expect(error?.message).toBe(
-			'Unexpected answer from the service: the response is not valid JSON',
+			'The Extraction Agents service sent an answer the node cannot read',
 		);
 		expect(error.description).toContain(
 			'The answer is a web page: Scheduled maintenance: We will be back soon The service is under maintenance.',

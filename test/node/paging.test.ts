@@ -115,7 +115,7 @@ describe('paged lists', () => {
 		});
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
-			'Unexpected answer from the service for the access-log query',
+			'The Extraction Agents service sent an incomplete answer for the access-log query',
 		);
 		expect((result.error as Error & { description?: string }).description).toContain(
 			'repeated a cursor',

@@ -355,7 +355,7 @@ describe('retries on reads', () => {
 			credentials: ctx.credentials,
 			parameters: runOp('get', { run: runById(run.run_id) }),
 		});
-		expect(result.error?.message).toBe('Unexpected answer from the service for the Run');
+		expect(result.error?.message).toBe('The Extraction Agents service sent an incomplete answer for the Run');
 	});
 });
 

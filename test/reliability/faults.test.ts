@@ -250,7 +250,7 @@ describe('connection reset', () => {
 });
 
 describe('truncated or non-JSON bodies', () => {
-	const MESSAGE = 'Unexpected answer from the service: the response is not valid JSON';
+	const MESSAGE = 'The Extraction Agents service sent an answer the node cannot read';
 
 	it.each(['truncated-json', 'non-json'] as const)(
 		'a read whose answer is %s once is repeated and succeeds',
@@ -266,7 +266,7 @@ describe('truncated or non-JSON bodies', () => {
 	);
 
 	it.each(['truncated-json', 'non-json'] as const)(
-		'a read that keeps getting %s fails with "Unexpected answer", not a crash',
+		'a read that keeps getting %s fails with "an answer the node cannot read", not a crash',
 		async (kind) => {
 			const runId = finishedRun(ctx.emulator).run_id;
 			const { error, sent, result } = await runGet(runId, [
@@ -414,7 +414,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			kind: 'missing-fields',
 		});
 		expect(result.items).toEqual([]);
-		expect(error?.message).toBe('Unexpected answer from the service for the Run');
+		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the Run');
 		expect(sent).toHaveLength(1);
 	});
 
@@ -422,7 +422,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 		const { error, posts, runs } = await createRun([
 			{ match: { method: 'POST', path: RUN_CREATE }, kind: 'missing-fields' },
 		]);
-		expect(error?.message).toBe('Unexpected answer from the service for the Run');
+		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the Run');
 		expect(error?.description).toContain('may have been created');
 		expect(posts).toHaveLength(1);
 		expect(runs).toHaveLength(1);
@@ -437,8 +437,8 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 				dropFields: ['id'],
 			},
 		);
-		expect(error?.message).toBe(`Unexpected answer from the service for Agent ${INVOICES}`);
-		expect(error?.description).toContain('lacked id');
+		expect(error?.message).toBe(`The Extraction Agents service sent an incomplete answer for Agent ${INVOICES}`);
+		expect(error?.description).toContain('it had no id');
 	});
 
 	it('Agent → Copy: a copy without id says the copy may have been made', async () => {
@@ -452,7 +452,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			{ match: { method: 'POST', path: /\/copy$/ }, kind: 'missing-fields', dropFields: ['id'] },
 		);
 		expect(error?.message).toBe(
-			`Unexpected answer from the service for the copy of Agent ${INVOICES}`,
+			`The Extraction Agents service sent an incomplete answer for the copy of Agent ${INVOICES}`,
 		);
 		expect(error?.description).toContain('may have been made');
 	});
@@ -466,8 +466,8 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 				dropFields: ['api_key'],
 			},
 		);
-		expect(error?.message).toBe('Unexpected answer from the service for the new API key');
-		expect(error?.description).toContain('lacked api_key');
+		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the new API key');
+		expect(error?.description).toContain('it had no api_key');
 		expect(error?.description).toContain('delete the new one');
 	});
 
@@ -488,7 +488,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 				dropFields: ['output_templates'],
 			},
 		);
-		expect(error?.message).toBe(`Unexpected answer from the service for Agent ${INVOICES}`);
+		expect(error?.message).toBe(`The Extraction Agents service sent an incomplete answer for Agent ${INVOICES}`);
 		expect(sent).toEqual([`GET /agents/${INVOICES}`]);
 	});
 
@@ -520,7 +520,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			{ match: { method: 'GET', path }, kind: 'missing-fields', dropFields: [field] },
 		);
 		expect(result.items).toEqual([]);
-		expect(error?.message).toBe(`Unexpected answer from the service for ${what}`);
+		expect(error?.message).toBe(`The Extraction Agents service sent an incomplete answer for ${what}`);
 	});
 
 	it('Access Log → Query: an answer without events', async () => {
@@ -528,7 +528,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			{ resource: 'accessLog', operation: 'query', startTime: '2020-01-01T00:00:00Z', limit: 3 },
 			{ match: { method: 'PUT' }, kind: 'missing-fields', dropFields: ['events'] },
 		);
-		expect(error?.message).toBe('Unexpected answer from the service for the access-log query');
+		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the access-log query');
 	});
 
 	it('Run → Get Many (Return All): a page without total_pages still gives every Run', async () => {

@@ -152,8 +152,8 @@ const CLEAR_MESSAGES = [
 	/^The Extraction Agents service is rate limiting this API key \(429\)$/,
 	/^The connection to the Extraction Agents service was interrupted$/,
 	/^The Extraction Agents service did not answer within \d+ s$/,
-	/^Unexpected answer from the service: the response is not valid JSON$/,
-	/^Unexpected answer from the service for the Run$/,
+	/^The Extraction Agents service sent an answer the node cannot read$/,
+	/^The Extraction Agents service sent an incomplete answer for the Run$/,
 	/^Run \d+ did not finish within .+$/,
 ];
 /** What the error says when the Run may exist: check before running the item again. */

@@ -35,7 +35,7 @@ export function parseResourceId(
 			description:
 				text === ''
 					? `Choose the ${what} from the list, or enter its ID (a whole number).`
-					: `A ${what} ID is a whole number such as 42, or a link from the web app containing /${what === 'Run' ? 'runs' : what === 'Agent' ? 'agents' : 'output-templates'}/42.`,
+					: `${what === 'Run' ? 'A' : 'An'} ${what} ID is a whole number such as 42, or a link from the web app containing /${what === 'Run' ? 'runs' : what === 'Agent' ? 'agents' : 'output-templates'}/42.`,
 			itemIndex,
 		},
 	);

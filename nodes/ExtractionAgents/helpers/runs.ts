@@ -62,12 +62,17 @@ export function asRun(
 		run.run_id === null ||
 		typeof run.status !== 'string'
 	) {
-		throw unexpectedAnswer(context, 'the Run', 'The response lacked run_id or status.', {
-			itemIndex,
-			afterCreate: options.created
-				? "The Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent's Runs (Run → Get Many) before running the item again."
-				: undefined,
-		});
+		throw unexpectedAnswer(
+			context,
+			'the Run',
+			'The answer was incomplete: it had no run_id or status.',
+			{
+				itemIndex,
+				afterCreate: options.created
+					? "The Run may have been created without the node knowing its ID. The request was not repeated, to avoid a duplicate Run: check the Agent's Runs (Run → Get Many) before running the item again."
+					: undefined,
+			},
+		);
 	}
 	return run;
 }

@@ -19,7 +19,7 @@ export function unexpectedAnswer(
 	problem: string,
 	options: { itemIndex?: number; afterCreate?: string } = {},
 ): NodeApiError {
-	const message = `Unexpected answer from the service for ${what}`;
+	const message = `The Extraction Agents service sent an incomplete answer for ${what}`;
 	return new NodeApiError(
 		context.getNode(),
 		{ message },
@@ -40,13 +40,18 @@ export function requireFields(
 	options: { itemIndex?: number; afterCreate?: string } = {},
 ): IDataObject {
 	if (!body || typeof body !== 'object' || Array.isArray(body)) {
-		throw unexpectedAnswer(context, what, 'The response held no object.', options);
+		throw unexpectedAnswer(context, what, 'The answer held nothing the node could use.', options);
 	}
 	const missing = fields.filter(
 		(field) => (body as IDataObject)[field] === undefined || (body as IDataObject)[field] === null,
 	);
 	if (missing.length > 0) {
-		throw unexpectedAnswer(context, what, `The response lacked ${missing.join(', ')}.`, options);
+		throw unexpectedAnswer(
+			context,
+			what,
+			`The answer was incomplete: it had no ${missing.join(', ')}.`,
+			options,
+		);
 	}
 	return body as IDataObject;
 }

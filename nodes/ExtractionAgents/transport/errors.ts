@@ -1,5 +1,6 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
+import { DateTime } from 'luxon';
 import { API_PREFIX } from './baseUrl';
 import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes } from './serviceLimits';
 import { describeSubject, type RequestSubject } from './subjects';
@@ -110,16 +111,83 @@ interface MappedError {
 	description: string;
 }
 
+/** The service's names of request fields, as the node's fields are labelled. */
+const FIELD_LABELS: Record<string, string> = {
+	page_size: 'Limit',
+	page_number: 'Page',
+	files: 'Files',
+	user_defined_id: 'User-Defined ID',
+	due_date: 'Due Date',
+	metadata: 'Metadata',
+	name: 'Name',
+	run_id: 'Run ID',
+	status: 'Status',
+	workspace_id: 'Workspace ID',
+	user_id: 'User',
+	format: 'Format',
+	start_date: 'Start Date',
+	end_date: 'End Date',
+	agent_id: 'Agent',
+};
+
+/**
+ * A 422 names the node's fields, not the API's: `page_size` is Limit, `files.3` is file 4 of
+ * Files. One problem is the message itself; several are listed in the description.
+ */
+function refusedValues(detail: string): MappedError {
+	const lines = detail
+		.split('\n')
+		.filter((line) => line.trim() !== '')
+		.map((line) =>
+			line.replace(
+				/^([a-z_]+)(?:\.(\d+))?(\.[\w.]+)?: /,
+				(whole, field: string, index?: string) => {
+					const label = FIELD_LABELS[field];
+					if (!label) return whole;
+					return index !== undefined ? `${label} (file ${Number(index) + 1}): ` : `${label}: `;
+				},
+			),
+		);
+	if (lines.length === 0)
+		return {
+			message: 'The Extraction Agents service refused a value the node sent (422)',
+			description: 'The service gave no details. Check the node’s fields.',
+		};
+	if (lines.length === 1)
+		return {
+			message: `The Extraction Agents service refused a value: ${lines[0]} (422)`,
+			description: 'Change that field of the node and run it again.',
+		};
+	return {
+		message: `The Extraction Agents service refused ${lines.length} values (422)`,
+		description: `Change these fields of the node and run it again: ${lines.join('; ')}`,
+	};
+}
+
+/**
+ * A moment as people read it in the workflow's time zone (the one its Schedule Triggers
+ * use): `2026-11-24 14:05:30 (Europe/Berlin)`.
+ */
+function localTime(ms: number, timeZone: string | undefined): string {
+	const time = DateTime.fromMillis(Math.ceil(ms / 1000) * 1000, { zone: timeZone ?? 'UTC' });
+	const shown = time.isValid ? time : DateTime.fromMillis(ms, { zone: 'UTC' });
+	return `${shown.toFormat('yyyy-MM-dd HH:mm:ss')} (${shown.zoneName})`;
+}
+
 function mapHttpFailure(
 	failure: Extract<RequestFailure, { kind: 'http' }>,
 	subject: RequestSubject | undefined,
+	timeZone: string | undefined,
 ): MappedError {
 	const detail = serviceDetail(failure.body);
 	const said = detail ? `The service said: ${detail}` : 'The service gave no details.';
 	const name = describeSubject(subject);
 	switch (failure.status) {
 		case 400:
-			return { message: `The service refused the request as malformed (400)`, description: said };
+			return {
+				message: 'The Extraction Agents service could not understand the request (400)',
+				description: `Check the node's fields for unusual values, such as a name with control characters. ${said}`,
+			};
 		case 401:
 			return {
 				message: 'The API key was rejected (401)',
@@ -133,10 +201,15 @@ function mapHttpFailure(
 				};
 			}
 			return {
-				message: `Not allowed to access ${name} (403)`,
-				description: `The API key's user lacks permission for this. ${said}`,
+				message: subject ? `Not allowed to access ${name} (403)` : 'Not allowed (403)',
+				description: `The user of the credential's API key lacks permission for this: ask an admin of the workspace, or use a key of a user who has it. ${said}`,
 			};
 		case 404:
+			if (!subject)
+				return {
+					message: 'The Extraction Agents service has nothing at this address (404)',
+					description: `Check the Base URL in the credential: it must be the service's address. ${said}`,
+				};
 			return {
 				message: `${name} not found`,
 				description: `Check the ID, and that the credential's API key can see it (Agents live in workspaces; API keys are visible only to the user who created them). ${said}`,
@@ -153,15 +226,10 @@ function mapHttpFailure(
 				description: `Send fewer or smaller files per Run (at most ${MAX_FILES_PER_RUN} files, each at most ${formatBytes(MAX_FILE_BYTES)}). ${said}`,
 			};
 		case 422:
-			return {
-				message: `The service rejected the request's values (422)`,
-				description: detail || 'The service gave no details.',
-			};
+			return refusedValues(detail);
 		case 429:
 			if (failure.rateLimitedUntilMs !== undefined) {
-				const until = new Date(Math.ceil(failure.rateLimitedUntilMs / 1000) * 1000)
-					.toISOString()
-					.replace('.000Z', 'Z');
+				const until = localTime(failure.rateLimitedUntilMs, timeZone);
 				return {
 					message: `The Extraction Agents service is rate limiting this API key until ${until} (429)`,
 					description: `That is longer than this item can wait, so it was not sent again. Run the workflow again after ${until}, or send fewer items at once (Options → Items in Parallel). ${said}`,
@@ -182,7 +250,10 @@ function mapHttpFailure(
 							: `A ${failure.status} is an error inside the service, so it is not retried. Try again later. ${said}`,
 				};
 			}
-			return { message: `The service answered ${failure.status}`, description: said };
+			return {
+				message: `The Extraction Agents service answered with an unexpected error (${failure.status})`,
+				description: `${said} Try again; if it keeps happening, send this message to the service's support.`,
+			};
 	}
 }
 
@@ -207,8 +278,8 @@ function mapMalformedFailure(failure: Extract<RequestFailure, { kind: 'malformed
 	const text = (page ?? raw).replace(SECRET_FIELDS, '$1[hidden]$2').replace(/\s+/g, ' ').trim();
 	const shown = text.length > 120 ? `${text.slice(0, 117)}...` : text;
 	return {
-		message: 'Unexpected answer from the service: the response is not valid JSON',
-		description: `The answer (${failure.status}) was cut off, or is not from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL points at the Extraction Agents service. ${page !== undefined ? 'The answer is a web page' : 'The answer starts with'}: ${shown}`,
+		message: 'The Extraction Agents service sent an answer the node cannot read',
+		description: `The answer (${failure.status}) was cut off on the way, or did not come from the Extraction Agents service.${repeatNote(failure)} If this keeps happening, check that the Base URL in the credential is the service's address. ${page !== undefined ? 'The answer is a web page' : 'The answer starts with'}: ${shown}`,
 	};
 }
 
@@ -274,10 +345,11 @@ export function toNodeApiError(
 	subject: RequestSubject | undefined,
 	apiRoot: string,
 	itemIndex?: number,
+	timeZone?: string,
 ): NodeApiError {
 	const mapped =
 		failure.kind === 'http'
-			? mapHttpFailure(failure, subject)
+			? mapHttpFailure(failure, subject, timeZone)
 			: failure.kind === 'malformed'
 				? mapMalformedFailure(failure)
 				: failure.kind === 'redirect'

@@ -167,6 +167,7 @@ export async function serviceRequest<T = unknown>(
 				request.subject,
 				apiRoot,
 				request.itemIndex,
+				context.getTimezone(),
 			);
 		}
 		const options: IHttpRequestOptions = {
@@ -269,6 +270,7 @@ export async function serviceRequest<T = unknown>(
 						request.subject,
 						apiRoot,
 						request.itemIndex,
+						context.getTimezone(),
 					);
 				}
 			}
@@ -289,7 +291,14 @@ export async function serviceRequest<T = unknown>(
 			delay === undefined ||
 			(request.deadlineMs !== undefined && Date.now() + delay > request.deadlineMs)
 		) {
-			throw toNodeApiError(context.getNode(), failure, request.subject, apiRoot, request.itemIndex);
+			throw toNodeApiError(
+				context.getNode(),
+				failure,
+				request.subject,
+				apiRoot,
+				request.itemIndex,
+				context.getTimezone(),
+			);
 		}
 		if (rateLimited) {
 			// Every request of this execution waits at the gate at the top of the loop.

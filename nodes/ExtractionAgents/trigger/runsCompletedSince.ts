@@ -69,7 +69,7 @@ async function fetchRunPage(
 		throw unexpectedAnswer(
 			context,
 			`the Runs of Agent ${agentId}`,
-			'The response lacked total_pages.',
+			'The answer did not say how many pages of Runs there are.',
 		);
 	}
 	return { runs, totalPages };

@@ -105,9 +105,14 @@ export async function execute(
 	// refuses a wrong pair before the render request.
 	const agent = await cachedAgent(this, cache, agentId, itemIndex);
 	if (!Array.isArray(agent.output_templates)) {
-		throw unexpectedAnswer(this, `Agent ${agentId}`, 'The response lacked output_templates.', {
-			itemIndex,
-		});
+		throw unexpectedAnswer(
+			this,
+			`Agent ${agentId}`,
+			'The answer was incomplete: it had no output_templates.',
+			{
+				itemIndex,
+			},
+		);
 	}
 	const template = agent.output_templates.find((candidate) => Number(candidate.id) === templateId);
 	if (!template) {

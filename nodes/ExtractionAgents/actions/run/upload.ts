@@ -180,7 +180,7 @@ export async function filesForUpload(
 			context.getNode(),
 			`Item ${itemIndex + 1} has ${chosen.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
 			{
-				description: `Split the files over several items (e.g. with the Loop Over Items node) so that each Run gets at most ${MAX_FILES_PER_RUN}.`,
+				description: `Send at most ${MAX_FILES_PER_RUN} files per Run: choose Specific File Fields to pick the files to send, or split the item's files over several items (for example with a Code node) so that each becomes its own Run.`,
 				itemIndex,
 			},
 		);
