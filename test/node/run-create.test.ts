@@ -358,6 +358,36 @@ describe('Run → Create', () => {
 	});
 });
 
+describe('Run → Create: hints', () => {
+	it('with Wait for Completion off, the output says once that the Runs are still running and how to get their results', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: [
+				{ binary: { data: { data: pdf('a'), fileName: 'a.pdf' } } },
+				{ binary: { data: { data: pdf('b'), fileName: 'b.pdf' } } },
+			],
+		});
+		expect(result.items.map((item) => item.json.status)).toEqual(['running', 'running']);
+		const hints = result.runData[result.nodeName][0].hints ?? [];
+		expect(hints.map((hint) => hint.message)).toEqual([
+			expect.stringMatching(/^The Runs are still running: Wait for Completion is off/),
+		]);
+	});
+
+	it('with Wait for Completion on, no hint', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters(),
+			inputItems: [{ binary: { data: { data: pdf('c'), fileName: 'c.pdf' } } }],
+		});
+		expect(result.items[0].json.status).toBe('success');
+		expect(result.runData[result.nodeName][0].hints ?? []).toEqual([]);
+	});
+});
+
 describe('Run → Create: waiting', () => {
 	it('comes back complete after several polls of a Run that takes a while', async () => {
 		ctx.emulator.knobs.runDurationMs = 3500;

@@ -116,6 +116,21 @@ const properties: INodeProperties[] = [
 
 export const description = updateDisplayOptions({ show }, properties);
 
+/** Shown under the output when Runs come back unfinished, where a user would wonder. */
+const STILL_RUNNING_HINT =
+	'The Runs are still running: Wait for Completion is off, so the node returned each Run as soon as the service took the files. Get the results later with Run → Get or the Extraction Agents Trigger, or turn Wait for Completion on.';
+
+/**
+ * Adds an execution hint once per execution (n8n shows hints in the output pane). Older n8n
+ * versions without execution hints simply show none.
+ */
+function hintOnce(context: IExecuteFunctions, cache: ExecutionCache, message: string): void {
+	const key = `hint:${message}`;
+	if (cache.has(key) || typeof context.addExecutionHints !== 'function') return;
+	cache.set(key, Promise.resolve());
+	context.addExecutionHints({ message, location: 'outputPane' });
+}
+
 function dueDateField(
 	context: IExecuteFunctions,
 	raw: unknown,
@@ -158,7 +173,7 @@ export async function execute(
 	this: IExecuteFunctions,
 	itemIndex: number,
 	item: INodeExecutionData,
-	_cache: ExecutionCache,
+	cache: ExecutionCache,
 	batch: ItemBatch,
 ): Promise<INodeExecutionData[]> {
 	refuseAsToolWithoutFiles(this, item, itemIndex);
@@ -217,6 +232,8 @@ export async function execute(
 	batch.runCreated(itemIndex, run);
 	if (wait) {
 		run = await batch.waitForRun(itemIndex, run, { timeoutMs: Number(timeoutMinutes) * 60_000 });
+	} else {
+		hintOnce(this, cache, STILL_RUNNING_HINT);
 	}
 	return runToItemsJson(run, simplify, output, {
 		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
