@@ -4,7 +4,8 @@
  * versions so the gate itself is what is shown.
  */
 import type { HarnessInputItem } from '../harness';
-import { executeNode, useHarness } from '../harness';
+import type { NodeParameterValueType } from 'n8n-workflow';
+import { executeNode, listSearch, useHarness } from '../harness';
 import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
 import { agentById, createRunParameters, INVOICES, pdf, useEmulator } from './fixtures';
 
@@ -262,5 +263,52 @@ describe('Simplify on Runs', () => {
 		expect(Object.keys(row).slice(0, 3)).toEqual(['run_id', 'agent_id', 'status']);
 		expect(Array.isArray(row['Line items'])).toBe(true);
 		expect(row.files).toEqual(['po.pdf', 'terms.pdf']);
+	});
+});
+
+describe('Run → Download Templated Output: Output Template', () => {
+	const download = (typeVersion: number, outputTemplate: NodeParameterValueType, runId: number) =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: {
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(INVOICES),
+				run: { __rl: true, mode: 'id', value: String(runId) },
+				outputTemplate,
+			},
+		});
+	const finished = () =>
+		Number(ctx.emulator.createRun(INVOICES, [{ name: 'doc.pdf' }], { durationMs: 0 }).run_id);
+
+	it('version 1.2 picks it from a list of the Agent’s templates, or takes its ID', async () => {
+		const picker = await listSearch({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			method: 'searchOutputTemplates',
+			parameters: {
+				resource: 'run',
+				operation: 'downloadTemplatedOutput',
+				agent: agentById(INVOICES),
+			},
+			typeVersion: 1.2,
+		});
+		expect(picker.results).toEqual([
+			{ name: 'Invoice summary.docx (Word)', value: '11' },
+			{ name: 'Invoice lines.xlsx (Excel)', value: '12' },
+		]);
+		for (const mode of ['list', 'id']) {
+			const result = await download(1.2, { __rl: true, mode, value: '12' }, finished());
+			expect(result.error).toBeUndefined();
+			expect(result.items[0].binary?.data.fileName).toMatch(/\.xlsx$/);
+		}
+	});
+
+	it('version 1.1 keeps the dropdown’s plain template ID', async () => {
+		const result = await download(1.1, 12, finished());
+		expect(result.error).toBeUndefined();
+		expect(result.items[0].binary?.data.fileName).toMatch(/\.xlsx$/);
 	});
 });

@@ -21,6 +21,8 @@ export const SINCE = {
 	allFilesByDefault: 1.2,
 	/** Simplified Runs: Prompt values first, objects as columns, lists as text. */
 	sheetReadyRuns: 1.2,
+	/** Download Templated Output picks the template with a resource locator (a dropdown before). */
+	outputTemplateLocator: 1.2,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;

@@ -1,5 +1,6 @@
 import type { IDataObject, ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
-import { listAgents } from '../helpers/agents';
+import { fetchAgent, listAgents } from '../helpers/agents';
+import { templateKindOf, templateNameOf } from '../helpers/templates';
 import { currentAgentId } from '../helpers/ids';
 import { newestRuns } from '../helpers/newestRuns';
 import { itemsUnder, listAllPages } from '../transport/pagination';
@@ -83,5 +84,31 @@ function runOption(run: Run) {
 		name: `Run ${run.run_id} · ${run.status} · ${(run.files ?? []).join(', ') || 'no files'}`,
 		value: String(run.run_id),
 		url: run.run_url,
+	};
+}
+
+/** The Output Template picker: the chosen Agent's templates by file name, filtered by name or ID. */
+export async function searchOutputTemplates(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+): Promise<INodeListSearchResult> {
+	const agentId = currentAgentId(this);
+	if (agentId === undefined) return { results: [] };
+	const agent = await fetchAgent(this, agentId);
+	const needle = (filter ?? '').trim().toLowerCase();
+	return {
+		results: (agent.output_templates ?? [])
+			.map((template) => {
+				const kind = templateKindOf(template.filename);
+				const name = templateNameOf(template);
+				return {
+					name: kind === 'word' ? `${name} (Word)` : kind === 'excel' ? `${name} (Excel)` : name,
+					value: String(template.id),
+				};
+			})
+			.filter(
+				(option) =>
+					!needle || option.name.toLowerCase().includes(needle) || option.value === needle,
+			),
 	};
 }

@@ -15,6 +15,7 @@ import {
 } from '../../helpers/templates';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { fetchAgent, type Agent } from '../../helpers/agents';
+import { versionsWith, versionsWithout } from '../../descriptions/versions';
 import type { ExecutionCache } from '../types';
 
 const properties: INodeProperties[] = [
@@ -29,6 +30,28 @@ const properties: INodeProperties[] = [
 		typeOptions: { loadOptionsMethod: 'getOutputTemplates', loadOptionsDependsOn: ['agent.value'] },
 		description:
 			'The Agent’s output template to render the Run with. Choose from the list, or specify an ID using an <a href="https://docs.n8n.io/code/expressions/">expression</a>.',
+		displayOptions: { show: { '@version': versionsWithout('outputTemplateLocator') } },
+	},
+	{
+		// From 1.2 a picker that also takes an ID, so an Agent chosen by expression still works.
+		displayName: 'Output Template',
+		name: 'outputTemplate',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: 'The Agent’s output template to fill with the Run’s results',
+		typeOptions: { loadOptionsDependsOn: ['agent.value'] },
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select a template...',
+				typeOptions: { searchListMethod: 'searchOutputTemplates', searchable: true },
+			},
+			{ displayName: 'By ID', name: 'id', type: 'string', placeholder: 'e.g. 12' },
+		],
+		displayOptions: { show: { '@version': versionsWith('outputTemplateLocator') } },
 	},
 	{
 		displayName: 'Format',
@@ -93,7 +116,7 @@ export async function execute(
 	const runId = runIdParameter(this, itemIndex);
 	const templateId = parseResourceId(
 		this.getNode(),
-		this.getNodeParameter('outputTemplate', itemIndex) as string,
+		this.getNodeParameter('outputTemplate', itemIndex, '', { extractValue: true }) as string,
 		'Output Template',
 		itemIndex,
 	);
