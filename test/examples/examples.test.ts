@@ -2,8 +2,8 @@
  * The workflows in examples/ are what a user imports as they are. Checked here:
  * - structure: n8n's workflow export shape, unique node names and ids, connections between
  *   existing nodes, every node reachable from its trigger, credentials by placeholder name only;
- * - node types: ours (`n8n-nodes-extraction-agents.*`, typeVersion 1, including n8n's AI Agent
- *   tool variant `extractionAgentsTool`) or n8n core and AI nodes at a typeVersion of n8n 2.41.1;
+ * - node types: ours (`n8n-nodes-extraction-agents.*` at their newest version, including n8n's AI
+ *   Agent tool variant `extractionAgentsTool`) or n8n core and AI nodes at a typeVersion of n8n 2.41.1;
  *   when that n8n is installed (scripts/n8n-host.js cache), their parameters are checked against
  *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
@@ -56,6 +56,13 @@ import {
 } from './helpers';
 
 useHarness();
+
+function newestVersion(description: { version: number | number[]; defaultVersion?: number }) {
+	return (
+		description.defaultVersion ??
+		(Array.isArray(description.version) ? Math.max(...description.version) : description.version)
+	);
+}
 
 describe('examples/: structure', () => {
 	it('has the five documented examples', () => {
@@ -129,10 +136,14 @@ describe('examples/: structure', () => {
 			expect([...reached].sort()).toEqual(working.map((node) => node.name).sort());
 		});
 
-		it('uses our node types (typeVersion 1) and core nodes at a typeVersion n8n 2.41.1 and 1.123.81 both have', () => {
+		it('uses our node types at their newest version and core nodes at a typeVersion n8n 2.41.1 and 1.123.81 both have', () => {
 			for (const node of workflow.nodes) {
 				if (OUR_TYPES.has(node.type)) {
-					expect(node.typeVersion).toBe(1);
+					// New users start on the newest behaviour.
+					expect([node.name, node.typeVersion]).toEqual([
+						node.name,
+						newestVersion(ourDescription(node.type)),
+					]);
 				} else {
 					expect(Object.keys(CORE_NODE_VERSIONS)).toContain(node.type);
 					expect([node.type, node.typeVersion]).toEqual([node.type, CORE_NODE_VERSIONS[node.type]]);
@@ -223,18 +234,25 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 
 	const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
-	it('(a) Gmail → Run Create: one Run per email with all its attachments, one flat row for Google Sheets', async () => {
+	it('(a) Gmail → Run Create: one Run per email with all its attachments, one sheet-ready row; a failed email to Needs review with what to do', async () => {
 		const workflow = loadExample('gmail-invoices-to-google-sheets.json');
 		const node = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
 		expect(successors(workflow, 'Gmail Trigger')).toEqual([node.name]);
-		const sheets = nodeNamed(workflow, successors(workflow, node.name)[0]);
-		expect(sheets.type).toBe('n8n-nodes-base.googleSheets');
-		expect(sheets.parameters.operation).toBe('append');
+		// Success to one sheet, n8n's error output to another.
+		expect(node.onError).toBe('continueErrorOutput');
+		const [toRows, toReview] = (workflow.connections[node.name].main ?? []).map((targets) =>
+			nodeNamed(workflow, targets![0].node),
+		);
+		for (const sheets of [toRows, toReview]) {
+			expect(sheets.type).toBe('n8n-nodes-base.googleSheets');
+			expect(sheets.parameters.operation).toBe('append');
+		}
 		// What Gmail Trigger emits with Simplify off and Download Attachments on.
 		const gmailItem = {
 			json: {
 				id: '18f2c0ffee000001',
 				threadId: '18f2c0ffee000001',
+				date: '2026-03-02T09:14:00.000Z',
 				subject: 'Invoices March',
 				from: { text: 'billing@vendor.example' },
 			},
@@ -251,42 +269,61 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 				},
 			},
 		};
+		const noAttachment = { json: { ...gmailItem.json, id: '18f2c0ffee000002' } };
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			typeVersion: node.typeVersion,
 			nodeName: node.name,
+			onError: node.onError,
 			credentials,
 			parameters: withDemoAgent(node.parameters),
-			inputItems: [gmailItem],
+			inputItems: [gmailItem, noAttachment],
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items).toHaveLength(1);
-		const row = result.items[0].json;
+		const [rows, review] = result.outputs;
+		expect(rows).toHaveLength(1);
+		const row = rows[0].json;
 		expect(row).toMatchObject({
 			status: 'success',
 			agent_id: INVOICES,
 			user_defined_id: gmailItem.json.id,
-			files: ['INV-3001.pdf', 'INV-3002.pdf'],
+			files: 'INV-3001.pdf, INV-3002.pdf',
 		});
-		for (const prompt of ['Invoice number', 'Invoice date', 'Vendor', 'Total amount'])
-			expect(row[prompt]).not.toBeNull();
-		// Google Sheets' auto-map makes one row of it: a column per top-level field (lists and
-		// multi-field Prompts such as "Total amount" are written as JSON text).
-		expect(Object.keys(row)).toEqual(
-			expect.arrayContaining(['run_id', 'status', 'run_url', 'files', 'Invoice number']),
-		);
+		// Google Sheets' auto-map makes one row of it, a column per field: the Prompt values
+		// first, every cell a value a sheet shows as it is (no object, no JSON).
+		expect(Object.keys(row).slice(0, 3)).toEqual(['Invoice number', 'Invoice date', 'Vendor']);
+		for (const [column, cell] of Object.entries(row)) {
+			expect({ column, isObject: cell !== null && typeof cell === 'object' }).toEqual({
+				column,
+				isObject: false,
+			});
+			expect(String(cell)).not.toMatch(/^[[{]|\[object Object\]/);
+		}
+		// The email without attachments goes to Needs review: every field its columns read is there.
+		expect(review).toHaveLength(1);
+		const failed = review[0].json as IDataObject & { error: IDataObject };
+		expect(failed.error.message).toBe('Item 2 has no files (binary data)');
+		for (const field of jsonFieldsRead(toReview.parameters).filter((f) => f !== 'error'))
+			expect(failed).toHaveProperty([field]);
+		expect(JSON.stringify(toReview.parameters)).toContain('$json.error.message');
+		expect(JSON.stringify(toReview.parameters)).toContain('$json.error.description');
 	});
 
-	it('(b) Trigger → Download Templated Output (xlsx) → Send Email: the file is where the email attaches it from', async () => {
+	it('(b) Trigger → Download Templated Output (xlsx) → Send with Gmail: the file is where the email attaches it from', async () => {
 		const workflow = loadExample('finished-run-to-excel-by-email.json');
 		const trigger = nodeOfType(workflow, EXTRACTION_AGENTS_TRIGGER_TYPE);
 		const download = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'downloadTemplatedOutput');
 		const email = nodeNamed(workflow, successors(workflow, download.name)[0]);
 		expect(successors(workflow, trigger.name)).toEqual([download.name]);
-		expect(email.type).toBe('n8n-nodes-base.emailSend');
-		expect((email.parameters.options as IDataObject).attachments).toBe(
+		expect(email.type).toBe('n8n-nodes-base.gmail');
+		const attachments = (
+			(email.parameters.options as IDataObject).attachmentsUi as {
+				attachmentsBinary: Array<{ property: string }>;
+			}
+		).attachmentsBinary;
+		expect(attachments.map((attachment) => attachment.property)).toEqual([
 			download.parameters.binaryPropertyName,
-		);
+		]);
 
 		const { pollTimes: _pollTimes, ...triggerParameters } = trigger.parameters;
 		const poller = createPoller({
@@ -323,7 +360,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		for (const name of jsonFieldsRead(email.parameters)) expect(item.json).toHaveProperty([name]);
 	});
 
-	it('(c) Drive files → Aggregate (include binaries) → Run Create: one Run with every file', async () => {
+	it('(c) Drive files → Aggregate (include binaries) → Run Create → sheet: one Run with every file', async () => {
 		const workflow = loadExample('google-drive-folder-as-one-run.json');
 		const aggregate = nodeOfType(workflow, 'n8n-nodes-base.aggregate');
 		const create = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
@@ -438,7 +475,17 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(result.error).toBeUndefined();
 		const runs = result.outputOf(create.name);
 		expect(runs).toHaveLength(1);
-		expect(runs[0].json).toMatchObject({ status: 'success', agent_id: INVOICES, files });
+		expect(runs[0].json).toMatchObject({
+			status: 'success',
+			agent_id: INVOICES,
+			files: files.join(', '),
+		});
+		// The Run ends in a sheet.
+		const sheets = nodeNamed(workflow, successors(workflow, create.name)[0]);
+		expect([sheets.type, sheets.parameters.operation]).toEqual([
+			'n8n-nodes-base.googleSheets',
+			'append',
+		]);
 		expect(String(runs[0].json.user_defined_id)).toMatch(/^drive-folder-\d{4}-\d{2}-\d{2}$/);
 		const uploads = emulator
 			.requestsSince(seq)

@@ -47,7 +47,7 @@ export const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 export const CORE_NODE_VERSIONS: Record<string, number> = {
 	'n8n-nodes-base.gmailTrigger': 1.3,
 	'n8n-nodes-base.googleSheets': 4.7,
-	'n8n-nodes-base.emailSend': 2.1,
+	'n8n-nodes-base.gmail': 2.1,
 	'n8n-nodes-base.googleDrive': 3,
 	'n8n-nodes-base.aggregate': 1,
 	'n8n-nodes-base.summarize': 1.1,
