@@ -118,8 +118,33 @@ describe('Run → Create', () => {
 			expect(item.pairedItem).toEqual({ item: 0 });
 			expect(item.json).toMatchObject({ status: 'success' });
 			expect(typeof item.json.reasoning).toBe('string');
-			expect(Array.isArray(item.json.citations)).toBe(true);
+			// Node version 1.2: citations as text a cell shows, e.g. "INV-2001.pdf p. 1".
+			expect(item.json.citations).toMatch(/^INV-2001\.pdf p\. \d+/);
 		}
+		// "Total amount" (a form Prompt): its value as one column per field.
+		expect(Object.keys(result.items[3].json)).toEqual(
+			expect.arrayContaining(['value › amount', 'value › currency']),
+		);
+	});
+
+	it('version 1.2: a Prompt whose value is a list gives one row per entry, numbered', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({ output: 'promptResult' }, DEMO_AGENT_IDS.purchaseOrders),
+			inputItems: [{ binary: { data: { data: pdf('po'), fileName: 'PO-7.pdf' } } }],
+		});
+		expect(result.error).toBeUndefined();
+		const runId = result.items[0].json.run_id as number;
+		const served = ctx.emulator.getRun(DEMO_AGENT_IDS.purchaseOrders, runId) as {
+			data: Record<string, { value: unknown }>;
+		};
+		const lines = served.data['Line items'].value as string[];
+		const lineRows = result.items.filter((item) => item.json.prompt === 'Line items');
+		expect(lineRows.map((item) => [item.json.entry, item.json.value])).toEqual(
+			lines.map((line, index) => [index + 1, line]),
+		);
+		expect(result.items.find((item) => item.json.prompt === 'PO number')?.json.entry).toBeNull();
 	});
 
 	it('returns the Run at once, still running, when Wait for Completion is off, and sends the user-defined ID and due date', async () => {

@@ -172,9 +172,55 @@ export function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
 	});
 }
 
+/** Citations as one cell's text: `invoice.pdf p. 1, 2; terms.pdf p. 4`. */
+function citationsText(citations: unknown): string {
+	if (!Array.isArray(citations)) return '';
+	return citations
+		.map((citation: IDataObject) => {
+			const pages = Array.isArray(citation?.pages) ? citation.pages : [];
+			const file = typeof citation?.file === 'string' ? citation.file : '';
+			return pages.length > 0 ? `${file} p. ${pages.join(', ')}`.trim() : file;
+		})
+		.filter((text) => text !== '')
+		.join('; ');
+}
+
+/**
+ * "One item per Prompt result" from node version 1.2, rows a sheet takes as they are: a
+ * Prompt whose value is a list (e.g. line items) gives one row per entry, numbered in
+ * `entry`; an object value becomes columns `value › field`; citations are text.
+ */
+export function sheetRowsOfPromptResults(run: Run): IDataObject[] {
+	return promptResultRows(run, true).flatMap((row) => {
+		const base: IDataObject = {
+			run_id: row.run_id,
+			agent_id: row.agent_id,
+			user_defined_id: row.user_defined_id,
+			prompt: row.prompt,
+			status: row.status,
+		};
+		const withText = (target: IDataObject): IDataObject => {
+			target.reasoning = row.reasoning;
+			target.citations = citationsText(row.citations);
+			return target;
+		};
+		if (!Array.isArray(row.value)) {
+			const target: IDataObject = { ...base, entry: null };
+			addColumns(target, 'value', row.value ?? null);
+			return [withText(target)];
+		}
+		if (row.value.length === 0) return [withText({ ...base, entry: null, value: null })];
+		return row.value.map((entryValue, index) => {
+			const target: IDataObject = { ...base, entry: index + 1 };
+			addColumns(target, 'value', entryValue ?? null);
+			return withText(target);
+		});
+	});
+}
+
 /**
  * The items one Run becomes, per the node's Simplify and Output settings; `sheetReady`
- * (node version 1.2) shapes simplified Runs as sheetRowOfRun does.
+ * (node version 1.2) shapes simplified Runs as sheetRowOfRun and sheetRowsOfPromptResults do.
  */
 export function runToItemsJson(
 	run: Run,
@@ -182,7 +228,10 @@ export function runToItemsJson(
 	mode: RunOutputMode,
 	options: { sheetReady?: boolean } = {},
 ): IDataObject[] {
-	if (mode === 'promptResult') return promptResultRows(run, simplify);
+	if (mode === 'promptResult')
+		return simplify && options.sheetReady
+			? sheetRowsOfPromptResults(run)
+			: promptResultRows(run, simplify);
 	if (!simplify) return [run];
 	return [options.sheetReady ? sheetRowOfRun(run) : simplifyRun(run)];
 }
