@@ -19,6 +19,21 @@ export const WAIT_SCHEDULE = {
 	maxReadsInFlight: 8,
 };
 
+/**
+ * A signal that fires when either fires. Written out rather than AbortSignal.any, which
+ * Node.js has only from 20.3 (n8n does not enforce the package's `engines`).
+ */
+function eitherSignal(first: AbortSignal, second: AbortSignal | undefined): AbortSignal {
+	if (!second) return first;
+	if (first.aborted) return first;
+	if (second.aborted) return second;
+	const either = new AbortController();
+	const abort = () => either.abort();
+	first.addEventListener('abort', abort, { once: true });
+	second.addEventListener('abort', abort, { once: true });
+	return either.signal;
+}
+
 /** The Run's identity, put on every error the wait ends with so a workflow can route it. */
 export function runErrorFields(run: Run): IDataObject {
 	return {
@@ -82,6 +97,8 @@ export class RunWaiter {
 
 	private readsInFlight = 0;
 
+	private loopSignal: AbortSignal | undefined;
+
 	constructor(
 		private readonly context: IExecuteFunctions,
 		/** The execution's cancel signal. */
@@ -111,7 +128,9 @@ export class RunWaiter {
 			this.waiting.add(entry);
 			if (!this.looping) {
 				this.looping = true;
-				void this.loop();
+				// The loop settles every wait, so an error in it must too: otherwise Timeout
+				// and Cancel stop working and the execution hangs.
+				this.loop().catch((error: unknown) => this.failEveryWait(error));
 			}
 		});
 	}
@@ -125,9 +144,9 @@ export class RunWaiter {
 	}
 
 	private async loop(): Promise<void> {
-		const signal = this.cancelSignal
-			? AbortSignal.any([this.cancelSignal, this.stopSignal])
-			: this.stopSignal;
+		// One combined signal per waiter, whatever the number of times the loop starts.
+		this.loopSignal ??= eitherSignal(this.stopSignal, this.cancelSignal);
+		const signal = this.loopSignal;
 		for (;;) {
 			if (signal.aborted) {
 				for (const entry of [...this.waiting]) this.settle(entry, this.interruptedError(entry));
@@ -178,6 +197,24 @@ export class RunWaiter {
 				const now = Date.now();
 				entry.nextCheckMs = now + this.intervalMs(entry, now);
 			});
+	}
+
+	/** Ends every wait after an error in the loop itself, naming each Run so none is lost. */
+	private failEveryWait(error: unknown): void {
+		this.looping = false;
+		const reason = error instanceof Error ? error.message : String(error);
+		for (const entry of [...this.waiting]) {
+			const { run } = entry;
+			const failure = new NodeOperationError(
+				this.context.getNode(),
+				`Waiting for Run ${run.run_id} stopped because of an error in the node`,
+				{
+					description: `The Run goes on in the service${run.run_url ? ` (${run.run_url})` : ''}: fetch it later with Run → Get (Agent ${run.agent_id}, Run ${run.run_id}) or the Extraction Agents Trigger. The error was: ${reason}. If this keeps happening, report it with this message.`,
+					itemIndex: entry.itemIndex,
+				},
+			);
+			this.settle(entry, attachErrorItemFields(failure, runErrorFields(run)));
+		}
 	}
 
 	private settle(entry: WaitingRun, outcome: Run | Error): void {
