@@ -109,8 +109,10 @@ export interface SessionOptions {
 	triggerPollSeconds?: number | 'minute';
 	/** Workflows to import; all of them by default. */
 	workflows?: WorkflowJson[];
-	/** More workflows to import (and publish) beside `workflows`. */
-	moreWorkflows?: WorkflowJson[];
+	/** More workflows to import (and publish) beside `workflows`; a function gets the session's folders. */
+	moreWorkflows?:
+		| WorkflowJson[]
+		| ((folders: { inputDir: string; outputDir: string }) => WorkflowJson[]);
 	/** More credentials to import beside the Extraction Agents one (e.g. an OpenAI one). */
 	moreCredentials?: unknown[];
 	/** Also import the package's examples/*.json (never published); default true. */
@@ -246,7 +248,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 				includeFullRun: false,
 			}),
 		]),
-		...(options.moreWorkflows ?? []),
+		...(typeof options.moreWorkflows === 'function'
+			? options.moreWorkflows({ inputDir, outputDir })
+			: (options.moreWorkflows ?? [])),
 	];
 	const examples = options.examples === false ? [] : exampleWorkflows();
 	await timed('import', async () => {

@@ -24,6 +24,13 @@ import {
 	errorOutputWorkflow,
 } from './error-output';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
+import {
+	SHEET_READY_FILES,
+	SHEET_READY_WEBHOOK_PATH,
+	SHEET_READY_WORKFLOW_ID,
+	sheetReadyCells,
+	sheetReadyWorkflow,
+} from './sheet-ready';
 import { shapeRunsByFileName } from '../node/fixtures';
 import { startScriptedModel, type ScriptedModel } from './scripted-model';
 import {
@@ -83,7 +90,12 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			serviceUrl: emu.url,
 			apiKey: emu.keys.alice,
 			triggerPollSeconds: POLL_SECONDS,
-			moreWorkflows: [aiAgentToolWorkflow(), aiAgentCreateRunWorkflow(), errorOutputWorkflow()],
+			moreWorkflows: ({ outputDir }) => [
+				aiAgentToolWorkflow(),
+				aiAgentCreateRunWorkflow(),
+				errorOutputWorkflow(),
+				sheetReadyWorkflow(outputDir),
+			],
 			// Published by test (g) itself: its polls of every Agent would otherwise mix with the
 			// requests the AI Agent's questions cause.
 			publishLater: [WORKFLOW_IDS.triggerAll],
@@ -224,6 +236,37 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		});
 		process.stderr.write(
 			`[e2e] (i) n8n ${VERSION}: ${extracted.length} item on success, ${review.length} on error: ${review.map((json) => `${json.document} → ${String(json.error.message)}`).join('; ')}\n`,
+		);
+	});
+
+	test('(j) sheet-ready rows through n8n’s Convert to File: CSV and XLSX with no [object Object] and no JSON in a cell', async () => {
+		const res = await callWebhook(session.server.url, SHEET_READY_WEBHOOK_PATH);
+		expect(res.status).toBe(200);
+		const [latest] = await session.waitForExecutions(SHEET_READY_WORKFLOW_ID, 1, 60_000);
+		expect(latest.status).toBe('success');
+		const cells = await sheetReadyCells(session.outputDir);
+		for (const file of SHEET_READY_FILES) {
+			const [header, ...rows] = cells[file];
+			expect({ file, rows: rows.length }).toEqual({
+				file,
+				rows: file.startsWith('run-rows') ? 2 : expect.any(Number),
+			});
+			for (const [index, row] of rows.entries())
+				for (const [column, cell] of row.entries())
+					expect({ file, row: index + 2, column: header[column], cell }).toEqual({
+						file,
+						row: index + 2,
+						column: header[column],
+						cell: expect.not.stringMatching(/\[object Object\]|^\s*[[{]/),
+					});
+		}
+		const [runHeader] = cells['run-rows.csv'];
+		expect(runHeader).toEqual(expect.arrayContaining(['Line items', 'Total amount › currency']));
+		const [promptHeader, ...promptRows] = cells['prompt-rows.csv'];
+		const entryColumn = promptHeader.indexOf('entry');
+		expect(promptRows.some((row) => row[entryColumn] === '1')).toBe(true);
+		process.stderr.write(
+			`[e2e] (j) n8n ${VERSION}: ${SHEET_READY_FILES.map((file) => `${file} ${cells[file].length - 1} rows × ${cells[file][0].length} columns`).join(', ')}; no object or JSON in any cell\n`,
 		);
 	});
 
