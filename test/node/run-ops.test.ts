@@ -355,7 +355,9 @@ describe('retries on reads', () => {
 			credentials: ctx.credentials,
 			parameters: runOp('get', { run: runById(run.run_id) }),
 		});
-		expect(result.error?.message).toBe('The Extraction Agents service sent an incomplete answer for the Run');
+		expect(result.error?.message).toBe(
+			'The Extraction Agents service sent an incomplete answer for the Run',
+		);
 	});
 });
 

@@ -414,7 +414,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			kind: 'missing-fields',
 		});
 		expect(result.items).toEqual([]);
-		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the Run');
+		expect(error?.message).toBe(
+			'The Extraction Agents service sent an incomplete answer for the Run',
+		);
 		expect(sent).toHaveLength(1);
 	});
 
@@ -422,7 +424,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 		const { error, posts, runs } = await createRun([
 			{ match: { method: 'POST', path: RUN_CREATE }, kind: 'missing-fields' },
 		]);
-		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the Run');
+		expect(error?.message).toBe(
+			'The Extraction Agents service sent an incomplete answer for the Run',
+		);
 		expect(error?.description).toContain('may have been created');
 		expect(posts).toHaveLength(1);
 		expect(runs).toHaveLength(1);
@@ -437,7 +441,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 				dropFields: ['id'],
 			},
 		);
-		expect(error?.message).toBe(`The Extraction Agents service sent an incomplete answer for Agent ${INVOICES}`);
+		expect(error?.message).toBe(
+			`The Extraction Agents service sent an incomplete answer for Agent ${INVOICES}`,
+		);
 		expect(error?.description).toContain('it had no id');
 	});
 
@@ -466,7 +472,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 				dropFields: ['api_key'],
 			},
 		);
-		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the new API key');
+		expect(error?.message).toBe(
+			'The Extraction Agents service sent an incomplete answer for the new API key',
+		);
 		expect(error?.description).toContain('it had no api_key');
 		expect(error?.description).toContain('delete the new one');
 	});
@@ -488,7 +496,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 				dropFields: ['output_templates'],
 			},
 		);
-		expect(error?.message).toBe(`The Extraction Agents service sent an incomplete answer for Agent ${INVOICES}`);
+		expect(error?.message).toBe(
+			`The Extraction Agents service sent an incomplete answer for Agent ${INVOICES}`,
+		);
 		expect(sent).toEqual([`GET /agents/${INVOICES}`]);
 	});
 
@@ -520,7 +530,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			{ match: { method: 'GET', path }, kind: 'missing-fields', dropFields: [field] },
 		);
 		expect(result.items).toEqual([]);
-		expect(error?.message).toBe(`The Extraction Agents service sent an incomplete answer for ${what}`);
+		expect(error?.message).toBe(
+			`The Extraction Agents service sent an incomplete answer for ${what}`,
+		);
 	});
 
 	it('Access Log → Query: an answer without events', async () => {
@@ -528,7 +540,9 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 			{ resource: 'accessLog', operation: 'query', startTime: '2020-01-01T00:00:00Z', limit: 3 },
 			{ match: { method: 'PUT' }, kind: 'missing-fields', dropFields: ['events'] },
 		);
-		expect(error?.message).toBe('The Extraction Agents service sent an incomplete answer for the access-log query');
+		expect(error?.message).toBe(
+			'The Extraction Agents service sent an incomplete answer for the access-log query',
+		);
 	});
 
 	it('Run → Get Many (Return All): a page without total_pages still gives every Run', async () => {
