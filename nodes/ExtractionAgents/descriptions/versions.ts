@@ -19,6 +19,8 @@ export const SINCE = {
 	metadataJsonStartsEmpty: 1.1,
 	/** Run → Create uploads all files of the item by default (the field `data` before). */
 	allFilesByDefault: 1.2,
+	/** All Files of the Item leaves out images an email shows inside its text (logos). */
+	skipInlineImages: 1.2,
 	/** Simplified Runs: Prompt values first, objects as columns, lists as text. */
 	sheetReadyRuns: 1.2,
 	/** Download Templated Output picks the template with a resource locator (a dropdown before). */

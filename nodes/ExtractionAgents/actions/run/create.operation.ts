@@ -120,6 +120,11 @@ export const description = updateDisplayOptions({ show }, properties);
 const STILL_RUNNING_HINT =
 	'The Runs are still running: Wait for Completion is off, so the node returned each Run as soon as the service took the files. Get the results later with Run → Get or the Extraction Agents Trigger, or turn Wait for Completion on.';
 
+/** Said once per execution, so that leaving out an email's inline images is never silent. */
+function inlineImagesHint(fileNames: string[]): string {
+	return `Images shown inside an email's text (${fileNames.join(', ')}) were not uploaded: they are logos or signatures, not documents. To upload them, set Files to Specific File Fields and name their fields.`;
+}
+
 /**
  * Adds an execution hint once per execution (n8n shows hints in the output pane). Older n8n
  * versions without execution hints simply show none.
@@ -212,7 +217,9 @@ export async function execute(
 	const files = await filesForUpload(
 		this,
 		itemIndex,
-		selectFiles(this, item, itemIndex, source, fieldValue),
+		selectFiles(this, item, itemIndex, source, fieldValue, (skipped) =>
+			hintOnce(this, cache, inlineImagesHint(skipped)),
+		),
 	);
 	const body = encodeMultipartStream(files, fields);
 

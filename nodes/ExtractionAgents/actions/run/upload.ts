@@ -1,6 +1,7 @@
 import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { BINARY_ENCODING, NodeOperationError } from 'n8n-workflow';
 import type { MultipartFile } from '../../transport/multipart';
+import { hasBehaviour } from '../../descriptions/versions';
 
 import {
 	MAX_FILE_BYTES,
@@ -69,6 +70,38 @@ function fieldDescribedBy(
 	);
 }
 
+/** The email's HTML as Gmail, Outlook and Email Trigger (IMAP) items carry it, if any. */
+function emailHtmlOf(item: INodeExecutionData): string | undefined {
+	for (const key of ['html', 'textAsHtml', 'bodyHtml']) {
+		const value = item.json[key];
+		if (typeof value === 'string' && value !== '') return value;
+	}
+	const body = item.json.body as { content?: unknown; contentType?: unknown } | undefined;
+	if (body && typeof body.content === 'string' && body.contentType === 'html') return body.content;
+	return undefined;
+}
+
+/**
+ * An image the email shows inside its text (a logo, a signature) rather than an attached
+ * document: the HTML refers to it by Content-ID (`cid:image001.png@…`, Outlook) or names it
+ * in an <img> of a `cid:` source (`alt="image.png"`, Gmail). A photo attached to the email is
+ * not referred to, so it is still sent.
+ */
+function isShownInEmailText(item: INodeExecutionData, binary: IBinaryData): boolean {
+	if (!binary.mimeType?.startsWith('image/') || !binary.fileName) return false;
+	const html = emailHtmlOf(item);
+	if (!html) return false;
+	const name = binary.fileName.toLowerCase();
+	const text = html.toLowerCase();
+	if (text.includes(`cid:${name}`)) return true;
+	for (const img of text.match(/<img\b[^>]*>/g) ?? []) {
+		if (!/src\s*=\s*["']?cid:/.test(img)) continue;
+		const alt = /alt\s*=\s*["']([^"']*)["']/.exec(img)?.[1];
+		if (alt === name) return true;
+	}
+	return false;
+}
+
 function kindOf(value: unknown): string {
 	if (value === null) return 'empty (null)';
 	if (Array.isArray(value)) return 'a list';
@@ -91,7 +124,8 @@ function noFilesError(context: IExecuteFunctions, itemIndex: number): NodeOperat
 /**
  * The files of the item that become files of the Run: every binary field ("all"), or what
  * Input Binary Fields gives — comma-separated field names, a binary object from an
- * expression, or a list of either.
+ * expression, or a list of either. From node version 1.2, "all" leaves out the images an
+ * email shows inside its text; `onInlineImagesSkipped` hears their names.
  */
 export function selectFiles(
 	context: IExecuteFunctions,
@@ -99,12 +133,32 @@ export function selectFiles(
 	itemIndex: number,
 	source: 'fields' | 'all',
 	fieldValue: unknown,
+	onInlineImagesSkipped?: (fileNames: string[]) => void,
 ): ChosenFile[] {
 	const binaries = item.binary ?? {};
 	const available = Object.keys(binaries);
 	if (source === 'all') {
 		if (available.length === 0) throw noFilesError(context, itemIndex);
-		return available.map((field) => ({ field, binary: binaries[field] }));
+		const all = available.map((field) => ({ field, binary: binaries[field] }));
+		if (!hasBehaviour(context.getNode(), 'skipInlineImages')) return all;
+		const attached = all.filter(({ binary }) => !isShownInEmailText(item, binary));
+		if (attached.length < all.length) {
+			onInlineImagesSkipped?.(
+				all.filter((file) => !attached.includes(file)).map(({ binary }) => binary.fileName ?? ''),
+			);
+		}
+		if (attached.length === 0) {
+			throw new NodeOperationError(
+				context.getNode(),
+				`Item ${itemIndex + 1} has only images shown inside the email text, no attached document`,
+				{
+					description:
+						'Images placed in an email’s text (logos, signatures) are not sent. To send them anyway, choose Specific File Fields and name them (e.g. attachment_0).',
+					itemIndex,
+				},
+			);
+		}
+		return attached;
 	}
 	const entries = Array.isArray(fieldValue) ? fieldValue : [fieldValue];
 	const chosen: ChosenFile[] = [];
