@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { sleepUnlessCancelled } from '../transport/cancellation';
-import { fetchRun, isRunFinished, type Run } from './runs';
+import { serviceRequest } from '../transport/serviceRequest';
+import { fetchRun, flattenRunList, isRunFinished, type Run } from './runs';
 
 /**
  * How often a waiting Run is read: every 10 % of its age, at least every second, so a
@@ -17,6 +18,17 @@ export const WAIT_SCHEDULE = {
 	tickMs: 200,
 	/** Status reads in flight at once, whatever the number of Runs waited for. */
 	maxReadsInFlight: 8,
+	/**
+	 * With two or more Runs of one Agent waited for, one page of the Agent's Run list shows
+	 * the status of them all; a Run is then read singly only once the list shows it finished
+	 * (for its full results) or when the list does not show it. Off = every Run read singly
+	 * (what `npm run bench` compares against).
+	 */
+	statusFromRunList: true,
+	/** The page asked for: room for the Runs waited for and as many others created meanwhile. */
+	runListPageSize: (waiting: number) => Math.min(1000, 2 * waiting + 50),
+	/** Lists in a row that showed none of the Runs waited for before the Agent is read Run by Run. */
+	runListMissesAllowed: 2,
 };
 
 /**
@@ -79,6 +91,8 @@ interface WaitingRun {
 	deadlineMs: number;
 	nextCheckMs: number;
 	reading: boolean;
+	/** The Run list showed it finished, or did not show it: the next check is a single read. */
+	readSingly: boolean;
 	lastFailure?: Error;
 	resolve(run: Run): void;
 	reject(error: Error): void;
@@ -92,6 +106,9 @@ interface WaitingRun {
  */
 export class RunWaiter {
 	private readonly waiting = new Set<WaitingRun>();
+
+	/** Per Agent: whether its Run list is being read, and how many lists in a row missed. */
+	private readonly runLists = new Map<number, { listing: boolean; misses: number }>();
 
 	private looping = false;
 
@@ -121,6 +138,7 @@ export class RunWaiter {
 				deadlineMs: now + options.timeoutMs,
 				nextCheckMs: now,
 				reading: false,
+				readSingly: false,
 				resolve,
 				reject,
 			};
@@ -160,7 +178,9 @@ export class RunWaiter {
 				.sort((a, b) => a.nextCheckMs - b.nextCheckMs);
 			for (const entry of due) {
 				if (this.readsInFlight >= WAIT_SCHEDULE.maxReadsInFlight) break;
-				this.check(entry);
+				const agentId = Number(entry.run.agent_id);
+				if (entry.readSingly || !this.listsRunsOf(agentId)) this.check(entry);
+				else if (!this.runLists.get(agentId)?.listing) this.checkByList(agentId);
 			}
 			// Decided in the same synchronous step as the last settle, so that a Run
 			// added after this point starts a new loop.
@@ -172,8 +192,88 @@ export class RunWaiter {
 		}
 	}
 
+	/** Whether the Agent's Run list is worth reading rather than its Runs one by one. */
+	private listsRunsOf(agentId: number): boolean {
+		if (!WAIT_SCHEDULE.statusFromRunList) return false;
+		const list = this.runLists.get(agentId);
+		if (list && list.misses >= WAIT_SCHEDULE.runListMissesAllowed) return false;
+		return this.waitingFor(agentId).length >= 2;
+	}
+
+	private waitingFor(agentId: number): WaitingRun[] {
+		return [...this.waiting].filter((entry) => Number(entry.run.agent_id) === agentId);
+	}
+
+	/**
+	 * Reads one page of the Agent's Run list and updates every Run of it waited for. The
+	 * list's order is not promised (docs/service-notes.md #13): a Run it does not show is read
+	 * singly, and an Agent whose lists keep showing none of them is read Run by Run.
+	 */
+	private checkByList(agentId: number): void {
+		const list = this.runLists.get(agentId) ?? { listing: false, misses: 0 };
+		this.runLists.set(agentId, list);
+		const entries = this.waitingFor(agentId).filter((entry) => !entry.reading);
+		list.listing = true;
+		this.readsInFlight++;
+		const deadlineMs = Math.max(...entries.map((entry) => entry.deadlineMs));
+		serviceRequest(this.context, {
+			method: 'GET',
+			path: `/agents/${agentId}/runs`,
+			qs: { page_number: 0, page_size: WAIT_SCHEDULE.runListPageSize(entries.length) },
+			subject: { agentId },
+			itemIndex: entries[0]?.itemIndex,
+			deadlineMs,
+		})
+			.then(
+				({ body }) => {
+					const listed = new Map<number, Run>();
+					for (const run of flattenRunList(body) ?? []) listed.set(Number(run.run_id), run);
+					let shown = 0;
+					const now = Date.now();
+					for (const entry of entries) {
+						const run = listed.get(Number(entry.run.run_id));
+						if (run) shown++;
+						if (!this.waiting.has(entry) || entry.reading) continue;
+						entry.lastFailure = undefined;
+						if (run && !isRunFinished(run)) {
+							entry.run = { ...entry.run, status: run.status };
+							entry.nextCheckMs = now + this.intervalMs(entry, now);
+						} else {
+							// Finished: one read for its full results. Not shown: read it singly.
+							entry.readSingly = true;
+							entry.nextCheckMs = now;
+						}
+					}
+					list.misses = shown === 0 ? list.misses + 1 : 0;
+				},
+				(failure: unknown) => {
+					// A passing failure (after the transport's retries): the list is read again
+					// at the next check. Any other (a key that may read Runs but not list them)
+					// leaves the Agent's Runs to single reads.
+					const passing = isPassingFailure(failure);
+					if (!passing) list.misses = WAIT_SCHEDULE.runListMissesAllowed;
+					const now = Date.now();
+					for (const entry of entries) {
+						if (!this.waiting.has(entry) || entry.reading) continue;
+						if (passing) {
+							entry.lastFailure = failure as Error;
+							entry.nextCheckMs = now + this.intervalMs(entry, now);
+						} else {
+							entry.readSingly = true;
+							entry.nextCheckMs = now;
+						}
+					}
+				},
+			)
+			.finally(() => {
+				list.listing = false;
+				this.readsInFlight--;
+			});
+	}
+
 	private check(entry: WaitingRun): void {
 		entry.reading = true;
+		entry.readSingly = false;
 		this.readsInFlight++;
 		const agentId = Number(entry.run.agent_id);
 		const runId = Number(entry.run.run_id);
