@@ -8,6 +8,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { listSearch } from './methods';
 import { agentLocator, simplifyField } from './descriptions/parameters';
 import { optionsField } from './descriptions/options';
+import { TRIGGER_NODE_VERSIONS, triggerVersions } from './descriptions/versions';
 import { pollFinishedRuns } from './trigger/poll';
 
 export class ExtractionAgentsTrigger implements INodeType {
@@ -19,7 +20,8 @@ export class ExtractionAgentsTrigger implements INodeType {
 			dark: 'file:icons/extractionAgents.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		version: TRIGGER_NODE_VERSIONS,
+		defaultVersion: Math.max(...TRIGGER_NODE_VERSIONS),
 		subtitle:
 			'={{ "Runs finished: " + ($parameter["agentScope"] === "all" ? "all Agents" : "one Agent") }}',
 		description: 'Starts the workflow when a Run of an Extraction Agent finishes',
@@ -45,9 +47,40 @@ export class ExtractionAgentsTrigger implements INodeType {
 			},
 			{ ...agentLocator, displayOptions: { show: { agentScope: ['one'] } } },
 			{
+				displayName: 'Trigger On',
+				name: 'statuses',
+				type: 'multiOptions',
+				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', true) } },
+				default: ['success', 'failed'],
+				options: [
+					{ name: 'Run Succeeded', value: 'success' },
+					{
+						name: 'Run Failed',
+						value: 'failed',
+						description: 'One or more Prompts of the Run could not be answered',
+					},
+					{
+						name: 'Run Ended Another Way',
+						value: 'other',
+						description: 'An ending the service may add later, such as cancelled',
+					},
+				],
+				description: 'Which finished Runs start the workflow',
+			},
+			{
+				displayName: 'Simplify',
+				name: 'simplify',
+				type: 'boolean',
+				default: true,
+				displayOptions: { show: { '@version': triggerVersions('sheetReadyRuns', true) } },
+				description:
+					'Whether to return one row per Run, ready for a sheet: a column per Prompt with its value, then the Run’s ID, status and link. Off: the Run as the service sends it.',
+			},
+			{
 				displayName: 'Statuses',
 				name: 'statuses',
 				type: 'multiOptions',
+				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', false) } },
 				default: ['success', 'failed'],
 				options: [
 					{ name: 'Success', value: 'success' },
@@ -61,11 +94,15 @@ export class ExtractionAgentsTrigger implements INodeType {
 				],
 				description: 'Fire for Runs that finished with these statuses',
 			},
-			simplifyField({}),
+			{
+				...simplifyField({}),
+				displayOptions: { show: { '@version': triggerVersions('sheetReadyRuns', false) } },
+			},
 			{
 				displayName: 'Include Full Run',
 				name: 'includeFullRun',
 				type: 'boolean',
+				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', false) } },
 				default: true,
 				description:
 					'Whether to read each finished Run once more for the details only the single-Run read has: credits used, per-Prompt timings, citation regions and web citations (one extra request per Run)',
@@ -74,6 +111,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 				displayName: 'On Re-Activation',
 				name: 'onReactivation',
 				type: 'options',
+				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', false) } },
 				default: 'emit',
 				options: [
 					{
@@ -92,7 +130,47 @@ export class ExtractionAgentsTrigger implements INodeType {
 				description:
 					'What to do with the Runs that finished while the workflow was inactive, when it is activated again',
 			},
-			optionsField,
+			{
+				...optionsField,
+				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', false) } },
+			},
+			{
+				...optionsField,
+				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', true) } },
+				options: [
+					{
+						displayName: 'Include Full Run',
+						name: 'includeFullRun',
+						type: 'boolean',
+						default: true,
+						description:
+							'Whether to read each finished Run once more for what only that read gives: credits used, timings and where on the page each answer was found. Costs one request per Run.',
+					},
+					{
+						displayName: 'When Reactivated',
+						name: 'onReactivation',
+						type: 'options',
+						default: 'emit',
+						options: [
+							{
+								name: 'Catch Up',
+								value: 'emit',
+								description:
+									'Start the workflow once for every Run that finished while it was inactive',
+							},
+							{
+								name: 'Skip Them',
+								value: 'skip',
+								description: 'Only Runs that finish from now on start the workflow',
+							},
+						],
+						description:
+							'What to do, when the workflow is activated again, with the Runs that finished while it was inactive',
+					},
+					// Items in Parallel is the action node's: a trigger has no items to send.
+					...(optionsField.options ?? []).filter((option) => option.name === 'requestTimeout'),
+				],
+			},
 		],
 	};
 

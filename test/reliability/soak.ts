@@ -21,7 +21,7 @@
  * workflow does), and Runs listed late (a share of new Runs appears in the list seconds
  * after its `created` time). It too must emit every finished Run of the soak's Agents once.
  */
-import type { IDataObject, INodeExecutionData } from 'n8n-workflow';
+import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../emulator';
 import { createPoller, executeNode, type HarnessInputItem, type Poller } from '../harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
@@ -221,20 +221,23 @@ async function soak(
 	const { log } = options;
 	const credentials = { apiKey: emulator.keys.alice, baseUrl: emulator.url };
 	const requestOptions = { requestTimeout: options.requestTimeoutSeconds };
+	const withRequestOptions = (parameters: INodeParameters): INodeParameters => ({
+		...parameters,
+		options: { ...(parameters.options as INodeParameters), ...requestOptions },
+	});
 	const agentId = await newAgent(emulator, `soak ${options.runs}`);
 	const prefix = `soak-${options.seed}`;
 
 	// The trigger is activated before the faults start (activation reads the Agent's Runs).
 	const poller = createPoller({
-		parameters: { ...triggerParameters(agentId), options: requestOptions },
+		parameters: withRequestOptions(triggerParameters(agentId)),
 		credentials,
 	});
 	if ((await poller.poll()) !== null) throw new Error('activation emitted something');
 	const allAgents = createPoller({
-		parameters: {
-			...triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
-			options: requestOptions,
-		},
+		parameters: withRequestOptions(
+			triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+		),
 		credentials,
 	});
 	if ((await allAgents.poll()) !== null)

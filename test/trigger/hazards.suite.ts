@@ -494,8 +494,7 @@ describe('Extraction Agents Trigger: re-activation', () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, `paused ${onReactivation ?? 'default'}`);
 		const parameters = {
-			...triggerParameters(agentId, { includeFullRun: false }),
-			...(onReactivation ? { onReactivation } : {}),
+			...triggerParameters(agentId, { includeFullRun: false, onReactivation }),
 		};
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);
@@ -533,8 +532,7 @@ describe('Extraction Agents Trigger: re-activation', () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'restart with skip');
 		const parameters = {
-			...triggerParameters(agentId, { includeFullRun: false }),
-			onReactivation: 'skip',
+			...triggerParameters(agentId, { includeFullRun: false, onReactivation: 'skip' }),
 		};
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);

@@ -22,8 +22,10 @@ export interface TriggerParameterOverrides {
 	statuses?: string[];
 	simplify?: boolean;
 	includeFullRun?: boolean;
+	onReactivation?: 'emit' | 'skip';
 }
 
+/** The trigger's parameters at its newest version. */
 export function triggerParameters(
 	agentId: number | undefined,
 	overrides: TriggerParameterOverrides = {},
@@ -33,7 +35,11 @@ export function triggerParameters(
 		...(agentId !== undefined ? { agent: agentById(agentId) } : {}),
 		statuses: overrides.statuses ?? ['success', 'failed'],
 		simplify: overrides.simplify ?? true,
-		includeFullRun: overrides.includeFullRun ?? true,
+		// The newest version's place for them (version 1 had them at the top level).
+		options: {
+			includeFullRun: overrides.includeFullRun ?? true,
+			...(overrides.onReactivation ? { onReactivation: overrides.onReactivation } : {}),
+		},
 	};
 }
 

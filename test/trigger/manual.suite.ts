@@ -44,7 +44,7 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 			run_id: early,
 			agent_id: agentId,
 			status: 'failed',
-			files: ['early.pdf'],
+			files: 'early.pdf',
 		});
 		expect(typeof both[0].credits_used).toBe('number'); // Include Full Run: the single-Run read
 

@@ -19,6 +19,31 @@ const ctx = useEmulator({ runDurationMs: 60_000 });
 
 const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
 const PROMPTS = ['Invoice number', 'Invoice date', 'Vendor', 'Total amount']; // the Invoices Agent's, copied
+/** The sheet-ready row's columns: one or more per Prompt in order (`Total amount › currency`), then the Run's. */
+function promptsThenRunFields(item: IDataObject): boolean {
+	const keys = Object.keys(item);
+	const promptOf = (key: string) =>
+		PROMPTS.findIndex((name) => key === name || key.startsWith(`${name} › `));
+	const promptColumns = keys.slice(0, keys.length - SHEET_RUN_FIELDS.length);
+	const order = promptColumns.map(promptOf);
+	return (
+		order.every((index, n) => index >= 0 && (n === 0 || index >= order[n - 1])) &&
+		new Set(order).size === PROMPTS.length &&
+		keys.slice(promptColumns.length).join() === SHEET_RUN_FIELDS.join()
+	);
+}
+const SHEET_RUN_FIELDS = [
+	'run_id',
+	'status',
+	'run_url',
+	'files',
+	'user_defined_id',
+	'created',
+	'completed',
+	'failed_prompts',
+	'credits_used',
+	'agent_id',
+];
 const RUN_FIELDS = [
 	'run_id',
 	'agent_id',
@@ -117,16 +142,16 @@ describe('Extraction Agents Trigger: parameters', () => {
 			result = await oneRunFourWays();
 		});
 
-		it('Simplify on: one flat item with the Run fields and one key per Prompt, in order', () => {
+		it('Simplify on: one sheet-ready row, the Prompt values first in the Agent’s order, then the Run fields', () => {
 			const { item } = result.shapes['simple/full'];
-			expect(Object.keys(item)).toEqual([...RUN_FIELDS, ...PROMPTS]);
+			expect(promptsThenRunFields(item)).toEqual(true);
 			expect(item).toMatchObject({
 				run_id: result.runId,
 				agent_id: result.agentId,
 				status: 'success',
-				files: ['INV-4711.pdf'],
+				files: 'INV-4711.pdf',
 				user_defined_id: 'mail-42',
-				failed_prompts: [],
+				failed_prompts: '',
 			});
 			expect(item['Invoice number']).toBe('INV-4711');
 			expect(String(item.completed)).toMatch(/(Z|[+-]\d\d:\d\d)$/);
@@ -167,7 +192,7 @@ describe('Extraction Agents Trigger: parameters', () => {
 			const simple = result.shapes['simple/listed'];
 			const raw = result.shapes['raw/listed'];
 			expect(simple.item.credits_used).toBeNull();
-			expect(Object.keys(simple.item)).toEqual([...RUN_FIELDS, ...PROMPTS]);
+			expect(promptsThenRunFields(simple.item)).toEqual(true);
 			expect(raw.item).not.toHaveProperty('usage');
 			const prompt = (raw.item.data as Record<string, IDataObject>)['Invoice number'];
 			expect(prompt).not.toHaveProperty('start_time');

@@ -29,6 +29,29 @@ export const SINCE = {
 
 export type VersionedBehaviour = keyof typeof SINCE;
 
+/** The versions of the trigger node, and what each brought (see SINCE). */
+export const TRIGGER_NODE_VERSIONS = [1, 1.1];
+
+export const TRIGGER_SINCE = {
+	/** "Trigger On" for the statuses; Include Full Run and On Re-Activation under Options. */
+	settingsInOptions: 1.1,
+	/** Simplify gives the sheet-ready row of the action node's version 1.2. */
+	sheetReadyRuns: 1.1,
+} as const;
+
+export type TriggerBehaviour = keyof typeof TRIGGER_SINCE;
+
+/** `displayOptions.show['@version']` of the trigger versions with (or without) the behaviour. */
+export function triggerVersions(behaviour: TriggerBehaviour, has: boolean): DisplayCondition[] {
+	const since = TRIGGER_SINCE[behaviour];
+	return has ? [{ _cnd: { gte: since } }] : [{ _cnd: { lt: since } }];
+}
+
+/** Whether the trigger, at the version its workflow saved, has the behaviour. */
+export function triggerHasBehaviour(node: INode, behaviour: TriggerBehaviour): boolean {
+	return node.typeVersion >= TRIGGER_SINCE[behaviour];
+}
+
 /** `displayOptions.show['@version']` for the versions that have the behaviour. */
 export function versionsWith(behaviour: VersionedBehaviour): DisplayCondition[] {
 	return [{ _cnd: { gte: SINCE[behaviour] } }];

@@ -3,7 +3,8 @@ import { NodeOperationError } from 'n8n-workflow';
 import { listAgents } from '../helpers/agents';
 import { parseResourceId } from '../helpers/ids';
 import { fetchRun, isRunFinished, type Run } from '../helpers/runs';
-import { simplifyRun } from '../helpers/shapeRun';
+import { sheetRowOfRun, simplifyRun } from '../helpers/shapeRun';
+import { triggerHasBehaviour } from '../descriptions/versions';
 import { pollBudget } from './pollBudget';
 import {
 	ABSENT_AGENT_KEPT_MS,
@@ -44,10 +45,13 @@ function isActivationPoll(context: IPollFunctions): boolean {
 async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
 	const statuses = this.getNodeParameter('statuses', []) as string[];
 	const simplify = this.getNodeParameter('simplify', true) as boolean;
-	const includeFullRun = this.getNodeParameter('includeFullRun', true) as boolean;
+	const includeFullRun = triggerSetting(this, 'includeFullRun', true);
+	const sheetReady = triggerHasBehaviour(this.getNode(), 'sheetReadyRuns');
 	if (statuses.length === 0) {
 		throw new NodeOperationError(this.getNode(), 'No status selected', {
-			description: 'Choose Success, Failed or both under Statuses.',
+			description: triggerHasBehaviour(this.getNode(), 'settingsInOptions')
+				? 'Choose Run Succeeded, Run Failed or both under Trigger On.'
+				: 'Choose Success, Failed or both under Statuses.',
 		});
 	}
 	const scope = this.getNodeParameter('agentScope', 'one') as string;
@@ -59,14 +63,14 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		const full = includeFullRun
 			? await fetchRun(this, Number(run.agent_id), Number(run.run_id))
 			: run;
-		return [[{ json: shape(full, simplify) }]];
+		return [[{ json: shape(full, simplify, sheetReady) }]];
 	}
 
 	const now = Date.now();
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
 	const activationPoll = isActivationPoll(this);
-	const skipWhileInactive = (this.getNodeParameter('onReactivation', 'emit') as string) === 'skip';
+	const skipWhileInactive = triggerSetting<string>(this, 'onReactivation', 'emit') === 'skip';
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {
 		// First activation (or a re-activation that skips the meantime): every watched
@@ -163,7 +167,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
 	const items: INodeExecutionData[] = emitted
 		.filter((run) => hasChosenStatus(run, statuses))
-		.map((run) => ({ json: shape(run, simplify) }));
+		.map((run) => ({ json: shape(run, simplify, sheetReady) }));
 
 	stored.version = STATE_VERSION;
 	stored.activatedAt = state.activatedAt;
@@ -207,12 +211,26 @@ async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<
 }
 
 /** The Run as an item; a Run emitted from its list data keeps the error of its failed read. */
-function shape(run: Run, simplify: boolean): IDataObject {
+function shape(run: Run, simplify: boolean, sheetReady: boolean): IDataObject {
 	if (!simplify) return run;
+	const row = sheetReady ? sheetRowOfRun(run) : simplifyRun(run);
 	const readError = run[READ_ERROR_FIELD];
-	return readError === undefined
-		? simplifyRun(run)
-		: { ...simplifyRun(run), [READ_ERROR_FIELD]: readError };
+	return readError === undefined ? row : { ...row, [READ_ERROR_FIELD]: readError };
+}
+
+/**
+ * A setting at the top level (version 1) or under Options (1.1), where n8n's trigger
+ * convention puts what most users never change.
+ */
+function triggerSetting<T extends string | boolean>(
+	context: IPollFunctions,
+	name: 'includeFullRun' | 'onReactivation',
+	fallback: T,
+): T {
+	const path = triggerHasBehaviour(context.getNode(), 'settingsInOptions')
+		? `options.${name}`
+		: name;
+	return context.getNodeParameter(path, fallback) as T;
 }
 
 /** "Fetch Test Event": the newest finished Run, without touching the trigger's state. */
