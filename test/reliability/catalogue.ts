@@ -1,6 +1,7 @@
 /**
- * Prints the bad-input catalogue as the README's Markdown table, or with --write puts it
- * into README.md between the bad-inputs markers (bad-inputs.test.ts checks they match).
+ * Prints the bad-input catalogue as the Markdown table of docs/troubleshooting.md, or with
+ * --write puts it into that file between the bad-inputs markers (bad-inputs.test.ts checks
+ * they match).
  *
  *   npx tsx test/reliability/catalogue.ts [--write]
  */
@@ -10,14 +11,14 @@ import { CATALOGUE_END, CATALOGUE_START, renderCatalogue } from './bad-inputs';
 
 const table = renderCatalogue();
 if (process.argv.includes('--write')) {
-	const path = join(__dirname, '..', '..', 'README.md');
-	const readme = readFileSync(path, 'utf8');
-	const start = readme.indexOf(CATALOGUE_START);
-	const end = readme.indexOf(CATALOGUE_END);
+	const path = join(__dirname, '..', '..', 'docs', 'troubleshooting.md');
+	const page = readFileSync(path, 'utf8');
+	const start = page.indexOf(CATALOGUE_START);
+	const end = page.indexOf(CATALOGUE_END);
 	if (start < 0 || end < start)
-		throw new Error(`README.md has no ${CATALOGUE_START} … ${CATALOGUE_END} block`);
-	writeFileSync(path, readme.slice(0, start) + table + readme.slice(end + CATALOGUE_END.length));
-	console.log(`README.md: catalogue written (${table.split('\n').length - 4} rows)`);
+		throw new Error(`docs/troubleshooting.md has no ${CATALOGUE_START} … ${CATALOGUE_END} block`);
+	writeFileSync(path, page.slice(0, start) + table + page.slice(end + CATALOGUE_END.length));
+	console.log(`docs/troubleshooting.md: catalogue written (${table.split('\n').length - 4} rows)`);
 } else {
 	console.log(table);
 }
