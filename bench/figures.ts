@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 
 import type { Emulator } from '../test/emulator';
 import { createPoller, executeNode } from '../test/harness';
+import { WAIT_SCHEDULE } from '../nodes/ExtractionAgents/helpers/runWaiter';
 import type { UploadChildArgs } from './upload-child';
 
 const execFileP = promisify(execFile);
@@ -34,6 +35,9 @@ export interface BenchSizes {
 	/** Figure 6: items of one Create + Wait execution, and how long each Run takes. */
 	batchItems: number;
 	batchRunMs: number;
+	/** Figure 7: items of the large batch and of the batch under faults (statuses from the Run list vs single reads). */
+	listBatchItems: number;
+	faultBatchItems: number;
 }
 
 export const FULL: BenchSizes = {
@@ -47,6 +51,8 @@ export const FULL: BenchSizes = {
 	uploadReps: 3,
 	batchItems: 50,
 	batchRunMs: 3000,
+	listBatchItems: 500,
+	faultBatchItems: 20,
 };
 export const SMOKE: BenchSizes = {
 	label: 'smoke',
@@ -59,6 +65,8 @@ export const SMOKE: BenchSizes = {
 	uploadReps: 1,
 	batchItems: 6,
 	batchRunMs: 1000,
+	listBatchItems: 12,
+	faultBatchItems: 6,
 };
 
 /** `--smoke`, then overrides: `--files=8 --file-mib=128 --usage=100000 --runs=20000 --reps=7 --upload-reps=3` or BENCH_FILES, BENCH_FILE_MIB, BENCH_USAGE, BENCH_RUNS, BENCH_REPS, BENCH_UPLOAD_REPS. */
@@ -78,6 +86,7 @@ export function sizesFrom(argv: string[], env: NodeJS.ProcessEnv = process.env):
 		['reps', num('reps', 'BENCH_REPS')],
 		['uploadReps', num('upload-reps', 'BENCH_UPLOAD_REPS')],
 		['batchItems', num('batch-items', 'BENCH_BATCH_ITEMS')],
+		['listBatchItems', num('list-batch-items', 'BENCH_LIST_BATCH_ITEMS')],
 	];
 	for (const [key, value] of overrides) {
 		if (value !== undefined && Number.isFinite(value)) {
@@ -594,6 +603,12 @@ export interface BatchRun {
 	ms: number;
 	/** Run reads (GET /agents/{id}/runs/{run}) sent while the Runs were waited for. */
 	statusReads: number;
+	/** Run-list reads (GET /agents/{id}/runs) sent while the Runs were waited for. */
+	listReads: number;
+	/** Statuses from the Run list (ours) or every Run read singly (0.2.0's way). */
+	waitBy: 'list' | 'single reads';
+	/** Share of Run reads and lists answered 429 or 503. */
+	faultRate: number;
 	/** Highest RSS of this process (node, engine and emulator) sampled every 20 ms, minus RSS before. */
 	rssGrowth: number;
 	ok: boolean;
@@ -603,6 +618,8 @@ export interface BatchFigures {
 	rows: Row[];
 	/** Every execution measured, in order: one Run, then the batches. */
 	runs: BatchRun[];
+	/** Figure 7: the large batch and the batches under faults, each waited by list and by single reads. */
+	listRuns: BatchRun[];
 }
 
 /** The emulator as over the internet: 300 ms before each answer, uploads at 2 MB/s each. */
@@ -614,13 +631,16 @@ async function runBatch(
 	link: BatchRun['link'],
 	items: number,
 	itemsInParallel: number,
+	options: { waitBy?: BatchRun['waitBy']; faultRate?: number; docBytes?: number } = {},
 ): Promise<BatchRun> {
+	const waitBy = options.waitBy ?? 'list';
+	const faultRate = options.faultRate ?? 0;
 	const credentials = credentialsOf(emu);
 	const inputItems = Array.from({ length: items }, (_, n) => ({
 		json: { n },
 		binary: {
 			data: {
-				data: Buffer.alloc(300_000, n % 251),
+				data: Buffer.alloc(options.docBytes ?? 300_000, n % 251),
 				fileName: `invoice-${n}.pdf`,
 				mimeType: 'application/pdf',
 			},
@@ -629,8 +649,15 @@ async function runBatch(
 	const knobs = {
 		latencyMs: emu.knobs.latencyMs,
 		uploadBytesPerSecond: emu.knobs.uploadBytesPerSecond,
+		faultRate: emu.knobs.faultRate,
+		faultKinds: emu.knobs.faultKinds,
+		faultMethods: emu.knobs.faultMethods,
 	};
 	if (link === 'slow') Object.assign(emu.knobs, SLOW_LINK);
+	// Faults on reads only: a failed create is not retried (it could duplicate a Run).
+	if (faultRate > 0)
+		Object.assign(emu.knobs, { faultRate, faultKinds: ['429', '503'], faultMethods: ['GET'] });
+	WAIT_SCHEDULE.statusFromRunList = waitBy === 'list';
 	const seq = emu.lastSeq;
 	const rssBefore = process.memoryUsage.rss();
 	let rssPeak = rssBefore;
@@ -650,17 +677,29 @@ async function runBatch(
 			timeoutMs: 30 * 60_000,
 		});
 		const ms = performance.now() - t0;
-		const statusReads = emu
-			.requestsSince(seq)
-			.filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
+		const sent = emu.requestsSince(seq).filter((e) => e.method === 'GET');
+		const statusReads = sent.filter((e) => /\/runs\/\d+$/.test(e.path)).length;
+		const listReads = sent.filter((e) => /\/runs$/.test(e.path)).length;
 		const ok =
 			!result.error &&
 			result.items.length === items &&
 			result.items.every((item) => item.json.status === 'success');
-		return { link, itemsInParallel, items, ms, statusReads, rssGrowth: rssPeak - rssBefore, ok };
+		return {
+			link,
+			itemsInParallel,
+			items,
+			ms,
+			statusReads,
+			listReads,
+			waitBy,
+			faultRate,
+			rssGrowth: rssPeak - rssBefore,
+			ok,
+		};
 	} finally {
 		clearInterval(sampler);
 		Object.assign(emu.knobs, knobs);
+		WAIT_SCHEDULE.statusFromRunList = true;
 	}
 }
 
@@ -689,6 +728,7 @@ export async function benchBatch(
 				others.push(await runBatch(emu, 'slow', sizes.batchItems, parallel));
 		const runS = `${sizes.batchRunMs / 1000} s`;
 		const label = `${sizes.batchItems} items, Runs of ${runS}`;
+		const byList = await benchWaitByList(emu, sizes, oneRun, defaultParallel);
 		const timeRow = (link: string, one: BatchRun, ours: BatchRun, base: BatchRun): Row => ({
 			figure: `6. Create + Wait, ${label}, ${link}: wall time ÷ one Run's`,
 			ours: `${fmt(ours.ms / one.ms, 2)}× (${fmt(ours.ms, 0)} ms, Items in Parallel ${defaultParallel})`,
@@ -699,6 +739,7 @@ export async function benchBatch(
 		});
 		return {
 			runs: [oneRun, batch, sequential, slowOneRun, slowBatch, slowSequential, ...others],
+			listRuns: byList.runs,
 			rows: [
 				timeRow('loopback', oneRun, batch, sequential),
 				timeRow('300 ms a request, 2 MB/s uploads', slowOneRun, slowBatch, slowSequential),
@@ -726,11 +767,97 @@ export async function benchBatch(
 					goal: `≤ ${sizes.batchRunMs / 1000 + 1} s`,
 					met: oneRun.ok && oneRun.ms <= sizes.batchRunMs + 1000,
 				},
+				...byList.rows,
 			],
 		};
 	} finally {
 		emu.knobs.runDurationMs = duration;
 	}
+}
+
+/** Figure 7's documents: one scanned page each, so that the figure measures waiting, not uploading. */
+const LIST_BATCH_DOC_BYTES = 30_000;
+/** Figure 7's batches under faults, each way: the median of these is reported (faults vary a lot). */
+const FAULT_BATCH_REPS = 3;
+
+/**
+ * Figure 7: waiting for many Runs by the Agent's Run list (ours) against reading every Run
+ * singly (0.2.0's way), in the same run: a large batch on loopback, and a small batch with a
+ * quarter of the reads answered 429 or 503.
+ */
+async function benchWaitByList(
+	emu: Emulator,
+	sizes: BenchSizes,
+	oneRun: BatchRun,
+	parallel: number,
+): Promise<{ rows: Row[]; runs: BatchRun[] }> {
+	const large = (waitBy: BatchRun['waitBy']) =>
+		runBatch(emu, 'loopback', sizes.listBatchItems, parallel, {
+			waitBy,
+			docBytes: LIST_BATCH_DOC_BYTES,
+		});
+	const ours = await large('list');
+	const before = await large('single reads');
+	const faulty: Record<BatchRun['waitBy'], BatchRun[]> = { list: [], 'single reads': [] };
+	for (let rep = 0; rep < (sizes.label === 'smoke' ? 1 : FAULT_BATCH_REPS); rep++) {
+		for (const waitBy of ['list', 'single reads'] as const) {
+			faulty[waitBy].push(
+				await runBatch(emu, 'loopback', sizes.faultBatchItems, parallel, {
+					waitBy,
+					faultRate: 0.25,
+					docBytes: LIST_BATCH_DOC_BYTES,
+				}),
+			);
+		}
+	}
+	const medianRun = (runs: BatchRun[]) => {
+		const ms = median(runs.map((run) => run.ms));
+		return runs.find((run) => run.ms === ms) as BatchRun;
+	};
+	const faultOurs = medianRun(faulty.list);
+	const faultBefore = medianRun(faulty['single reads']);
+	const perRun = (run: BatchRun) => (run.statusReads + run.listReads) / run.items;
+	const runS = `${sizes.batchRunMs / 1000} s`;
+	const label = `${sizes.listBatchItems} items, Runs of ${runS}, loopback`;
+	const faultLabel = `${sizes.faultBatchItems} items, Runs of ${runS}, 25 % of reads answered 429/503`;
+	const spread = (runs: BatchRun[]) => runs.map((run) => fmt(run.ms / oneRun.ms, 2)).join(' / ');
+	return {
+		runs: [ours, before, ...faulty.list, ...faulty['single reads']],
+		rows: [
+			{
+				figure: `7. Create + Wait, ${label}: wall time ÷ one Run's`,
+				ours: `${fmt(ours.ms / oneRun.ms, 2)}× (${fmt(ours.ms, 0)} ms, statuses from the Run list)`,
+				baseline: `${fmt(before.ms / oneRun.ms, 2)}× (${fmt(before.ms, 0)} ms, every Run read singly)`,
+				ratio: ratioOf(ours.ms, before.ms),
+				goal: '≤ 2× one Run',
+				met: ours.ok && ours.ms <= 2 * oneRun.ms,
+			},
+			{
+				figure: `7. Create + Wait, ${label}: requests per Run while waiting`,
+				ours: `${fmt(perRun(ours), 2)} (${ours.listReads} lists + ${ours.statusReads} Run reads)`,
+				baseline: `${fmt(perRun(before), 2)} (${before.statusReads} Run reads)`,
+				ratio: ratioOf(perRun(ours), perRun(before)),
+				goal: '≤ 1.3',
+				met: ours.ok && perRun(ours) <= 1.3,
+			},
+			{
+				figure: `7. Create + Wait, ${label}: peak RSS growth of the process`,
+				ours: `${fmt(ours.rssGrowth / MiB)} MiB`,
+				baseline: `${fmt(before.rssGrowth / MiB)} MiB`,
+				ratio: ratioOf(ours.rssGrowth, before.rssGrowth),
+				goal: '< 64 MiB',
+				met: ours.ok && ours.rssGrowth < 64 * MiB,
+			},
+			{
+				figure: `7. Create + Wait, ${faultLabel}: wall time ÷ one Run's (median of ${faulty.list.length})`,
+				ours: `${fmt(faultOurs.ms / oneRun.ms, 2)}× (runs: ${spread(faulty.list)}; ${fmt(perRun(faultOurs), 2)} requests per Run)`,
+				baseline: `${fmt(faultBefore.ms / oneRun.ms, 2)}× (runs: ${spread(faulty['single reads'])}; ${fmt(perRun(faultBefore), 2)} requests per Run)`,
+				ratio: ratioOf(faultOurs.ms, faultBefore.ms),
+				goal: '≤ 2.5× one Run',
+				met: faulty.list.every((run) => run.ok) && faultOurs.ms <= 2.5 * oneRun.ms,
+			},
+		],
+	};
 }
 
 // ----------------------------------------------------------------------------- 5: package

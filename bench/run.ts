@@ -127,9 +127,9 @@ export function renderResults(results: BenchResults): string {
 		),
 		`- Usage: ours ${usage.oursItems} items in ${usage.oursRequests} requests, ${usage.oursMs.toFixed(0)} ms; loop ${usage.loopRecords} records in ${usage.loopRequests} requests, ${usage.loopMs.toFixed(0)} ms`,
 		`- Trigger: ${trigger.totalRuns} Runs on the Agent; activation poll ${trigger.activationRequests} requests; poll ${trigger.pollRequests} requests → ${trigger.pollItems} items in ${trigger.pollMs.toFixed(1)} ms; full scan ${trigger.scanRequests} requests → ${trigger.scanFound} found in ${trigger.scanMs.toFixed(1)} ms`,
-		...batch.runs.map(
+		...[...batch.runs, ...batch.listRuns].map(
 			(r) =>
-				`- Create + Wait, ${r.link}, ${r.items} item(s), Items in Parallel ${r.itemsInParallel}: ${r.ms.toFixed(0)} ms, ${r.statusReads} status reads, RSS growth ${(r.rssGrowth / MiB).toFixed(1)} MiB${r.ok ? '' : ', NOT every item succeeded'}`,
+				`- Create + Wait, ${r.link}, ${r.items} item(s), Items in Parallel ${r.itemsInParallel}, waited by ${r.waitBy}${r.faultRate ? `, ${r.faultRate * 100} % of reads faulty` : ''}: ${r.ms.toFixed(0)} ms, ${r.listReads} list reads + ${r.statusReads} Run reads, RSS growth ${(r.rssGrowth / MiB).toFixed(1)} MiB${r.ok ? '' : ', NOT every item succeeded'}`,
 		),
 		`- Package: ${pkg.packedBytes} bytes packed, ${pkg.unpackedBytes} unpacked, ${pkg.files} files, ${pkg.runtimeDependencies} runtime dependencies, classes ${pkg.loadedClasses.join(', ')} loaded in ${pkg.loadMs.toFixed(1)} ms`,
 		'',

@@ -73,7 +73,8 @@ describe('Run → Create + Wait over many items: statuses from the Run list', ()
 		expect(reads.map(runIdOf).sort()).toEqual(
 			result.items.map((item) => Number(item.json.run_id)).sort(),
 		);
-		expect((lists.length + reads.length) / 20).toBeLessThanOrEqual(1.3);
+		// The list covers the batch: far fewer list reads than Runs.
+		expect(lists.length).toBeLessThan(20 / 2);
 	});
 
 	it('reads singly a Run the list does not show yet, and still returns every Run finished', async () => {

@@ -25,6 +25,12 @@ export const WAIT_SCHEDULE = {
 	 * (what `npm run bench` compares against).
 	 */
 	statusFromRunList: true,
+	/**
+	 * A list read checks every Run of the batch at once, so the more Runs it covers the more
+	 * often it is read: every second for 8 Runs, every 250 ms from 32 on (a Run is then
+	 * reported within a quarter of a second of finishing, at a fraction of a request per Run).
+	 */
+	minListIntervalMs: (waiting: number) => Math.min(1000, Math.max(250, (8 * 1000) / waiting)),
 	/** The page asked for: room for the Runs waited for and as many others created meanwhile. */
 	runListPageSize: (waiting: number) => Math.min(1000, 2 * waiting + 50),
 	/** Lists in a row that showed none of the Runs waited for before the Agent is read Run by Run. */
@@ -154,8 +160,11 @@ export class RunWaiter {
 	}
 
 	private intervalMs(entry: WaitingRun, now: number): number {
+		const agentId = Number(entry.run.agent_id);
 		const interval = Math.max(
-			WAIT_SCHEDULE.minIntervalMs,
+			this.listsRunsOf(agentId)
+				? WAIT_SCHEDULE.minListIntervalMs(this.waitingFor(agentId).length)
+				: WAIT_SCHEDULE.minIntervalMs,
 			(now - entry.startedMs) * WAIT_SCHEDULE.shareOfAge,
 		);
 		return interval * (1 - Math.random() * WAIT_SCHEDULE.earlyJitter);
@@ -173,15 +182,7 @@ export class RunWaiter {
 			for (const entry of [...this.waiting]) {
 				if (now >= entry.deadlineMs) this.settle(entry, this.timeoutError(entry));
 			}
-			const due = [...this.waiting]
-				.filter((entry) => !entry.reading && entry.nextCheckMs <= now)
-				.sort((a, b) => a.nextCheckMs - b.nextCheckMs);
-			for (const entry of due) {
-				if (this.readsInFlight >= WAIT_SCHEDULE.maxReadsInFlight) break;
-				const agentId = Number(entry.run.agent_id);
-				if (entry.readSingly || !this.listsRunsOf(agentId)) this.check(entry);
-				else if (!this.runLists.get(agentId)?.listing) this.checkByList(agentId);
-			}
+			this.startDueChecks(now);
 			// Decided in the same synchronous step as the last settle, so that a Run
 			// added after this point starts a new loop.
 			if (this.waiting.size === 0) {
@@ -190,6 +191,29 @@ export class RunWaiter {
 			}
 			await sleepUnlessCancelled(WAIT_SCHEDULE.tickMs, signal);
 		}
+	}
+
+	/** Starts the checks that are due, as many as may be in flight. */
+	private startDueChecks(now: number): void {
+		if (this.readsInFlight >= WAIT_SCHEDULE.maxReadsInFlight) return;
+		const due = [...this.waiting]
+			.filter((entry) => !entry.reading && entry.nextCheckMs <= now)
+			.sort((a, b) => a.nextCheckMs - b.nextCheckMs);
+		for (const entry of due) {
+			if (this.readsInFlight >= WAIT_SCHEDULE.maxReadsInFlight) break;
+			const agentId = Number(entry.run.agent_id);
+			if (entry.readSingly || !this.listsRunsOf(agentId)) this.check(entry);
+			else if (!this.runLists.get(agentId)?.listing) this.checkByList(agentId);
+		}
+	}
+
+	/**
+	 * A read has ended: the next due one starts now rather than at the next tick, so that many
+	 * Runs finishing together (a list showing 100 finished) are read at the pace of the service.
+	 */
+	private readEnded(): void {
+		this.readsInFlight--;
+		if (this.looping && !this.loopSignal?.aborted) this.startDueChecks(Date.now());
 	}
 
 	/** Whether the Agent's Run list is worth reading rather than its Runs one by one. */
@@ -267,7 +291,7 @@ export class RunWaiter {
 			)
 			.finally(() => {
 				list.listing = false;
-				this.readsInFlight--;
+				this.readEnded();
 			});
 	}
 
@@ -293,9 +317,9 @@ export class RunWaiter {
 			)
 			.finally(() => {
 				entry.reading = false;
-				this.readsInFlight--;
 				const now = Date.now();
 				entry.nextCheckMs = now + this.intervalMs(entry, now);
+				this.readEnded();
 			});
 	}
 
