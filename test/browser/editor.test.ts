@@ -5,6 +5,12 @@
  * Agents, fetched by n8n from the emulator), pick an output template, and save a screenshot to
  * test/artifacts/editor-extraction-agents.png (not committed).
  *
+ * It also takes the README's two pictures from the same editor (the Gmail → Sheets example on the
+ * canvas, and its Extract Data From Files panel) into test/artifacts/; with UPDATE_SCREENSHOTS=1
+ * it copies them to docs/images/ and records what they show in docs/images/screenshots.json, which
+ * test/package/screenshots.test.ts checks, so that a changed example or node cannot leave the
+ * README showing the old one.
+ *
  * Installs Chromium with apt when it is missing (see chromium.ts); the n8n install is the one the
  * E2E suite uses (scripts/n8n-host.js, cached). Set N8N_BROWSER=skip (or N8N_E2E=skip, which
  * leaves out everything that needs the real n8n) to leave this suite out.
@@ -22,6 +28,7 @@ import {
 	type WorkflowJson,
 } from '../e2e/workflows';
 import { launchChromium } from './chromium';
+import { IMAGES_DIR, README_PICTURES, recordScreenshots } from './screenshots';
 
 /** The editor's selectors (data-test-id attributes) are those of this n8n version. */
 const VERSION = '2.41.1';
@@ -171,7 +178,7 @@ describeBrowser(`the n8n ${VERSION} editor in Chromium`, () => {
 			serviceUrl: emu.url,
 			apiKey: emu.keys.alice,
 			workflows: [editorWorkflow()],
-			examples: false,
+			examples: true,
 			publish: [],
 			quiet: true,
 		});
@@ -362,6 +369,62 @@ describeBrowser(`the n8n ${VERSION} editor in Chromium`, () => {
 				);
 				throw err;
 			}
+		},
+		3 * 60_000,
+	);
+	test(
+		'the README’s pictures: the Gmail → Sheets example on the canvas, and its Extract Data From Files panel with an Agent picked',
+		async () => {
+			fs.mkdirSync(ARTIFACTS, { recursive: true });
+			const example = session.examples.find(
+				(workflow) => workflow.name === README_PICTURES.workflowName,
+			);
+			expect(example).toBeDefined();
+			await page.goto(`${session.server.url}/workflow/${example?.id}`, {
+				waitUntil: 'domcontentloaded',
+			});
+			const extractNode = page
+				.locator('[data-test-id="canvas-node"]')
+				.filter({ hasText: README_PICTURES.nodeName });
+			await extractNode.waitFor({ timeout: 60_000 });
+			// The reader's Gmail and Sheets credentials are not in this n8n: their warning marks
+			// would only distract in a picture of what the workflow looks like once set up.
+			await page.addStyleTag({
+				content:
+					'[data-test-id="node-issues"], [data-test-id="canvas-node-status-warning"] { display: none !important; }',
+			});
+			await page.keyboard.press('1'); // zoom to fit
+			await page.mouse.move(5, 5);
+			await page.waitForTimeout(800);
+			const canvasPicture = path.join(ARTIFACTS, README_PICTURES.canvas);
+			await page.screenshot({ path: canvasPicture });
+
+			await extractNode.dblclick();
+			const ndv = page.locator('[data-test-id="ndv"]');
+			await ndv.waitFor();
+			await expect(
+				ndv.locator('[data-test-id="node-title-container"]').innerText(),
+			).resolves.toContain(README_PICTURES.nodeName);
+			const agentLocator = ndv.locator('[data-test-id="resource-locator-agent"]');
+			const items = page.locator('[data-test-id="rlc-item"]');
+			const invoices = items.filter({ hasText: `Invoices (${DEMO_AGENT_IDS.invoices})` });
+			await openDropdown(agentLocator.locator('[data-test-id="rlc-input"]'), invoices);
+			await invoices.click();
+			await items.first().waitFor({ state: 'hidden' });
+			await expect(shownValue(agentLocator)).resolves.toContain('Invoices');
+			// What version 1.2 shows a new user: the files of the item, all of them, by default.
+			await expect(shownValue(ndv)).resolves.toContain('All Files of the Item');
+			await page.mouse.move(5, 5);
+			await page.waitForTimeout(500);
+			const panelPicture = path.join(ARTIFACTS, README_PICTURES.panel);
+			await page.screenshot({ path: panelPicture });
+			for (const picture of [canvasPicture, panelPicture])
+				expect(fs.statSync(picture).size).toBeGreaterThan(10_000);
+			if (process.env.UPDATE_SCREENSHOTS === '1') {
+				recordScreenshots([canvasPicture, panelPicture]);
+				process.stderr.write(`[browser] README pictures updated in ${IMAGES_DIR}\n`);
+			}
+			await ndv.locator('[data-test-id="ndv-close-button"]').click();
 		},
 		3 * 60_000,
 	);
