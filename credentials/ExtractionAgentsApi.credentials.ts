@@ -9,6 +9,7 @@ import type {
 import {
 	apiKeyFromCredential,
 	apiRootFromBaseUrl,
+	isUnderApiRoot,
 } from '../nodes/ExtractionAgents/transport/baseUrl';
 
 export class ExtractionAgentsApi implements ICredentialType {
@@ -54,7 +55,11 @@ export class ExtractionAgentsApi implements ICredentialType {
 		credentials: ICredentialDataDecryptedObject,
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
-		apiRootFromBaseUrl(credentials.baseUrl);
+		const apiRoot = apiRootFromBaseUrl(credentials.baseUrl);
+		// The node also downloads files from links the workflow gives (Run → Create, Links):
+		// the key goes only to the service's API, never to another address.
+		const target = `${requestOptions.baseURL ?? ''}${requestOptions.url ?? ''}`;
+		if (!isUnderApiRoot(target, apiRoot)) return requestOptions;
 		const apiKey = apiKeyFromCredential(credentials.apiKey);
 		return {
 			...requestOptions,

@@ -107,3 +107,17 @@ export function apiKeyFromCredential(apiKey: unknown): string {
 	}
 	return key;
 }
+
+/**
+ * Whether a request goes to the service's API (the API root itself or a path below it),
+ * compared as parsed URLs so that `https://service.example.com.evil.test/…` or a path that
+ * merely starts with the same letters does not count.
+ */
+export function isUnderApiRoot(target: string, apiRoot: string): boolean {
+	if (!URL.canParse(target)) return false;
+	const url = new URL(target);
+	const root = new URL(apiRoot);
+	if (url.origin !== root.origin) return false;
+	const rootPath = root.pathname.replace(/\/+$/, '');
+	return url.pathname === rootPath || url.pathname.startsWith(`${rootPath}/`);
+}

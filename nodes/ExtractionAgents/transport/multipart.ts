@@ -6,6 +6,8 @@ export interface MultipartFile {
 	fileName: string;
 	contentType: string;
 	size: number;
+	/** Where the bytes come from, for messages (n8n's binary data when not given). */
+	source?: string;
 	open: () => Promise<AsyncIterable<Uint8Array>> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 }
 
@@ -83,7 +85,7 @@ export class MultipartBody {
 				}
 			} catch (error) {
 				this.readFailure = new Error(
-					`File "${segment.fileName}" could not be read from n8n’s binary data: ${(error as Error).message}`,
+					`File "${segment.fileName}" could not be read from ${segment.source ?? 'n8n’s binary data'}: ${(error as Error).message}`,
 				);
 				throw this.readFailure;
 			}

@@ -15,6 +15,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import type { ItemBatch } from '../itemBatch';
 import type { ExecutionCache } from '../types';
 import { filesForUpload, selectFiles } from './upload';
+import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 
 const show = { resource: ['run'], operation: ['create'] };
@@ -23,7 +24,7 @@ const show = { resource: ['run'], operation: ['create'] };
 function filesFields(
 	defaultSource: 'fields' | 'all',
 	versions: DisplayCondition[],
-	labels: { fields: string; all: string; fieldList: string; hint: string },
+	labels: { fields: string; all: string; fieldList: string; hint: string; links?: boolean },
 ): INodeProperties[] {
 	return [
 		{
@@ -34,6 +35,15 @@ function filesFields(
 			options: [
 				{ name: labels.all, value: 'all' },
 				{ name: labels.fields, value: 'fields' },
+				...(labels.links
+					? [
+							{
+								name: 'Links',
+								value: 'links',
+								description: 'Download each file from its web address while uploading it',
+							},
+						]
+					: []),
 			],
 			description: 'Which of the item’s files to upload. Each input item becomes one Run.',
 			displayOptions: { show: { '@version': versions } },
@@ -48,6 +58,21 @@ function filesFields(
 			hint: labels.hint,
 			displayOptions: { show: { binarySource: ['fields'], '@version': versions } },
 		},
+		...(labels.links
+			? [
+					{
+						displayName: 'File Links',
+						name: 'fileLinks',
+						type: 'string' as const,
+						typeOptions: { rows: 3 },
+						default: '',
+						required: true,
+						placeholder: 'https://files.example.com/invoice-4711.pdf',
+						hint: 'One link per line, or an expression giving a link or a list of links (e.g. {{ $json.url }}). All links of an item become one Run. A link must give the file itself, not a page about it.',
+						displayOptions: { show: { binarySource: ['links'], '@version': versions } },
+					},
+				]
+			: []),
 	];
 }
 
@@ -66,6 +91,7 @@ const properties: INodeProperties[] = [
 		all: 'All Files of the Item',
 		fieldList: 'File Fields',
 		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0, attachment_1), or a file from an expression such as {{ $binary.data }}. To send the files of several items as one Run, combine them first with the Aggregate node.',
+		links: true,
 	}),
 	{
 		displayName: 'Wait for Completion',
@@ -181,9 +207,9 @@ export async function execute(
 	cache: ExecutionCache,
 	batch: ItemBatch,
 ): Promise<INodeExecutionData[]> {
-	refuseAsToolWithoutFiles(this, item, itemIndex);
 	const agentId = agentIdParameter(this, itemIndex);
-	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all';
+	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all' | 'links';
+	if (source !== 'links') refuseAsToolWithoutFiles(this, item, itemIndex);
 	// A name list, or (n8n 1.114+) a binary object or a list from an expression: see selectFiles.
 	const fieldValue: unknown =
 		source === 'fields' ? this.getNodeParameter('binaryPropertyName', itemIndex) : undefined;
@@ -214,13 +240,20 @@ export async function execute(
 	const dueDate = dueDateField(this, additional.dueDate, itemIndex);
 	if (dueDate) fields.push(dueDate);
 
-	const files = await filesForUpload(
-		this,
-		itemIndex,
-		selectFiles(this, item, itemIndex, source, fieldValue, (skipped) =>
-			hintOnce(this, cache, inlineImagesHint(skipped)),
-		),
-	);
+	const files =
+		source === 'links'
+			? await filesFromLinks(
+					this,
+					itemIndex,
+					linksOf(this, itemIndex, this.getNodeParameter('fileLinks', itemIndex)),
+				)
+			: await filesForUpload(
+					this,
+					itemIndex,
+					selectFiles(this, item, itemIndex, source, fieldValue, (skipped) =>
+						hintOnce(this, cache, inlineImagesHint(skipped)),
+					),
+				);
 	const body = encodeMultipartStream(files, fields);
 
 	// Another item failed meanwhile (without Continue On Fail): create nothing more.
