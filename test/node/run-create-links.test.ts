@@ -51,12 +51,16 @@ beforeAll(async () => {
 				const pump = () => {
 					while (sent <= 260_000_000) {
 						sent += chunk.length;
-						if (!res.write(chunk)) return res.once('drain', pump);
+						if (!res.write(chunk)) {
+							res.once('drain', pump);
+							return;
+						}
 					}
 					res.end();
 				};
 				res.on('close', () => (sent = Infinity));
-				return pump();
+				pump();
+				return;
 			}
 			default:
 				res.writeHead(404, { 'Content-Type': 'text/plain' });

@@ -46,11 +46,12 @@ export function linksOf(context: IExecuteFunctions, itemIndex: number, value: un
 	const entries = Array.isArray(value) ? value : [value];
 	const links: string[] = [];
 	for (const entry of entries) {
+		if (entry === undefined || entry === null) continue;
 		if (typeof entry !== 'string') {
 			throw linkError(
 				context,
 				itemIndex,
-				`File Links must be web addresses; item ${itemIndex + 1} gave ${entry === null ? 'an empty value' : `a ${typeof entry}`}`,
+				`File Links must be web addresses; item ${itemIndex + 1} gave ${typeof entry === 'object' ? 'an object' : `a ${typeof entry}`}`,
 				'Enter one link per line (https://…), or an expression that gives a link or a list of links, such as {{ $json.url }}.',
 			);
 		}
@@ -66,7 +67,7 @@ export function linksOf(context: IExecuteFunctions, itemIndex: number, value: un
 			context,
 			itemIndex,
 			`File Links of item ${itemIndex + 1} is empty`,
-			'Enter the address of each file to upload, one per line (https://…).',
+			'Enter the address of each file to upload, one per line (https://…). If it comes from an expression, check that the field it reads exists in this item.',
 		);
 	}
 	if (links.length > MAX_FILES_PER_RUN) {
