@@ -32,6 +32,7 @@ import {
 	sheetReadyWorkflow,
 } from './sheet-ready';
 import { shapeRunsByFileName } from '../node/fixtures';
+import { CANCEL_IN_FLIGHT, cancelReadWorkflow, cancelUploadWorkflow } from './cancel-in-flight';
 import {
 	GMAIL_SHAPED,
 	LINK_UPLOAD,
@@ -105,6 +106,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 				sheetReadyWorkflow(outputDir),
 				gmailShapedWorkflow(),
 				linkUploadWorkflow(),
+				cancelUploadWorkflow(),
+				cancelReadWorkflow(),
 			],
 			// Published by test (g) itself: its polls of every Agent would otherwise mix with the
 			// requests the AI Agent's questions cause.
@@ -277,6 +280,83 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(promptRows.some((row) => row[entryColumn] === '1')).toBe(true);
 		process.stderr.write(
 			`[e2e] (j) n8n ${VERSION}: ${SHEET_READY_FILES.map((file) => `${file} ${cells[file].length - 1} rows × ${cells[file][0].length} columns`).join(', ')}; no object or JSON in any cell\n`,
+		);
+	});
+
+	/**
+	 * Starts the workflow by its webhook, waits until its request is on its way to the emulator
+	 * (and a second more), stops the execution through n8n's REST API, and measures how long
+	 * n8n takes to finish it.
+	 */
+	async function stopDuringRequest(
+		workflowId: string,
+		webhookPath: string,
+		body: unknown,
+		inFlight: (entry: { method: string; path: string }) => boolean,
+	) {
+		const since = emu.lastSeq;
+		const res = await callWebhook(session.server.url, webhookPath, body);
+		expect(res.status).toBe(200);
+		const deadline = Date.now() + 60_000;
+		while (!emu.requestsSince(since).some(inFlight)) {
+			if (Date.now() > deadline)
+				throw new Error(`no request of ${workflowId} reached the emulator`);
+			await sleep(100);
+		}
+		await sleep(1000);
+		const [running] = await session.executions(workflowId);
+		expect(running.status).toBe('running');
+		const stoppedAt = Date.now();
+		await session.api.post(`/rest/executions/${running.id}/stop`);
+		const [ended] = await session.waitForExecutions(workflowId, 1, 30_000);
+		const endedAfterMs = Date.now() - stoppedAt;
+		await sleep(1500); // anything n8n would still send arrives by now
+		const requests = emu.requestsSince(since);
+		return {
+			ended,
+			endedAfterMs,
+			requests,
+			afterStop: requests.filter((entry) => entry.startedAt > stoppedAt),
+		};
+	}
+
+	test('(k) stopping an execution aborts a slow upload and a stalled read: it ends within seconds, the service sees nothing more', async () => {
+		const runsBefore = emu.state.runs.size;
+		emu.knobs.uploadBytesPerSecond = 100_000; // the 2 MB scan would take 20 s
+		let upload;
+		try {
+			upload = await stopDuringRequest(
+				CANCEL_IN_FLIGHT.upload.workflowId,
+				CANCEL_IN_FLIGHT.upload.webhookPath,
+				{},
+				(entry) => entry.method === 'POST' && /\/agents\/1\/runs$/.test(entry.path),
+			);
+		} finally {
+			emu.knobs.uploadBytesPerSecond = null;
+		}
+		expect(upload.ended.status).toBe('canceled');
+		expect(upload.endedAfterMs).toBeLessThan(10_000);
+		expect(upload.afterStop).toEqual([]);
+		expect(emu.state.runs.size).toBe(runsBefore); // the aborted upload created no Run
+
+		const run = emu.createRun(DEMO_AGENT_IDS.invoices, [{ name: 'stalled.pdf' }], {
+			durationMs: 0,
+		});
+		const runPath = new RegExp(`/runs/${run.run_id}$`);
+		emu.injectFaults([{ match: { method: 'GET', path: runPath }, kind: 'stall' }]);
+		const read = await stopDuringRequest(
+			CANCEL_IN_FLIGHT.read.workflowId,
+			CANCEL_IN_FLIGHT.read.webhookPath,
+			{ runId: run.run_id },
+			(entry) => entry.method === 'GET' && runPath.test(entry.path),
+		);
+		expect(read.ended.status).toBe('canceled');
+		expect(read.endedAfterMs).toBeLessThan(10_000);
+		expect(read.requests.filter((entry) => runPath.test(entry.path))).toHaveLength(1);
+		expect(read.afterStop).toEqual([]);
+		process.stderr.write(
+			`[e2e] (k) n8n ${VERSION}: stopped during a slow upload → ${upload.ended.status} ${(upload.endedAfterMs / 1000).toFixed(1)} s after the stop, no Run created, ${upload.afterStop.length} requests after it; ` +
+				`stopped during a stalled read → ${read.ended.status} ${(read.endedAfterMs / 1000).toFixed(1)} s after the stop, read not repeated, ${read.afterStop.length} requests after it\n`,
 		);
 	});
 
