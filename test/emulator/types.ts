@@ -113,6 +113,17 @@ export interface EmulatorKnobs {
 	 * upload starts and lists the Run when it ends. Their single read works at once.
 	 */
 	lateListing?: { rate: number; delayMs: number } | null;
+	/**
+	 * A single-Run read that lags the list: GET runs/{id} shows the Run as it was this many
+	 * milliseconds ago (a Run that has just finished still reads `running`), as a read replica
+	 * behind the list's store would.
+	 */
+	singleReadLagMs?: number;
+	/**
+	 * Agents whose Run list fails (GET /agents/{id}/runs answers this status, e.g. 403, 404 or
+	 * 500) while the Agent is still listed by GET /agents and its single Runs can be read.
+	 */
+	failingRunLists?: Record<number, number>;
 }
 
 export interface EmulatorOptions extends EmulatorKnobs {

@@ -17,6 +17,7 @@ import {
 	itemsOf,
 	listPath,
 	newAgent,
+	pendingRunIds,
 	runIdsOf,
 	runPath,
 	triggerParameters,
@@ -171,34 +172,111 @@ describe('Extraction Agents Trigger: one unreadable Run', () => {
 		}
 	});
 
-	it('a Run whose read fails with 500 in three polls in a row stops failing the poll', async () => {
+	it('a Run whose full read answers 500 every time holds nothing back: the other Runs are emitted by the first poll, no poll fails, and it is emitted with its error after three polls', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'one Run answering 500');
-		const poller = createPoller({
-			parameters: triggerParameters(agentId, { includeFullRun: false }),
-			credentials,
-		});
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
 		await expectNothing(poller);
-		const broken = heldRun(emulator, agentId, 'broken.pdf');
+		const held = ['broken.pdf', 'a.pdf', 'b.pdf', 'c.pdf'].map((name) =>
+			heldRun(emulator, agentId, name),
+		);
 		await expectNothing(poller);
-		emulator.finishRun(agentId, broken);
-		const other = finishedRun(emulator, agentId).run_id;
+		for (const runId of held) emulator.finishRun(agentId, runId);
+		const [broken, ...good] = held;
 		emulator.injectFaults([
 			{ match: { method: 'GET', path: runPath(agentId, broken) }, kind: '500', times: 1000 },
 		]);
 		try {
-			// A 500 may be the whole service having a moment: the poll fails and is retried whole.
-			await expect(poller.poll()).rejects.toThrow(/service failed \(500\)/);
-			await expect(poller.poll()).rejects.toThrow(/service failed \(500\)/);
-			// The third time in a row it is this Run's problem, not the service's.
+			// The list was just read, so the service is up: the 500 concerns this Run.
+			expect(sorted(runIdsOf(await poller.poll()))).toEqual(sorted(good));
+			expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual([broken]);
+			await expectNothing(poller);
 			const items = itemsOf(await poller.poll());
-			expect(sorted(items.map((item) => Number(item.run_id)))).toEqual(sorted([broken, other]));
-			expect(items.find((item) => Number(item.run_id) === broken)).toMatchObject({
+			expect(items.map((item) => Number(item.run_id))).toEqual([broken]);
+			expect(items[0]).toMatchObject({
+				status: 'success',
 				read_error: expect.stringMatching(/500/),
 			});
 			await expectNothing(poller);
 		} finally {
 			emulator.clearFaults();
+		}
+	});
+});
+
+describe('Extraction Agents Trigger: a single read that lags the list', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('a Run first listed finished whose full read still says running stays pending, and is emitted finished by the next poll', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'lagging read');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		emulator.knobs.singleReadLagMs = 60 * MINUTE;
+		let runId: number;
+		try {
+			runId = Number(
+				emulator.createRun(agentId, [{ name: 'lagging.pdf' }], {
+					createdAt: emulator.now() - 5000,
+					durationMs: 1000,
+				}).run_id,
+			);
+			await expectNothing(poller);
+			expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual([runId]);
+		} finally {
+			emulator.knobs.singleReadLagMs = 0;
+		}
+		const items = itemsOf(await poller.poll());
+		expect(items.map((item) => [Number(item.run_id), item.status])).toEqual([[runId, 'success']]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: an Agent whose Runs cannot be listed (All Agents)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it.each([403, 404, 500])(
+		'an Agent whose Run list answers %i is skipped with one warning; the other Agents are polled and committed; once it can be read, its Runs are emitted',
+		async (status) => {
+			const { emulator, credentials } = ctx;
+			const blocked = await newAgent(emulator, `list answers ${status}`);
+			const healthy = await newAgent(emulator, `healthy beside ${status}`);
+			const poller = createPoller({
+				parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+				credentials,
+			});
+			await expectNothing(poller);
+			const warnings = spyOnWarnings();
+			emulator.knobs.failingRunLists = { [blocked]: status };
+			try {
+				const waiting = finishedRun(emulator, blocked).run_id;
+				const fresh = finishedRun(emulator, healthy).run_id;
+				expect(runIdsOf(await poller.poll())).toEqual([fresh]);
+				await expectNothing(poller);
+				const skips = warnings
+					.lines()
+					.filter((line) => line.includes(`Agent ${blocked} could not be read`));
+				expect(skips).toHaveLength(1); // at most once an hour
+				emulator.knobs.failingRunLists = {};
+				expect(runIdsOf(await poller.poll())).toEqual([waiting]);
+			} finally {
+				emulator.knobs.failingRunLists = {};
+				warnings.restore();
+			}
+		},
+		120_000,
+	);
+
+	it('when no watched Agent can be read, the poll fails', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'the only one, failing');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		emulator.knobs.failingRunLists = { [agentId]: 500 };
+		try {
+			await expect(poller.poll()).rejects.toThrow(/500/);
+		} finally {
+			emulator.knobs.failingRunLists = {};
 		}
 	});
 });

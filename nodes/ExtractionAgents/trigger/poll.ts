@@ -1,5 +1,5 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { listAgents } from '../helpers/agents';
 import { parseResourceId } from '../helpers/ids';
 import { fetchRun, isRunFinished, type Run } from '../helpers/runs';
@@ -117,51 +117,64 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const finished: Run[] = [];
 	let resumeAgent: number | undefined;
 	let polledAny = false;
+	// An Agent whose Runs cannot be read (its list refused, missing, failing) is skipped with a
+	// warning and keeps its state; the poll fails only when no watched Agent could be read.
+	const skipped: Array<{ agentId: number; error: unknown }> = [];
 	for (const agentId of startingAt(agentIds, state.resumeAgent)) {
-		if (polledAny && budget.isSpent()) {
-			resumeAgent = agentId;
-			break;
-		}
-		polledAny = true;
-		let previous = agents[String(agentId)];
-		if (!previous || previous.scanPage !== undefined) {
-			// A first look at the Agent. On activation or a change of scope its past is
-			// history; an Agent first seen later ("All Agents") has as new the Runs created
-			// since this poll, less the lookback for slow uploads.
-			const floor = previous
-				? previous.floor
-				: state.newAgentsAreHistory
-					? undefined
-					: now - LOOKBACK_MS;
-			const scanning: AgentPollState = previous ?? {
-				watermark: floor ?? 0,
-				seen: [],
-				pending: [],
-				scanPage: 0,
-				...(floor !== undefined ? { floor } : {}),
-			};
-			const scanned = await continueHistoryScan(this, agentId, scanning, budget);
-			previous = { ...scanned, pending: withoutStalePending(this, agentId, scanned.pending, now) };
-			agents[String(agentId)] = previous;
-			if (previous.scanPage !== undefined) {
+		try {
+			if (polledAny && budget.isSpent()) {
 				resumeAgent = agentId;
 				break;
 			}
-			if (floor === undefined) continue;
-		}
-		const result = await runsCompletedSince(this, agentId, previous, {
-			includeFullRun,
-			budget,
-			triggerKey,
-			now,
-		});
-		agents[String(agentId)] = result.state;
-		finished.push(...result.finished);
-		if (result.stoppedEarly) {
-			resumeAgent = agentId;
-			break;
+			polledAny = true;
+			let previous = agents[String(agentId)];
+			if (!previous || previous.scanPage !== undefined) {
+				// A first look at the Agent. On activation or a change of scope its past is
+				// history; an Agent first seen later ("All Agents") has as new the Runs created
+				// since this poll, less the lookback for slow uploads.
+				const floor = previous
+					? previous.floor
+					: state.newAgentsAreHistory
+						? undefined
+						: now - LOOKBACK_MS;
+				const scanning: AgentPollState = previous ?? {
+					watermark: floor ?? 0,
+					seen: [],
+					pending: [],
+					scanPage: 0,
+					...(floor !== undefined ? { floor } : {}),
+				};
+				const scanned = await continueHistoryScan(this, agentId, scanning, budget);
+				previous = {
+					...scanned,
+					pending: withoutStalePending(this, agentId, scanned.pending, now),
+				};
+				agents[String(agentId)] = previous;
+				if (previous.scanPage !== undefined) {
+					resumeAgent = agentId;
+					break;
+				}
+				if (floor === undefined) continue;
+			}
+			const result = await runsCompletedSince(this, agentId, previous, {
+				includeFullRun,
+				budget,
+				triggerKey,
+				now,
+			});
+			agents[String(agentId)] = result.state;
+			finished.push(...result.finished);
+			if (result.stoppedEarly) {
+				resumeAgent = agentId;
+				break;
+			}
+		} catch (error) {
+			if (agentIds.length === 1 || !concernsThisAgentOnly(error)) throw error;
+			skipped.push({ agentId, error });
+			warnAgentSkipped(this, triggerKey, agentId, error);
 		}
 	}
+	if (skipped.length > 0 && skipped.length === agentIds.length) throw skipped[0].error;
 
 	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
 	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
@@ -173,7 +186,10 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	stored.activatedAt = state.activatedAt;
 	stored.scope = scopeKey;
 	// Until a poll has given every watched Agent its state, Agents without one are history.
-	stored.newAgentsAreHistory = resumeAgent === undefined ? false : state.newAgentsAreHistory;
+	// An Agent skipped before its first look keeps the rule it would have had.
+	const firstLookSkipped = skipped.some(({ agentId }) => !agents[String(agentId)]);
+	stored.newAgentsAreHistory =
+		resumeAgent === undefined && !firstLookSkipped ? false : state.newAgentsAreHistory;
 	if (resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = resumeAgent;
 	stored.agents = agents;
@@ -182,6 +198,38 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		...emitted.map((run) => Number(run.run_id)),
 	].slice(-RECENTLY_EMITTED_LIMIT);
 	return items.length > 0 ? [items] : null;
+}
+
+/**
+ * Whether a failure reading one Agent's Runs concerns that Agent only: anything but a
+ * rejected key (401) or the account's rate limit (429), which concern every Agent.
+ */
+function concernsThisAgentOnly(error: unknown): boolean {
+	if (!(error instanceof NodeApiError)) return false;
+	const status = Number(error.httpCode);
+	return status !== 401 && status !== 429;
+}
+
+/** When each skipped Agent was last reported in n8n's log, per trigger (at most once an hour). */
+const skipWarnedAt = new Map<string, number>();
+const SKIP_WARNING_INTERVAL_MS = 60 * 60_000;
+
+function warnAgentSkipped(
+	context: IPollFunctions,
+	triggerKey: string,
+	agentId: number,
+	error: unknown,
+): void {
+	const key = `${triggerKey}:${agentId}`;
+	const now = Date.now();
+	const last = skipWarnedAt.get(key);
+	if (last !== undefined && now - last < SKIP_WARNING_INTERVAL_MS) return;
+	if (skipWarnedAt.size >= 10_000) skipWarnedAt.delete(skipWarnedAt.keys().next().value as string);
+	skipWarnedAt.set(key, now);
+	context.logger.warn(
+		`Extraction Agents Trigger: the Runs of Agent ${agentId} could not be read (${(error as Error).message}); this Agent is skipped until they can be, and the other Agents are polled as usual`,
+		{ agentId },
+	);
 }
 
 function withoutAbsence(agentState: AgentPollState): AgentPollState {

@@ -237,14 +237,19 @@ function countFailedRead(key: string): number {
 	return count;
 }
 
-type RunRead = { run: Run } | { gone: true } | { failure: Error };
+type RunRead =
+	| { run: Run }
+	| { gone: true }
+	/** `retryLater`: a passing failure, not yet FAILURES_BEFORE_RUN_IS_BLAMED times in a row. */
+	| { failure: Error; retryLater: boolean };
 
 /**
  * One Run's single read, sorted by whom a failure concerns. 401 (the key) and 429 (the
  * account) concern every request: the poll fails. A 5xx, a dropped connection or an answer
- * cut off may be the service's moment: the poll fails too, until the same Run has failed in
- * FAILURES_BEFORE_RUN_IS_BLAMED polls in a row. Any other 4xx concerns this Run only. 404:
- * the Run was deleted.
+ * cut off concerns this Run until shown otherwise: the list was just read, so the service is
+ * up. The Run stays pending and the other Runs go on; once the same Run has failed
+ * FAILURES_BEFORE_RUN_IS_BLAMED polls in a row it is emitted from its list data with the
+ * error. Any other 4xx concerns this Run only, at once. 404: the Run was deleted.
  */
 async function readRun(
 	context: IPollFunctions,
@@ -267,8 +272,8 @@ async function readRun(
 	if (status === 404) return { gone: true };
 	if (status === 401 || status === 429) throw failure;
 	const passing = !failure.httpCode || status >= 500;
-	if (passing && countFailedRead(failureKey) < FAILURES_BEFORE_RUN_IS_BLAMED) throw failure;
-	return { failure };
+	const retryLater = passing && countFailedRead(failureKey) < FAILURES_BEFORE_RUN_IS_BLAMED;
+	return { failure, retryLater };
 }
 
 /** The Run as the list shows it (GET runs filtered by run_id), when its single read fails. */
@@ -368,6 +373,10 @@ export async function runsCompletedSince(
 			else readThisPoll.push(entry);
 			continue;
 		}
+		if (read.retryLater) {
+			readThisPoll.push(entry);
+			continue;
+		}
 		const fromList = await listedRun(context, agentId, runId).catch(() => undefined);
 		if (fromList && isRunFinished(fromList)) {
 			finished.push(withReadError(fromList, read.failure));
@@ -395,10 +404,18 @@ export async function runsCompletedSince(
 			continue;
 		}
 		const read = await readRun(context, agentId, runId, failureKey(runId));
-		if ('run' in read) finished.push(read.run);
-		else if ('gone' in read)
+		if ('run' in read) {
+			// A single read that lags the list (still running) would be dropped by the status
+			// filter and never emitted: the Run stays pending until its read shows it finished.
+			if (isRunFinished(read.run)) finished.push(read.run);
+			else pending.set(runId, createdOf(run));
+		} else if ('gone' in read) {
 			finished.push(run); // it finished, then was deleted: its list data is all there is
-		else finished.push(withReadError(run, read.failure));
+		} else if (read.retryLater) {
+			pending.set(runId, createdOf(run)); // read again next poll, as a pending Run
+		} else {
+			finished.push(withReadError(run, read.failure));
+		}
 	}
 
 	let watermark = previous.watermark;

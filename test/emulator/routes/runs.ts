@@ -118,6 +118,12 @@ function listRuns(ctx: RequestContext): EmuResponse {
 	const runIdFilter = queryInt(ctx.query, 'run_id', {}, issues); // service note 14: integer
 	issues.throwIfAny();
 	const agent = requireAgent(ctx);
+	const failing = ctx.knobs.failingRunLists?.[agent.id];
+	if (failing !== undefined) {
+		throw new ApiError(failing, {
+			detail: `The Runs of Agent ${agent.id} cannot be listed (knobs.failingRunLists)`,
+		});
+	}
 	// oldest first; a Run listed late (knobs.lateListing) is left out until its time comes
 	let runs = ctx.state
 		.runsOfAgent(agent.id)
@@ -265,7 +271,9 @@ export const runRoutes: Route[] = [
 		body: 'none',
 		handle(ctx) {
 			const agent = requireAgent(ctx);
-			return ok(runView(requireRun(ctx, agent.id), ctx.now, 'full', viewContext(ctx)));
+			const asOf = ctx.now - (ctx.knobs.singleReadLagMs ?? 0);
+			const run = requireRun(ctx, agent.id);
+			return ok(runView(run, Math.max(asOf, run.createdMs), 'full', viewContext(ctx)));
 		},
 	},
 	{
