@@ -509,7 +509,7 @@ export async function benchTrigger(emu: Emulator, sizes: BenchSizes): Promise<Tr
 			agentScope: 'one',
 			agent: { __rl: true, mode: 'id', value: String(agentId) },
 			statuses: ['success', 'failed'],
-			includeFullRun: false,
+			options: { includeFullRun: false }, // trigger version 1.1 (the top level on version 1)
 		},
 		credentials,
 	});
