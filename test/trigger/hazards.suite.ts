@@ -435,6 +435,45 @@ describe('Extraction Agents Trigger: the poll budget', () => {
 	});
 });
 
+describe('Extraction Agents Trigger: one Agent’s backlog under the poll budget (All Agents)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('an Agent with more pending Runs than a poll can read never keeps the others waiting: a quiet Agent’s finished Run is emitted by the first or second poll', async () => {
+		const { emulator, credentials } = ctx;
+		const busy = await newAgent(emulator, 'backlog');
+		const quiet = await newAgent(emulator, 'quiet, listed after the backlog');
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+			pollBudgetMs: 3_000,
+		});
+		await expectNothing(poller);
+		const backlog = Array.from({ length: 80 }, (_, n) => heldRun(emulator, busy, `r${n}.pdf`));
+		const waiting = heldRun(emulator, quiet, 'quiet.pdf');
+		await expectNothing(poller);
+		for (const id of backlog) emulator.finishRun(busy, id);
+		emulator.finishRun(quiet, waiting);
+
+		emulator.knobs.latencyMs = 100; // 80 pending reads: about 8 s, several polls' budgets
+		const emitted: number[] = [];
+		let quietEmittedAtPoll: number | undefined;
+		try {
+			for (let poll = 1; poll <= 30 && emitted.length < backlog.length + 1; poll++) {
+				const ids = runIdsOf(await poller.poll());
+				if (ids.includes(waiting)) quietEmittedAtPoll ??= poll;
+				emitted.push(...ids);
+			}
+		} finally {
+			emulator.knobs.latencyMs = 0;
+		}
+		// The bound: each poll starts after the Agent the previous one stopped at, so every
+		// Agent is visited in every poll whose budget covers one list read per Agent.
+		expect(quietEmittedAtPoll).toBeLessThanOrEqual(2);
+		expect(sorted(emitted)).toEqual(sorted([...backlog, waiting]));
+		await expectNothing(poller);
+	}, 120_000);
+});
+
 describe('Extraction Agents Trigger: a first look at many Agents under the poll budget', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 

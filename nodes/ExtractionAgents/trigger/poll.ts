@@ -151,7 +151,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 				};
 				agents[String(agentId)] = previous;
 				if (previous.scanPage !== undefined) {
-					resumeAgent = agentId;
+					resumeAgent = agentAfter(agentIds, agentId);
 					break;
 				}
 				if (floor === undefined) continue;
@@ -165,7 +165,10 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			agents[String(agentId)] = result.state;
 			finished.push(...result.finished);
 			if (result.stoppedEarly) {
-				resumeAgent = agentId;
+				// The next poll starts with the Agent after this one, so one Agent's backlog
+				// never keeps the others waiting: each poll visits every Agent before it comes
+				// back to this one, which goes on where it stopped (its state keeps the rest).
+				resumeAgent = agentAfter(agentIds, agentId);
 				break;
 			}
 		} catch (error) {
@@ -185,11 +188,12 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	stored.version = STATE_VERSION;
 	stored.activatedAt = state.activatedAt;
 	stored.scope = scopeKey;
-	// Until a poll has given every watched Agent its state, Agents without one are history.
-	// An Agent skipped before its first look keeps the rule it would have had.
-	const firstLookSkipped = skipped.some(({ agentId }) => !agents[String(agentId)]);
-	stored.newAgentsAreHistory =
-		resumeAgent === undefined && !firstLookSkipped ? false : state.newAgentsAreHistory;
+	// Until every watched Agent has had its first look, Agents without state are history; then an
+	// Agent seen later is new (one skipped before its first look keeps the rule it would have had).
+	const everyAgentLooked = agentIds.every(
+		(agentId) => agents[String(agentId)] && agents[String(agentId)].scanPage === undefined,
+	);
+	stored.newAgentsAreHistory = everyAgentLooked ? false : state.newAgentsAreHistory;
 	if (resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = resumeAgent;
 	stored.agents = agents;
@@ -236,6 +240,11 @@ function withoutAbsence(agentState: AgentPollState): AgentPollState {
 	const present = { ...agentState };
 	delete present.absentSince;
 	return present;
+}
+
+/** The watched Agent after `agentId`, the first after the last. */
+function agentAfter(agentIds: number[], agentId: number): number {
+	return agentIds[(agentIds.indexOf(agentId) + 1) % agentIds.length];
 }
 
 /** The Agents in order, from the one a poll stopped at (so every Agent gets its turn). */
