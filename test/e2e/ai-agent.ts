@@ -280,10 +280,12 @@ export function aiAgentToolTests(context: () => Context): void {
 			},
 			{
 				answer: (results) => {
-					const [run] = parse(results[1]) as Array<
-						Record<string, { amount: number; currency: string }>
-					>;
-					return `The Total amount of Run ${ASKED_RUN_ID} is ${run['Total amount'].amount} ${run['Total amount'].currency}.`;
+					// Node version 1.2 gives the sheet-ready row (`Total amount › amount`), 1.1 the object.
+					const [run] = parse(results[1]) as Array<Record<string, unknown>>;
+					const total = run['Total amount'] as { amount: number; currency: string } | undefined;
+					const amount = total?.amount ?? run['Total amount › amount'];
+					const currency = total?.currency ?? run['Total amount › currency'];
+					return `The Total amount of Run ${ASKED_RUN_ID} is ${String(amount)} ${String(currency)}.`;
 				},
 			},
 		]);
@@ -319,7 +321,9 @@ export function aiAgentToolTests(context: () => Context): void {
 			run_id: ASKED_RUN_ID,
 			agent_id: DEMO_AGENT_IDS.invoices,
 			status: 'success',
-			'Total amount': expected,
+			// The tools are at node version 1.2: the sheet-ready row, one column per field.
+			'Total amount › amount': expected.amount,
+			'Total amount › currency': expected.currency,
 		});
 		expect(output).toBe(
 			`The Total amount of Run ${ASKED_RUN_ID} is ${expected.amount} ${expected.currency}.`,
