@@ -474,6 +474,37 @@ describe('Extraction Agents Trigger: one Agent’s backlog under the poll budget
 	}, 120_000);
 });
 
+describe('Extraction Agents Trigger: a 429 asking for a wait past the poll budget (All Agents)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('ends the poll within its budget, emitting and committing the Agents done; the rate-limited Agent goes on next poll', async () => {
+		const { emulator, credentials } = ctx;
+		const first = await newAgent(emulator, 'polled before the 429');
+		const limited = await newAgent(emulator, 'answered 429 for 30 s');
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+			pollBudgetMs: 3_000,
+		});
+		await expectNothing(poller);
+		const done = finishedRun(emulator, first).run_id;
+		const later = finishedRun(emulator, limited).run_id;
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: listPath(limited) }, kind: '429', retryAfter: '30' },
+		]);
+		const started = Date.now();
+		const ids = runIdsOf(await poller.poll());
+		const tookMs = Date.now() - started;
+		expect(emulator.pendingFaults).toEqual([]);
+		expect(ids).toEqual([done]);
+		expect(tookMs).toBeLessThan(3_000); // n8n abandons a poll past its budget, committing nothing
+		expect(poller.history.at(-1)).toMatchObject({ ok: true, staticDataSaved: true });
+		emulator.clearFaults();
+		expect(runIdsOf(await poller.poll())).toEqual([later]);
+		await expectNothing(poller);
+	}, 60_000);
+});
+
 describe('Extraction Agents Trigger: a first look at many Agents under the poll budget', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 

@@ -9,6 +9,9 @@ import { sleepUnlessCancelled } from './cancellation';
 export class RateLimitGate {
 	private closedUntilMs = 0;
 
+	/** The latest moment any wait of this context may end (see limitWaitsOf); none when unset. */
+	waitsEndBy: number | undefined;
+
 	/** Keeps every request from being sent before `untilMs` (epoch ms). */
 	closeUntil(untilMs: number): void {
 		this.closedUntilMs = Math.max(this.closedUntilMs, untilMs);
@@ -38,6 +41,15 @@ export class RateLimitGate {
 }
 
 const gates = new WeakMap<object, RateLimitGate>();
+
+/**
+ * No wait for a 429 of this context goes past `deadlineMs` (the trigger's poll budget: n8n
+ * abandons a poll that outlives it, committing nothing). A request that would have to wait
+ * longer fails at once with the rate limit, and the trigger commits what it has done.
+ */
+export function limitWaitsOf(context: object, deadlineMs: number): void {
+	rateLimitGateOf(context).waitsEndBy = deadlineMs;
+}
 
 /** The gate shared by every request made through one n8n context (one node execution). */
 export function rateLimitGateOf(context: object): RateLimitGate {

@@ -140,10 +140,13 @@ export async function serviceRequest<T = unknown>(
 	const idempotent = isIdempotent(request.method, request.idempotency);
 
 	const gate = rateLimitGateOf(context);
+	// The caller's own limit, or the context's (the trigger's poll budget), whichever is first.
+	const limits = [request.deadlineMs, gate.waitsEndBy].filter((ms) => ms !== undefined);
+	const deadlineMs = limits.length > 0 ? Math.min(...limits) : undefined;
 	// How long a 429 may hold this request back: what the nodes accept from Retry-After,
-	// and never past the caller's own limit.
+	// and never past that limit.
 	const latestSendMs = () =>
-		Math.min(request.deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
+		Math.min(deadlineMs ?? Infinity, Date.now() + RETRY_LIMITS.maxRetryAfterMs);
 
 	// Set once an attempt failed in a way the service may have acted on (retry.ts).
 	let earlierAttemptMayHaveWorked = false;
@@ -287,10 +290,7 @@ export async function serviceRequest<T = unknown>(
 		};
 		if (mayHaveBeenProcessed(question)) earlierAttemptMayHaveWorked = true;
 		const delay = retryDelayMs(question);
-		if (
-			delay === undefined ||
-			(request.deadlineMs !== undefined && Date.now() + delay > request.deadlineMs)
-		) {
+		if (delay === undefined || (deadlineMs !== undefined && Date.now() + delay > deadlineMs)) {
 			throw toNodeApiError(
 				context.getNode(),
 				failure,

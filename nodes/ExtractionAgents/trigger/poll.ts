@@ -6,6 +6,7 @@ import { fetchRun, isRunFinished, type Run } from '../helpers/runs';
 import { sheetRowOfRun, simplifyRun } from '../helpers/shapeRun';
 import { triggerHasBehaviour } from '../descriptions/versions';
 import { pollBudget } from './pollBudget';
+import { limitWaitsOf } from '../transport/rateLimitGate';
 import {
 	ABSENT_AGENT_KEPT_MS,
 	LOOKBACK_MS,
@@ -66,6 +67,8 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		return [[{ json: shape(full, simplify, sheetReady) }]];
 	}
 
+	// A 429 asking for a wait past the budget ends the poll with what it has done (below).
+	limitWaitsOf(this, budget.waitDeadlineMs);
 	const now = Date.now();
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
@@ -117,10 +120,13 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const finished: Run[] = [];
 	let resumeAgent: number | undefined;
 	let polledAny = false;
+	/** Agents whose step of this poll is done (what a rate limit past the budget keeps). */
+	let agentsDone = 0;
 	// An Agent whose Runs cannot be read (its list refused, missing, failing) is skipped with a
 	// warning and keeps its state; the poll fails only when no watched Agent could be read.
 	const skipped: Array<{ agentId: number; error: unknown }> = [];
 	for (const agentId of startingAt(agentIds, state.resumeAgent)) {
+		let failure: unknown;
 		try {
 			if (polledAny && budget.isSpent()) {
 				resumeAgent = agentId;
@@ -154,7 +160,10 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 					resumeAgent = agentAfter(agentIds, agentId);
 					break;
 				}
-				if (floor === undefined) continue;
+				if (floor === undefined) {
+					agentsDone++;
+					continue;
+				}
 			}
 			const result = await runsCompletedSince(this, agentId, previous, {
 				includeFullRun,
@@ -164,6 +173,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			});
 			agents[String(agentId)] = result.state;
 			finished.push(...result.finished);
+			agentsDone++;
 			if (result.stoppedEarly) {
 				// The next poll starts with the Agent after this one, so one Agent's backlog
 				// never keeps the others waiting: each poll visits every Agent before it comes
@@ -172,10 +182,18 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 				break;
 			}
 		} catch (error) {
-			if (agentIds.length === 1 || !concernsThisAgentOnly(error)) throw error;
-			skipped.push({ agentId, error });
-			warnAgentSkipped(this, triggerKey, agentId, error);
+			failure = error;
 		}
+		if (failure === undefined) continue;
+		if (isRateLimited(failure) && agentsDone > 0) {
+			// Rate limited past the budget: commit the Agents done; this one goes on next poll.
+			resumeAgent = agentId;
+			break;
+		}
+		// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
+		if (agentIds.length === 1 || !concernsThisAgentOnly(failure)) throw failure;
+		skipped.push({ agentId, error: failure });
+		warnAgentSkipped(this, triggerKey, agentId, failure);
 	}
 	if (skipped.length > 0 && skipped.length === agentIds.length) throw skipped[0].error;
 
@@ -208,6 +226,10 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
  * Whether a failure reading one Agent's Runs concerns that Agent only: anything but a
  * rejected key (401) or the account's rate limit (429), which concern every Agent.
  */
+function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && Number(error.httpCode) === 429;
+}
+
 function concernsThisAgentOnly(error: unknown): boolean {
 	if (!(error instanceof NodeApiError)) return false;
 	const status = Number(error.httpCode);

@@ -11,10 +11,14 @@ export const SELF_IMPOSED_POLL_BUDGET_MS = 60_000;
  * under way (each may wait for a 429's Retry-After) and the return to n8n.
  */
 export const BUDGET_SHARE_FOR_NEW_WORK = 0.6;
+/** Share of the budget by which every wait (a 429's Retry-After) must have ended. */
+export const BUDGET_SHARE_FOR_WAITS = 0.9;
 
 export interface PollBudget {
 	/** Whether to stop starting new requests and commit what is done. */
 	isSpent(): boolean;
+	/** No wait may end later than this (epoch ms): past it, n8n may abandon the poll. */
+	waitDeadlineMs: number;
 }
 
 /**
@@ -28,5 +32,8 @@ export function pollBudget(context: IPollFunctions, startedAt = Date.now()): Pol
 		typeof withBudget.getPollBudgetMs === 'function' ? withBudget.getPollBudgetMs() : undefined;
 	const budgetMs = typeof given === 'number' && given > 0 ? given : SELF_IMPOSED_POLL_BUDGET_MS;
 	const stopAt = startedAt + budgetMs * BUDGET_SHARE_FOR_NEW_WORK;
-	return { isSpent: () => Date.now() >= stopAt };
+	return {
+		isSpent: () => Date.now() >= stopAt,
+		waitDeadlineMs: startedAt + budgetMs * BUDGET_SHARE_FOR_WAITS,
+	};
 }
