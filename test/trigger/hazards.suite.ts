@@ -505,6 +505,42 @@ describe('Extraction Agents Trigger: a 429 asking for a wait past the poll budge
 	}, 60_000);
 });
 
+describe('Extraction Agents Trigger: telling n8n why a poll failed', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('a rate limit carries cause rate-limited with the wait the service asked for; a rejected key, credential-invalid', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'why it failed');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+			pollBudgetMs: 3_000,
+		});
+		await expectNothing(poller);
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: listPath(agentId) }, kind: '429', retryAfter: '120' },
+		]);
+		const limited = (await poller.poll().catch((error: unknown) => error)) as {
+			httpCode?: string;
+			failure?: { cause: string; retryAfterMs?: number; resetsAtEpochMs?: number };
+		};
+		expect(limited.httpCode).toBe('429');
+		expect(limited.failure).toMatchObject({ cause: 'rate-limited' });
+		expect(limited.failure?.retryAfterMs).toBeGreaterThan(110_000);
+		expect(limited.failure?.retryAfterMs).toBeLessThanOrEqual(120_000);
+
+		const rejected = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials: { ...credentials, apiKey: 'ea_revoked_key' },
+			staticData: poller.staticData,
+		});
+		const failure = (await rejected.poll().catch((error: unknown) => error)) as {
+			failure?: { cause: string };
+		};
+		expect(failure.failure).toEqual({ cause: 'credential-invalid' });
+	});
+});
+
 describe('Extraction Agents Trigger: a first look at many Agents under the poll budget', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 

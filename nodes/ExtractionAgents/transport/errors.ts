@@ -1,4 +1,4 @@
-import type { INode, JsonObject } from 'n8n-workflow';
+import type { Failure, INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 import { API_PREFIX } from './baseUrl';
@@ -371,5 +371,27 @@ export function toNodeApiError(
 		httpCode:
 			failure.kind === 'http' || failure.kind === 'redirect' ? String(failure.status) : undefined,
 		itemIndex,
+		// n8n 2.41 reads why a request failed (e.g. it backs a polling trigger off on a rate
+		// limit, for as long as the service asked); older n8n versions ignore the option.
+		failure: whyItFailed(failure),
 	});
+}
+
+/** Why the request failed, in n8n-workflow's terms (`Failure`), where the status says so. */
+export function whyItFailed(failure: RequestFailure, now = Date.now()): Failure | undefined {
+	if (failure.kind === 'network' || failure.kind === 'malformed') {
+		return { cause: 'temporarily-unavailable' };
+	}
+	if (failure.kind === 'redirect') return { cause: 'configuration-invalid' };
+	const { status } = failure;
+	if (status === 429) {
+		const until = failure.rateLimitedUntilMs;
+		return until !== undefined && until > now
+			? { cause: 'rate-limited', retryAfterMs: until - now, resetsAtEpochMs: until }
+			: { cause: 'rate-limited' };
+	}
+	if (status === 401) return { cause: 'credential-invalid' };
+	if (status === 403 || status === 404) return { cause: 'configuration-invalid' };
+	if (status >= 500) return { cause: 'temporarily-unavailable' };
+	return undefined;
 }
