@@ -35,6 +35,10 @@ test('prints one row per figure with a goal verdict', () => {
 		'6.',
 		'6.',
 		'6.',
+		'7.',
+		'7.',
+		'7.',
+		'7.',
 	]);
 	const md = renderResults(results);
 	expect(md).toContain('| Figure | Ours | Baseline | Ratio | Goal | Met? |');
@@ -108,4 +112,20 @@ test('many items: every item of each batch gets its finished Run, at the default
 		expect(run.statusReads).toBeGreaterThanOrEqual(run.items);
 		expect(Number.isFinite(run.ms) && Number.isFinite(run.rssGrowth)).toBe(true);
 	}
+});
+
+test('waiting by the Run list: the same batch waited both ways, every Run finished; the list way reads each Run singly once', () => {
+	const { listRuns } = results.batch;
+	expect(listRuns.map((run) => [run.waitBy, run.items, run.faultRate])).toEqual([
+		['list', SMOKE.listBatchItems, 0],
+		['single reads', SMOKE.listBatchItems, 0],
+		['list', SMOKE.faultBatchItems, 0.25],
+		['single reads', SMOKE.faultBatchItems, 0.25],
+	]);
+	for (const run of listRuns) expect(run.ok).toBe(true);
+	const [byList, singly] = listRuns;
+	expect(byList.listReads).toBeGreaterThan(0);
+	expect(byList.statusReads).toBe(byList.items);
+	expect(singly.listReads).toBe(0);
+	expect(singly.statusReads).toBeGreaterThanOrEqual(singly.items);
 });
