@@ -101,6 +101,34 @@ describe('paged lists', () => {
 		expect(agentPages(seq)).toEqual(['0', '1']);
 	});
 
+	it('Run → Get Many with a Limit fails, saying why, on a service that ignores page_number and lists oldest first (instead of returning the oldest Runs as the newest)', async () => {
+		const agentId = DEMO_AGENT_IDS.contracts;
+		for (let n = 0; n < 30; n++)
+			ctx.emulator.createRun(agentId, [{ name: `c${n}.pdf` }], { durationMs: 0 });
+		Object.assign(ctx.emulator.knobs, { ignorePageNumber: true, listOrder: 'oldest-first' });
+		try {
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				parameters: {
+					resource: 'run',
+					operation: 'getAll',
+					agent: { __rl: true, mode: 'id', value: String(agentId) },
+					limit: 5,
+				},
+			});
+			expect(result.items).toEqual([]);
+			expect(result.error?.message).toBe(
+				`The Extraction Agents service sent an incomplete answer for the Runs of Agent ${agentId}`,
+			);
+			expect((result.error as Error & { description?: string }).description).toMatch(
+				/held the same Runs as page 1: the service ignores the page number/,
+			);
+		} finally {
+			ctx.emulator.knobs.listOrder = 'newest-first';
+		}
+	});
+
 	it('fails, saying so, when the access-log cursor comes back again instead of ending with part of the events', async () => {
 		ctx.emulator.knobs.repeatAccessLogCursor = true;
 		const result = await executeNode({

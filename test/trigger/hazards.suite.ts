@@ -505,6 +505,30 @@ describe('Extraction Agents Trigger: a 429 asking for a wait past the poll budge
 	}, 60_000);
 });
 
+describe('Extraction Agents Trigger: a service that ignores page_number', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('listing oldest first with more than one page, the poll fails saying why (instead of reading page 1 as the last page and emitting nothing)', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'pages ignored');
+		emulator.addHistoricalRuns(agentId, 150, { createdBefore: emulator.now() - 60 * MINUTE });
+		Object.assign(emulator.knobs, { ignorePageNumber: true, listOrder: 'oldest-first' });
+		try {
+			const poller = createPoller({
+				parameters: triggerParameters(agentId, { includeFullRun: false }),
+				credentials,
+			});
+			await expectNothing(poller);
+			finishedRun(emulator, agentId);
+			await expect(poller.poll()).rejects.toThrow(
+				`The Extraction Agents service sent an incomplete answer for the Runs of Agent ${agentId}`,
+			);
+		} finally {
+			Object.assign(emulator.knobs, { ignorePageNumber: false, listOrder: 'newest-first' });
+		}
+	});
+});
+
 describe('Extraction Agents Trigger: telling n8n why a poll failed', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 

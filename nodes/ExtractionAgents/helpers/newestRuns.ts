@@ -1,18 +1,15 @@
-import type { IDataObject } from 'n8n-workflow';
-import { detectOrder } from '../trigger/runsCompletedSince';
-import { unexpectedAnswer } from '../transport/answers';
 import { listAllPages, MAX_PAGE_SIZE } from '../transport/pagination';
+import type { ServiceContext } from '../transport/serviceRequest';
 import { flattenRunList, type Run } from './runs';
-import { serviceTimestampMillis } from './timestamps';
-import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
+import {
+	createdOf,
+	detectOrder,
+	fetchRunPage,
+	refuseRepeatedFirstPage,
+	type RunListRequest,
+} from './runList';
 
-export interface RunListRequest {
-	agentId: number;
-	qs?: IDataObject;
-	itemIndex?: number;
-}
-
-const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
+export type { RunListRequest };
 
 /** Newest first by `created`, then by ID; each Run once (a list may repeat one across pages). */
 export function sortNewestFirst(runs: Run[]): Run[] {
@@ -24,34 +21,6 @@ export function sortNewestFirst(runs: Run[]): Run[] {
 }
 
 const what = (agentId: number) => `the Runs of Agent ${agentId}`;
-
-async function fetchRunPage(
-	context: ServiceContext,
-	request: RunListRequest,
-	pageNumber: number,
-	pageSize: number,
-): Promise<{ runs: Run[]; totalPages: number }> {
-	const { body } = await serviceRequest<IDataObject>(context, {
-		method: 'GET',
-		path: `/agents/${request.agentId}/runs`,
-		qs: { ...request.qs, page_number: pageNumber, page_size: pageSize },
-		subject: { agentId: request.agentId },
-		itemIndex: request.itemIndex,
-	});
-	const runs = flattenRunList(body);
-	if (!runs) {
-		throw unexpectedAnswer(
-			context,
-			what(request.agentId),
-			'The response did not have the expected list in it.',
-			{
-				itemIndex: request.itemIndex,
-			},
-		);
-	}
-	const rawTotal = Array.isArray(body) ? undefined : body?.total_pages;
-	return { runs, totalPages: rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal) };
-}
 
 /**
  * The `count` newest Runs of an Agent, newest first. The list's order is not promised
@@ -80,7 +49,9 @@ export async function newestRuns(
 			pageNumber > 0 && runs.length < count;
 			pageNumber--
 		) {
-			runs.push(...(await fetchRunPage(context, request, pageNumber, pageSize)).runs);
+			const page = await fetchRunPage(context, request, pageNumber, pageSize);
+			refuseRepeatedFirstPage(context, request, pageNumber, page.runs, first.runs);
+			runs.push(...page.runs);
 		}
 		if (runs.length < count) runs.push(...first.runs);
 		return sortNewestFirst(runs).slice(0, count);

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
-import { serviceTimestampMillis } from '../helpers/timestamps';
+import { compareRuns, createdOf } from '../helpers/runList';
 
 /**
  * How late a Run may appear in the list after its `created` time and still be emitted: the
@@ -61,11 +61,7 @@ export interface TriggerState extends IDataObject {
 	recentlyEmitted?: number[];
 }
 
-export const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
-
-export function compareRuns(a: Run, b: Run): number {
-	return createdOf(a) - createdOf(b) || Number(a.run_id) - Number(b.run_id);
-}
+export { compareRuns, createdOf };
 
 export function isNewRun(
 	run: Run,

@@ -1,10 +1,13 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
-import { unexpectedAnswer } from '../transport/answers';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
-import { fetchRun, flattenRunList, isRunFinished, type Run } from '../helpers/runs';
+import { fetchRun, isRunFinished, type Run } from '../helpers/runs';
+import {
+	detectOrder,
+	fetchRunPage as fetchListPage,
+	refuseRepeatedFirstPage,
+} from '../helpers/runList';
 import { serviceTimestampMillis } from '../helpers/timestamps';
-import { serviceRequest } from '../transport/serviceRequest';
 import type { PollBudget } from './pollBudget';
 import {
 	compareRuns,
@@ -35,57 +38,17 @@ export const FAILURES_BEFORE_RUN_IS_BLAMED = 3;
 /** A Run emitted from its list data because its single read failed: the failure, for the user. */
 export const READ_ERROR_FIELD = 'read_error';
 
-interface RunPage {
-	runs: Run[];
-	totalPages: number;
-}
-
-async function fetchRunPage(
+/** A page of the Agent's Runs; the trigger needs `total_pages` to know it has seen them all. */
+function fetchRunPage(
 	context: IPollFunctions,
 	agentId: number,
 	pageNumber: number,
 	pageSize: number,
 	filter: IDataObject = {},
-): Promise<RunPage> {
-	const { body } = await serviceRequest<IDataObject>(context, {
-		method: 'GET',
-		path: `/agents/${agentId}/runs`,
-		qs: { ...filter, page_number: pageNumber, page_size: pageSize },
-		subject: { agentId },
+) {
+	return fetchListPage(context, { agentId, qs: filter }, pageNumber, pageSize, {
+		totalRequired: true,
 	});
-	const runs = flattenRunList(body);
-	if (!runs)
-		throw unexpectedAnswer(
-			context,
-			`the Runs of Agent ${agentId}`,
-			'The response had no "runs" list.',
-		);
-	if (Array.isArray(body)) return { runs, totalPages: 1 };
-	// Without total_pages the trigger cannot tell whether Runs are on further pages; it
-	// fails the poll (the next poll tries again) rather than risk missing a Run.
-	const rawTotal = (body as IDataObject).total_pages;
-	const totalPages = rawTotal === undefined || rawTotal === null ? NaN : Number(rawTotal);
-	if (!Number.isFinite(totalPages)) {
-		throw unexpectedAnswer(
-			context,
-			`the Runs of Agent ${agentId}`,
-			'The answer did not say how many pages of Runs there are.',
-		);
-	}
-	return { runs, totalPages };
-}
-
-/** The list order is not promised (docs/service-notes.md #13): tell it from the page itself. */
-export function detectOrder(runs: Run[]): 'newest-first' | 'oldest-first' | 'unknown' {
-	let ascending = true;
-	let descending = true;
-	for (let index = 1; index < runs.length; index++) {
-		const step = compareRuns(runs[index - 1], runs[index]);
-		if (step > 0) ascending = false;
-		if (step < 0) descending = false;
-	}
-	if (runs.length < 2 || ascending === descending) return 'unknown';
-	return ascending ? 'oldest-first' : 'newest-first';
 }
 
 /**
@@ -115,6 +78,7 @@ async function readRunsSince(
 			pageNumber++
 		) {
 			page = await fetchRunPage(context, agentId, pageNumber, pageSize);
+			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
 			runs.push(...page.runs);
 			pages++;
 		}
@@ -122,6 +86,7 @@ async function readRunsSince(
 		let reachedBack = false;
 		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
 			const page = await fetchRunPage(context, agentId, pageNumber, pageSize);
+			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
 			runs.push(...page.runs);
 			pages++;
 			reachedBack = reachesBack(page.runs);
@@ -147,7 +112,9 @@ async function readAllPages(
 	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
 	const runs = [...first.runs];
 	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
-		runs.push(...(await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE)).runs);
+		const page = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+		runs.push(...page.runs);
 	}
 	return { runs, pages: Math.max(1, first.totalPages) };
 }
