@@ -107,6 +107,8 @@ export interface ExecuteNodeOptions {
 	timeoutMs?: number;
 	/** Cancels the execution after this long, like the user pressing "Stop". */
 	cancelAfterMs?: number;
+	/** Cancels the execution once this says so (asked every 50 ms), e.g. once a request is under way. */
+	cancelWhen?: () => boolean;
 }
 
 export interface ExecuteNodeResult extends RunResultBase {
@@ -211,6 +213,7 @@ interface EngineRunOptions {
 	executionMode: WorkflowExecuteMode;
 	timeoutMs: number;
 	cancelAfterMs?: number;
+	cancelWhen?: () => boolean;
 }
 
 interface EngineRunResult {
@@ -274,6 +277,15 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 	const timers: NodeJS.Timeout[] = [];
 	if (options.cancelAfterMs !== undefined) {
 		timers.push(setTimeout(() => execution.cancel(), options.cancelAfterMs));
+	}
+	const { cancelWhen } = options;
+	if (cancelWhen) {
+		const check = setInterval(() => {
+			if (!cancelWhen()) return;
+			clearInterval(check);
+			execution.cancel();
+		}, 50);
+		timers.push(check);
 	}
 	const timeout = new Promise<'timeout'>((resolve) => {
 		timers.push(
@@ -399,6 +411,7 @@ export async function executeNode(options: ExecuteNodeOptions): Promise<ExecuteN
 			executionMode: options.executionMode ?? 'manual',
 			timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 			cancelAfterMs: options.cancelAfterMs,
+			cancelWhen: options.cancelWhen,
 		});
 		const runData = run?.data.resultData.runData ?? {};
 		const outputs = outputsOf(runData, nodeName);
