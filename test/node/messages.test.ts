@@ -93,6 +93,14 @@ describe('messages', () => {
 		expect(error.description).toContain('Try again');
 	});
 
+	it('a 409 on a request about no Run is an unexpected error, not "… is not finished yet"', async () => {
+		const error = await listAgentsAnswered(409, { detail: 'Conflict' });
+		expect(error?.message).toBe(
+			'The Extraction Agents service answered with an unexpected error (409)',
+		);
+		expect(error?.message).not.toMatch(/requested resource|not finished/);
+	});
+
 	it('an ID that is not a number is explained with the right article', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',

@@ -216,6 +216,8 @@ function mapHttpFailure(
 			};
 		case 409:
 		case 425:
+			// Only a Run's templated output is refused for being unfinished.
+			if (subject?.runId === undefined) return unexpectedStatus(failure.status, said);
 			return {
 				message: `${name} is not finished yet`,
 				description: `The Run is still running. Turn on "Wait for Completion" when creating it, or try again once it has finished. ${said}`,
@@ -250,11 +252,15 @@ function mapHttpFailure(
 							: `A ${failure.status} is an error inside the service, so it is not retried. Try again later. ${said}`,
 				};
 			}
-			return {
-				message: `The Extraction Agents service answered with an unexpected error (${failure.status})`,
-				description: `${said} Try again; if it keeps happening, send this message to the service's support.`,
-			};
+			return unexpectedStatus(failure.status, said);
 	}
+}
+
+function unexpectedStatus(status: number, said: string): MappedError {
+	return {
+		message: `The Extraction Agents service answered with an unexpected error (${status})`,
+		description: `${said} Try again; if it keeps happening, send this message to the service's support.`,
+	};
 }
 
 /** What the transport did about a failure it cannot see the outcome of. */

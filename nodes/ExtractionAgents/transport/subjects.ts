@@ -9,12 +9,12 @@ export interface RequestSubject {
 }
 
 export function describeSubject(subject: RequestSubject | undefined): string {
-	if (!subject) return 'The requested resource';
+	if (!subject) return 'What this operation asked for';
 	if (subject.apiKeyId !== undefined) return `API key "${subject.apiKeyId}"`;
 	if (subject.runId !== undefined && subject.agentId !== undefined) {
 		return `Run ${subject.runId} of Agent ${subject.agentId}`;
 	}
 	if (subject.runId !== undefined) return `Run ${subject.runId}`;
 	if (subject.agentId !== undefined) return `Agent ${subject.agentId}`;
-	return 'The requested resource';
+	return 'What this operation asked for';
 }
