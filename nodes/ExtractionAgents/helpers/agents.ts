@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { requireFields } from '../transport/answers';
 import { itemsUnder, listAllPages, type ListLimit } from '../transport/pagination';
-import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
+import { serviceRequest } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
 import { hasBehaviour, versionsWith, versionsWithout } from '../descriptions/versions';
 
 export interface Agent extends IDataObject {

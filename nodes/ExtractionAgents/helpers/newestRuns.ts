@@ -1,5 +1,5 @@
 import { listAllPages, MAX_PAGE_SIZE } from '../transport/pagination';
-import type { ServiceContext } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
 import { flattenRunList, type Run } from './runs';
 import {
 	createdOf,

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { unexpectedAnswer } from '../transport/answers';
-import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
+import { serviceRequest } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
 
 export interface PromptResult extends IDataObject {
 	status?: string;

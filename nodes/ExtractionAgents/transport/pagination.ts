@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { unexpectedAnswer } from './answers';
-import { serviceRequest, type ServiceContext } from './serviceRequest';
+import { serviceRequest } from './serviceRequest';
+import type { ServiceContext } from './types';
 import type { RequestSubject } from './subjects';
 
 export const MAX_PAGE_SIZE = 1000;
