@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
-import { listAllByCursor, listLimitParameters } from '../../transport/pagination';
+import { listAllByCursor } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 import { commaList, userDateToIso } from '../../helpers/dates';
 
 const properties: INodeProperties[] = [

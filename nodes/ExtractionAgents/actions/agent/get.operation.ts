@@ -1,13 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator } from '../../descriptions/parameters';
+import { agentLocator, simplifyAgentFields } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
-import {
-	fetchAgent,
-	simplifiesAgents,
-	simplifyAgent,
-	simplifyAgentFields,
-} from '../../helpers/agents';
+import { fetchAgent, simplifiesAgents, simplifyAgent } from '../../helpers/agents';
 
 const properties: INodeProperties[] = [agentLocator, ...simplifyAgentFields];
 

@@ -1,13 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { returnAllAndLimit } from '../../descriptions/parameters';
-import { listLimitParameters } from '../../transport/pagination';
-import {
-	listAgents,
-	simplifiesAgents,
-	simplifyAgent,
-	simplifyAgentFields,
-} from '../../helpers/agents';
+import { returnAllAndLimit, simplifyAgentFields } from '../../descriptions/parameters';
+import { listLimitParameters } from '../../helpers/listLimit';
+import { listAgents, simplifiesAgents, simplifyAgent } from '../../helpers/agents';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { apiKeyIdField, apiKeyIdParameter } from '../../helpers/apiKeys';
+import { apiKeyIdField } from '../../descriptions/parameters';
+import { apiKeyIdParameter } from '../../helpers/apiKeys';
 
 const properties: INodeProperties[] = [
 	apiKeyIdField,

@@ -7,7 +7,8 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { apiKeyIdParameter, apiKeyIdField } from '../../helpers/apiKeys';
+import { apiKeyIdField } from '../../descriptions/parameters';
+import { apiKeyIdParameter } from '../../helpers/apiKeys';
 
 const properties: INodeProperties[] = [apiKeyIdField];
 

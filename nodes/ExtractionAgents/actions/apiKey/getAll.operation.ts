@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
-import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
+import { itemsUnder, listAllPages } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 
 const properties: INodeProperties[] = [...returnAllAndLimit({})];
 

@@ -7,7 +7,8 @@ import {
 	simplifyField,
 } from '../../descriptions/parameters';
 import { agentIdParameter, parseResourceId } from '../../helpers/ids';
-import { listAllPages, listLimitParameters } from '../../transport/pagination';
+import { listAllPages } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 import { newestRuns, sortNewestFirst } from '../../helpers/newestRuns';
 import { flattenRunList, type Run } from '../../helpers/runs';
 import { hasBehaviour } from '../../descriptions/versions';

@@ -7,7 +7,8 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, returnAllAndLimit } from '../../descriptions/parameters';
 import { parseResourceId } from '../../helpers/ids';
-import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
+import { itemsUnder, listAllPages } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 import { userDateToIso } from '../../helpers/dates';
 
 const properties: INodeProperties[] = [
