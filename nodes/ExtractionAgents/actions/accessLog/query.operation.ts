@@ -9,6 +9,7 @@ import { returnAllAndLimit } from '../../descriptions/parameters';
 import { listAllByCursor } from '../../transport/pagination';
 import { listLimitParameters } from '../../helpers/listLimit';
 import { commaList, userDateToIso } from '../../helpers/dates';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	{
@@ -67,7 +68,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const startTime = userDateToIso(
 		this,

@@ -9,6 +9,7 @@ import { requireFields } from '../../transport/answers';
 import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -30,7 +31,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const name = String(this.getNodeParameter('newName', itemIndex, '') ?? '').trim();

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit, simplifyAgentFields } from '../../descriptions/parameters';
 import { listLimitParameters } from '../../helpers/listLimit';
 import { listAgents, simplifiesAgents, simplifyAgent } from '../../helpers/agents';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -32,7 +33,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const simplify = simplifiesAgents(this, itemIndex);

@@ -11,6 +11,7 @@ import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
+import type { ItemContext } from '../types';
 
 /** The key/value pairs, shown with the hint of the node versions that read them one way. */
 function metadataPairsField(
@@ -219,7 +220,7 @@ function typedPairValue(value: unknown): IDataObject[keyof IDataObject] {
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const metadata = metadataFromParameters(this, itemIndex);

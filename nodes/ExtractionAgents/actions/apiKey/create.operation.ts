@@ -8,6 +8,7 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { userDateToIso } from '../../helpers/dates';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	{
@@ -41,7 +42,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
 	if (name === '' || name.length > 255) {

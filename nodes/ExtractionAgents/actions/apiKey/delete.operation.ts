@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { apiKeyIdField } from '../../descriptions/parameters';
 import { apiKeyIdParameter } from '../../helpers/apiKeys';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	apiKeyIdField,
@@ -22,7 +23,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
 	// Deleting a key that does not exist also succeeds (docs/service-notes.md #29), so a rerun is harmless.

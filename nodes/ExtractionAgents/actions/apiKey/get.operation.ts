@@ -9,6 +9,7 @@ import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { apiKeyIdField } from '../../descriptions/parameters';
 import { apiKeyIdParameter } from '../../helpers/apiKeys';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [apiKeyIdField];
 
@@ -19,7 +20,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
 	const { body } = await serviceRequest<IDataObject>(this, {

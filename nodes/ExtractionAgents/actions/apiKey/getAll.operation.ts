@@ -8,6 +8,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
 import { itemsUnder, listAllPages } from '../../transport/pagination';
 import { listLimitParameters } from '../../helpers/listLimit';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [...returnAllAndLimit({})];
 
@@ -18,7 +19,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const keys = await listAllPages<IDataObject>(

@@ -3,6 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, runLocator } from '../../descriptions/parameters';
 import { agentIdParameter, runIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -20,12 +21,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);

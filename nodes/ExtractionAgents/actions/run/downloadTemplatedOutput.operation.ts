@@ -16,7 +16,7 @@ import {
 import { serviceRequest } from '../../transport/serviceRequest';
 import { fetchAgent, type Agent } from '../../helpers/agents';
 import { versionsWith, versionsWithout } from '../../descriptions/versions';
-import type { ExecutionCache } from '../types';
+import type { ExecutionCache, ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -103,14 +103,9 @@ async function cachedAgent(
 	return (await cache.get(key)) as Agent;
 }
 
-/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
-	item: INodeExecutionData,
-	cache: ExecutionCache,
+	{ itemIndex, item, cache }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);

@@ -13,6 +13,7 @@ import { newestRuns, sortNewestFirst } from '../../helpers/newestRuns';
 import { flattenRunList, type Run } from '../../helpers/runs';
 import { hasBehaviour } from '../../descriptions/versions';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -56,7 +57,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);

@@ -10,6 +10,7 @@ import { parseResourceId } from '../../helpers/ids';
 import { itemsUnder, listAllPages } from '../../transport/pagination';
 import { listLimitParameters } from '../../helpers/listLimit';
 import { userDateToIso } from '../../helpers/dates';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -101,7 +102,7 @@ function agentFilter(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
