@@ -4,6 +4,7 @@ import { itemsUnder, listAllPages, type ListLimit } from '../transport/paginatio
 import { serviceRequest } from '../transport/serviceRequest';
 import type { ServiceContext } from '../transport/types';
 import { hasBehaviour } from '../descriptions/versions';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 export interface Agent extends IDataObject {
 	id: number;
@@ -45,6 +46,7 @@ export async function fetchAgent(
 		path: `/agents/${agentId}`,
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(context, itemIndex),
 	});
 	return requireFields(context, body, ['id'], `Agent ${agentId}`, { itemIndex }) as Agent;
 }
@@ -57,7 +59,13 @@ export async function listAgents(
 ): Promise<Agent[]> {
 	return await listAllPages<Agent>(
 		context,
-		{ path: '/agents', itemIndex, what: 'the Agent list', idOf: (agent) => agent.id },
+		{
+			path: '/agents',
+			itemIndex,
+			timeoutMs: requestTimeoutMs(context, itemIndex),
+			what: 'the Agent list',
+			idOf: (agent) => agent.id,
+		},
 		itemsUnder<Agent>('agents'),
 		limit,
 	);

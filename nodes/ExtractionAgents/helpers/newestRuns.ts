@@ -8,6 +8,7 @@ import {
 	refuseRepeatedFirstPage,
 	type RunListRequest,
 } from './runList';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 export type { RunListRequest };
 
@@ -61,6 +62,7 @@ export async function newestRuns(
 		qs: request.qs,
 		subject: { agentId: request.agentId },
 		itemIndex: request.itemIndex,
+		timeoutMs: requestTimeoutMs(context, request.itemIndex),
 		what: what(request.agentId),
 		idOf: (run: Run) => run.run_id,
 	};

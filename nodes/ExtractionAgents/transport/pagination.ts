@@ -36,6 +36,8 @@ export async function listAllPages<T = IDataObject>(
 		qs?: IDataObject;
 		subject?: RequestSubject;
 		itemIndex?: number;
+		/** Per attempt of each page (ServiceRequest.timeoutMs). */
+		timeoutMs: number;
 		what: string;
 		idOf?: (item: T) => unknown;
 	},
@@ -54,6 +56,7 @@ export async function listAllPages<T = IDataObject>(
 			qs: { ...request.qs, page_number: pageNumber, page_size: pageSize },
 			subject: request.subject,
 			itemIndex: request.itemIndex,
+			timeoutMs: request.timeoutMs,
 		});
 		const items = pickItems(body);
 		if (!items) throw malformed(context, request.what, request.itemIndex);
@@ -98,6 +101,8 @@ export async function listAllByCursor<T = IDataObject>(
 		path: string;
 		body: IDataObject;
 		itemIndex?: number;
+		/** Per attempt of each page (ServiceRequest.timeoutMs). */
+		timeoutMs: number;
 		subject?: RequestSubject;
 		what: string;
 	},
@@ -118,6 +123,7 @@ export async function listAllByCursor<T = IDataObject>(
 			idempotency: 'idempotent',
 			subject: request.subject,
 			itemIndex: request.itemIndex,
+			timeoutMs: request.timeoutMs,
 		});
 		const items = (body as IDataObject | undefined)?.[itemsKey];
 		if (!Array.isArray(items)) throw malformed(context, request.what, request.itemIndex);

@@ -5,7 +5,6 @@ import { classifyAnswer, classifyThrown, type AttemptOutcome } from './classifyA
 import { CREDENTIAL_TYPE, resolveApiRoot } from './credential';
 import { toNodeApiError, type RequestFailure } from './errors';
 import { rateLimitGateOf, type RateLimitGate } from './rateLimitGate';
-import { requestTimeoutMs } from './requestTimeout';
 import {
 	isIdempotent,
 	mayHaveBeenProcessed,
@@ -56,8 +55,6 @@ export async function serviceRequest<T = unknown>(
 
 async function planRequest(context: ServiceContext, request: ServiceRequest): Promise<RequestPlan> {
 	const apiRoot = await resolveApiRoot(context, request.itemIndex);
-	const timeoutMs =
-		request.timeoutMs ?? requestTimeoutMs(context, request.itemIndex, request.upload?.size ?? 0);
 	const gate = rateLimitGateOf(context);
 	const limits = [request.deadlineMs, gate.waitsEndBy].filter((ms) => ms !== undefined);
 	return {
@@ -65,7 +62,7 @@ async function planRequest(context: ServiceContext, request: ServiceRequest): Pr
 		request,
 		apiRoot,
 		signal: cancelSignalOf(context),
-		timeoutMs,
+		timeoutMs: request.timeoutMs,
 		idempotent: isIdempotent(request.method, request.idempotency),
 		gate,
 		deadlineMs: limits.length > 0 ? Math.min(...limits) : undefined,

@@ -34,10 +34,10 @@ export interface ServiceRequest {
 	/** Binary downloads (templated output). */
 	binaryResponse?: boolean;
 	/**
-	 * Per attempt. Left unset, it comes from the node's "Request Timeout" option (60 s
-	 * by default) plus 1 s per MB of an upload: see requestTimeout.ts.
+	 * Per attempt: the node's "Request Timeout" option, plus 1 s per MB of an upload
+	 * (helpers/requestTimeoutOption.ts reads it; the transport reads no node parameter).
 	 */
-	timeoutMs?: number;
+	timeoutMs: number;
 	/**
 	 * Epoch ms past which the request is neither retried nor held back by a 429 of its
 	 * execution: the caller's own limit (a Run's Wait timeout). It then fails at once

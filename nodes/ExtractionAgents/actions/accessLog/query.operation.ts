@@ -10,6 +10,7 @@ import { listAllByCursor } from '../../transport/pagination';
 import { listLimitParameters } from '../../helpers/listLimit';
 import { commaList, userDateToIso } from '../../helpers/dates';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -108,6 +109,7 @@ export async function execute(
 			path: '/access-logs/query',
 			body,
 			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex),
 			subject: { accessLogs: true },
 			what: 'the access-log query',
 		},

@@ -12,6 +12,7 @@ import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 /** The key/value pairs, shown with the hint of the node versions that read them one way. */
 function metadataPairsField(
@@ -232,6 +233,7 @@ export async function execute(
 		idempotency: 'idempotent',
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: requireFields(this, body, ['id'], `Agent ${agentId}`, { itemIndex }) }];
 }

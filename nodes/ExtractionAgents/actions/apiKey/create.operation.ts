@@ -9,6 +9,7 @@ import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { userDateToIso } from '../../helpers/dates';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -74,6 +75,7 @@ export async function execute(
 		// docs/service-notes.md #28: the expiry field is expires_at.
 		body: { name, ...(expiresAt ? { expires_at: expiresAt } : {}) },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	const key = requireFields(this, body, ['id', 'api_key'], 'the new API key', {
 		itemIndex,

@@ -10,6 +10,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import { apiKeyIdField } from '../../descriptions/parameters';
 import { apiKeyIdParameter } from '../../helpers/apiKeys';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [apiKeyIdField];
 
@@ -28,6 +29,7 @@ export async function execute(
 		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,
 		subject: { apiKeyId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: requireFields(this, body, ['id'], `API key "${apiKeyId}"`, { itemIndex }) }];
 }

@@ -9,6 +9,7 @@ import { returnAllAndLimit } from '../../descriptions/parameters';
 import { itemsUnder, listAllPages } from '../../transport/pagination';
 import { listLimitParameters } from '../../helpers/listLimit';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [...returnAllAndLimit({})];
 
@@ -24,7 +25,13 @@ export async function execute(
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const keys = await listAllPages<IDataObject>(
 		this,
-		{ path: '/api-keys', itemIndex, what: 'the API key list', idOf: (key) => key.id },
+		{
+			path: '/api-keys',
+			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex),
+			what: 'the API key list',
+			idOf: (key) => key.id,
+		},
 		itemsUnder('api_keys'),
 		{ returnAll, limit },
 	);

@@ -16,6 +16,7 @@ import type { ExecutionCache, ItemContext } from '../types';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -253,13 +254,14 @@ export async function execute(
 	throwIfStopped();
 	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
 	// retried here (transport/retry.ts): a second attempt could create a duplicate Run.
-	// The request's timeout grows with the upload (transport/requestTimeout.ts).
+	// The request's timeout grows with the upload (helpers/requestTimeoutOption.ts).
 	const response = await serviceRequest(this, {
 		method: 'POST',
 		path: `/agents/${agentId}/runs`,
 		upload: body,
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
 	});
 	let run = asRun(this, response.body, itemIndex, { created: true });
 	runCreated(run);

@@ -4,6 +4,7 @@ import { agentLocator, runLocator } from '../../descriptions/parameters';
 import { agentIdParameter, runIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -34,6 +35,7 @@ export async function execute(
 		// DELETE is retried after a 5xx, a timeout or a dropped connection.
 		missingOnRetryMeansDone: true,
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: { deleted: true, run_id: runId, agent_id: agentId } }];
 }

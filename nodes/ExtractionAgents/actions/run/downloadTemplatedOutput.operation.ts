@@ -17,6 +17,7 @@ import { serviceRequest } from '../../transport/serviceRequest';
 import { fetchAgent, type Agent } from '../../helpers/agents';
 import { versionsWith, versionsWithout } from '../../descriptions/versions';
 import type { ExecutionCache, ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -175,6 +176,7 @@ export async function execute(
 		subject: { agentId, runId, templateId },
 		binaryResponse: true,
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	const fileName =
 		fileNameFromContentDisposition(response.headers['content-disposition']) ??

@@ -14,6 +14,7 @@ import { flattenRunList, type Run } from '../../helpers/runs';
 import { hasBehaviour } from '../../descriptions/versions';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -80,6 +81,7 @@ export async function execute(
 		qs,
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 		what: `the Runs of Agent ${agentId}`,
 		idOf: (run: Run) => run.run_id,
 	};

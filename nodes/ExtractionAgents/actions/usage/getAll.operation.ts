@@ -11,6 +11,7 @@ import { itemsUnder, listAllPages } from '../../transport/pagination';
 import { listLimitParameters } from '../../helpers/listLimit';
 import { userDateToIso } from '../../helpers/dates';
 import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -126,7 +127,13 @@ export async function execute(
 	// Records pass through untouched: unknown `type` values are kept (docs/service-notes.md #23).
 	const records = await listAllPages<IDataObject>(
 		this,
-		{ path: '/usage', qs, itemIndex, what: 'usage records' },
+		{
+			path: '/usage',
+			qs,
+			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex),
+			what: 'usage records',
+		},
 		itemsUnder('records'),
 		{ returnAll, limit },
 	);
