@@ -3,7 +3,7 @@
  * upload the service still has to take the files in before it answers, so each started
  * MB of the upload adds this much.
  */
-export const UPLOAD_ALLOWANCE_MS_PER_MB = 1000;
+const UPLOAD_ALLOWANCE_MS_PER_MB = 1000;
 
 /** How much longer than a request's timeout an upload of `uploadBytes` may wait for its answer. */
 export function uploadAllowanceMs(uploadBytes: number): number {

@@ -119,7 +119,7 @@ function isPrimitive(value: unknown): boolean {
 }
 
 /** Metadata values are primitives or lists of primitives (docs/service-notes.md #26). */
-export function assertValidMetadata(
+function assertValidMetadata(
 	context: IExecuteFunctions,
 	metadata: unknown,
 	itemIndex: number,
