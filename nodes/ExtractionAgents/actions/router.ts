@@ -26,6 +26,27 @@ function errorItemJson(
 		: { error: error.message, ...fields };
 }
 
+/** One item's context: while its Run is waited for, the item gives up its place in the pool. */
+function itemContextOf(
+	itemIndex: number,
+	item: INodeExecutionData,
+	cache: ExecutionCache,
+	pool: ItemPool,
+	createdRuns: CreatedRuns,
+): ItemContext {
+	return {
+		itemIndex,
+		item,
+		cache,
+		throwIfStopped: () => pool.throwIfStopped(),
+		runCreated: (run) => createdRuns.record(itemIndex, run),
+		waitForRun: async (run, timeoutMs) => {
+			pool.releasePlace(itemIndex);
+			return await createdRuns.waitFor(itemIndex, run, timeoutMs);
+		},
+	};
+}
+
 /**
  * Runs the chosen operation for every input item — several at once where the operation
  * allows it (see itemPool.ts), every created Run waited for together (createdRuns.ts) —
@@ -45,20 +66,14 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const pool = new ItemPool(this.getNode(), parallel, !continueOnFail);
 	const createdRuns = new CreatedRuns(this, pool.stopSignal);
 
-	const outcomes = await pool.runItems(items.length, async (itemIndex) => {
-		const itemContext: ItemContext = {
-			itemIndex,
-			item: items[itemIndex],
-			cache,
-			throwIfStopped: () => pool.throwIfStopped(),
-			runCreated: (run) => createdRuns.record(itemIndex, run),
-			waitForRun: async (run, timeoutMs) => {
-				pool.releasePlace(itemIndex);
-				return await createdRuns.waitFor(itemIndex, run, timeoutMs);
-			},
-		};
-		return await handler.execute.call(this, itemContext);
-	});
+	const outcomes = await pool.runItems(
+		items.length,
+		async (itemIndex) =>
+			await handler.execute.call(
+				this,
+				itemContextOf(itemIndex, items[itemIndex], cache, pool, createdRuns),
+			),
+	);
 	if (!continueOnFail) {
 		const failure = createdRuns.failureToThrow(outcomes);
 		if (failure) throw failure;
