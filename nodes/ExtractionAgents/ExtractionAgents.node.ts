@@ -5,7 +5,7 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
-import { resourceProperties, subtitleExpression } from './actions/resources';
+import { nodeProperties, subtitleExpression } from './actions/nodeProperties';
 import { router } from './actions/router';
 import { listSearch, loadOptions } from './methods';
 import { ACTION_NODE_VERSIONS } from './descriptions/versions';
@@ -28,7 +28,7 @@ export class ExtractionAgents implements INodeType {
 		// What each version changed: descriptions/versions.ts.
 		version: ACTION_NODE_VERSIONS,
 		defaultVersion: ACTION_NODE_VERSIONS[ACTION_NODE_VERSIONS.length - 1],
-		subtitle: subtitleExpression(resourceProperties),
+		subtitle: subtitleExpression(nodeProperties),
 		description:
 			'Extract structured data from documents with Extraction Agents: upload files, get each Prompt’s value, reasoning and citations',
 		defaults: { name: 'Extraction Agents' },
@@ -38,7 +38,7 @@ export class ExtractionAgents implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: 'extractionAgentsApi', required: true }],
-		properties: resourceProperties,
+		properties: nodeProperties,
 	};
 
 	methods = { listSearch, loadOptions };

@@ -40,6 +40,7 @@ class JsonRequestProbe implements INodeType {
 			idempotency: 'idempotent',
 			subject: { agentId },
 			itemIndex: 0,
+			timeoutMs: 60_000,
 		});
 		return [[{ json: body as INodeExecutionData['json'], pairedItem: { item: 0 } }]];
 	}

@@ -9,7 +9,7 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 import { createPoller, executeNode, listSearch, useHarness } from '../harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
-import { requestTimeoutMs } from '../../nodes/ExtractionAgents/transport/requestTimeout';
+import { requestTimeoutMs } from '../../nodes/ExtractionAgents/helpers/requestTimeoutOption';
 import { newAgent, runIdsOf, triggerParameters } from '../trigger/helpers';
 import {
 	agentById,

@@ -1,39 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError, type NodeApiError } from 'n8n-workflow';
-import { ItemBatch, itemsInParallel } from './itemBatch';
-import * as accessLog from './accessLog';
-import * as agent from './agent';
-import * as apiKey from './apiKey';
-import * as run from './run';
-import * as usage from './usage';
-import type { ExecutionCache, Operation } from './types';
-
-/** Every resource's operations, by the values users save in workflows. */
-export const resources = {
-	accessLog: accessLog.operations,
-	agent: agent.operations,
-	apiKey: apiKey.operations,
-	run: run.operations,
-	usage: usage.operations,
-} satisfies Record<string, Record<string, Operation>>;
-
-/** Resource → its operations' names, as the compiler knows them (cf. Airtable's node.type.ts). */
-export type ExtractionAgentsNodeType = {
-	[Resource in keyof typeof resources]: keyof (typeof resources)[Resource];
-};
-
-function operationFor(context: IExecuteFunctions, resource: string, operation: string): Operation {
-	const operations: Record<string, Operation> | undefined =
-		resources[resource as keyof typeof resources];
-	// Own properties only: "toString" is not an operation.
-	if (!operations || !Object.prototype.hasOwnProperty.call(operations, operation)) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`The operation "${operation}" of "${resource}" is not supported`,
-		);
-	}
-	return operations[operation];
-}
+import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { CreatedRuns } from './createdRuns';
+import { ItemPool } from './itemPool';
+import { itemsInParallelFor, operationFor } from './operations';
+import type { ExecutionCache, ItemContext } from './types';
 
 /**
  * The json of a failed item: the message, what to do, and the Run's fields where the item
@@ -56,12 +26,33 @@ function errorItemJson(
 		: { error: error.message, ...fields };
 }
 
+/** One item's context: while its Run is waited for, the item gives up its place in the pool. */
+function itemContextOf(
+	itemIndex: number,
+	item: INodeExecutionData,
+	cache: ExecutionCache,
+	pool: ItemPool,
+	createdRuns: CreatedRuns,
+): ItemContext {
+	return {
+		itemIndex,
+		item,
+		cache,
+		throwIfStopped: () => pool.throwIfStopped(),
+		runCreated: (run) => createdRuns.record(itemIndex, run),
+		waitForRun: async (run, timeoutMs) => {
+			pool.releasePlace(itemIndex);
+			return await createdRuns.waitFor(itemIndex, run, timeoutMs);
+		},
+	};
+}
+
 /**
  * Runs the chosen operation for every input item — several at once where the operation
- * allows it (see itemBatch.ts) — and returns the results in input order. Every output
- * item is paired with the input item it came from; with "Continue On Fail" a failing
- * item becomes an error item and the others go on; without it the node fails on the
- * lowest-index failing item.
+ * allows it (see itemPool.ts), every created Run waited for together (createdRuns.ts) —
+ * and returns the results in input order. Every output item is paired with the input
+ * item it came from; with "Continue On Fail" a failing item becomes an error item and
+ * the others go on; without it the node fails on the lowest-index failing item.
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
@@ -71,16 +62,20 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const cache: ExecutionCache = new Map();
 	const continueOnFail = this.continueOnFail();
 	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	const parallel = handler.itemsInParallel ? itemsInParallel(this) : 1;
-	const batch = new ItemBatch(this, parallel, !continueOnFail);
+	const parallel = itemsInParallelFor(this, resource, operation);
+	const pool = new ItemPool(this.getNode(), parallel, !continueOnFail);
+	const createdRuns = new CreatedRuns(this, pool.stopSignal);
 
-	const outcomes = await batch.runItems(
+	const outcomes = await pool.runItems(
 		items.length,
 		async (itemIndex) =>
-			await handler.execute.call(this, itemIndex, items[itemIndex], cache, batch),
+			await handler.execute.call(
+				this,
+				itemContextOf(itemIndex, items[itemIndex], cache, pool, createdRuns),
+			),
 	);
 	if (!continueOnFail) {
-		const failure = batch.failureToThrow(outcomes);
+		const failure = createdRuns.failureToThrow(outcomes);
 		if (failure) throw failure;
 	}
 

@@ -1,24 +1,32 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
-import type { ItemBatch } from './itemBatch';
+import type { Run } from '../helpers/runs';
 
 /** Lookups shared by the items of one execution (e.g. an Agent's templates). */
 export type ExecutionCache = Map<string, Promise<unknown>>;
 
+/** What an operation gets for the one item it handles (the node's context is `this`). */
+export interface ItemContext {
+	itemIndex: number;
+	item: INodeExecutionData;
+	cache: ExecutionCache;
+	/**
+	 * Called just before a request that creates something: after another item failed
+	 * (without Continue On Fail) it throws, so nothing more is created.
+	 */
+	throwIfStopped(): void;
+	/** Records a Run the item created, to be named if the node stops on another item. */
+	runCreated(run: Run): void;
+	/**
+	 * Waits for the Run together with every other item's Run. The item gives up its
+	 * place meanwhile, so the next item's upload can start.
+	 */
+	waitForRun(run: Run, timeoutMs: number): Promise<Run>;
+}
+
 export interface Operation {
 	description: INodeProperties[];
 	/** Handles one input item; the router adds pairedItem and continueOnFail. */
-	execute(
-		this: IExecuteFunctions,
-		itemIndex: number,
-		item: INodeExecutionData,
-		cache: ExecutionCache,
-		batch: ItemBatch,
-	): Promise<INodeExecutionData[]>;
-	/**
-	 * Set by operations whose items are independent and safe to send side by side
-	 * (Options → Items in Parallel); the others handle one item after another.
-	 */
-	itemsInParallel?: boolean;
+	execute(this: IExecuteFunctions, item: ItemContext): Promise<INodeExecutionData[]>;
 }
 
 /**

@@ -13,6 +13,17 @@ export const MAX_REQUEST_TIMEOUT_SECONDS = 3600;
 export const DEFAULT_ITEMS_IN_PARALLEL = 10;
 export const MAX_ITEMS_IN_PARALLEL = 20;
 
+/**
+ * The operations whose items are independent and safe to send side by side, by
+ * resource: the router runs their items Options → Items in Parallel at once (Create Run
+ * waits for every created Run together), and the option is shown for them only. Every
+ * other operation handles one item after another.
+ */
+export const OPERATIONS_WITH_ITEMS_IN_PARALLEL: Readonly<Record<string, readonly string[]>> = {
+	run: ['create', 'get', 'delete', 'downloadTemplatedOutput'],
+	agent: ['get'],
+};
+
 /** Items in Parallel as the node versions that default to `defaultCount` show it. */
 function itemsInParallelOption(
 	versions: Array<number | DisplayCondition>,
@@ -26,11 +37,12 @@ function itemsInParallelOption(
 		default: defaultCount,
 		description:
 			'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
-		// Operations whose items are independent: Run → Create, Get, Delete, Download Templated Output; Agent → Get.
+		// Shown for any of these resources with any of these operations: the pairs that would
+		// add must name no operation (test/node/operations.test.ts checks it).
 		displayOptions: {
 			show: {
-				'/resource': ['run', 'agent'],
-				'/operation': ['create', 'get', 'delete', 'downloadTemplatedOutput'],
+				'/resource': Object.keys(OPERATIONS_WITH_ITEMS_IN_PARALLEL),
+				'/operation': [...new Set(Object.values(OPERATIONS_WITH_ITEMS_IN_PARALLEL).flat())],
 				'@version': versions,
 			},
 		},

@@ -1,4 +1,5 @@
 import type { INodeProperties } from 'n8n-workflow';
+import { versionsWith, versionsWithout } from './versions';
 
 /**
  * The Agent picker, used by every Agent and Run operation and by the trigger. The
@@ -129,3 +130,57 @@ export function runOutputField(show: Record<string, string[]>): INodeProperties 
 		...showWhen(show),
 	};
 }
+
+/**
+ * The API key picker of Get and Delete. Workflows saved before it was a picker hold the
+ * ID as plain text; apiKeyIdParameter (helpers/apiKeys.ts) reads both.
+ */
+export const apiKeyIdField: INodeProperties = {
+	displayName: 'API Key',
+	name: 'keyId',
+	type: 'resourceLocator',
+	default: { mode: 'list', value: '' },
+	required: true,
+	description: 'One of your API keys (not its secret)',
+	modes: [
+		{
+			displayName: 'From List',
+			name: 'list',
+			type: 'list',
+			placeholder: 'Select an API key...',
+			typeOptions: { searchListMethod: 'searchApiKeys', searchable: true },
+		},
+		{
+			displayName: 'By ID',
+			name: 'id',
+			type: 'string',
+			placeholder: 'e.g. ak_2x9f…, as listed by Get Many',
+		},
+	],
+};
+
+const SIMPLIFY_AGENT_DESCRIPTION =
+	'Whether to return a short version of the Agent (ID, name, objective, run count, Prompt names, output template file names, metadata) instead of the full API response with every Prompt’s settings';
+
+/**
+ * Simplify of Agent → Get / Get Many. Node version 1.1 introduced it on by default; a
+ * workflow saved with version 1 keeps the full Agent it always had unless turned on.
+ */
+export const simplifyAgentFields: INodeProperties[] = [
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: false,
+		description: SIMPLIFY_AGENT_DESCRIPTION,
+		displayOptions: { show: { '@version': versionsWithout('agentSimplifyByDefault') } },
+	},
+	{
+		displayName: 'Simplify',
+		name: 'simplify',
+		type: 'boolean',
+		default: true,
+		description: SIMPLIFY_AGENT_DESCRIPTION,
+		displayOptions: { show: { '@version': versionsWith('agentSimplifyByDefault') } },
+	},
+];

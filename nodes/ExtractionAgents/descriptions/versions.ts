@@ -8,7 +8,7 @@ import type { DisplayCondition, INode } from 'n8n-workflow';
  */
 export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2];
 
-export const SINCE = {
+const SINCE = {
 	/** Agent → Get / Get Many simplify by default. */
 	agentSimplifyByDefault: 1.1,
 	/** Options → Items in Parallel defaults to 10 (one at a time before). */
@@ -32,7 +32,7 @@ export type VersionedBehaviour = keyof typeof SINCE;
 /** The versions of the trigger node, and what each brought (see SINCE). */
 export const TRIGGER_NODE_VERSIONS = [1, 1.1];
 
-export const TRIGGER_SINCE = {
+const TRIGGER_SINCE = {
 	/** "Trigger On" for the statuses; Include Full Run and On Re-Activation under Options. */
 	settingsInOptions: 1.1,
 	/** Simplify gives the sheet-ready row of the action node's version 1.2. */

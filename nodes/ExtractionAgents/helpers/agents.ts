@@ -1,40 +1,16 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { requireFields } from '../transport/answers';
 import { itemsUnder, listAllPages, type ListLimit } from '../transport/pagination';
-import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
-import { hasBehaviour, versionsWith, versionsWithout } from '../descriptions/versions';
+import { serviceRequest } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
+import { hasBehaviour } from '../descriptions/versions';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 export interface Agent extends IDataObject {
 	id: number;
 	name: string;
 	output_templates?: Array<{ id: number; filename: string }>;
 }
-
-const SIMPLIFY_AGENT_DESCRIPTION =
-	'Whether to return a short version of the Agent (ID, name, objective, run count, Prompt names, output template file names, metadata) instead of the full API response with every Prompt’s settings';
-
-/**
- * Simplify of Agent → Get / Get Many. Node version 1.1 introduced it on by default; a
- * workflow saved with version 1 keeps the full Agent it always had unless turned on.
- */
-export const simplifyAgentFields: INodeProperties[] = [
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: false,
-		description: SIMPLIFY_AGENT_DESCRIPTION,
-		displayOptions: { show: { '@version': versionsWithout('agentSimplifyByDefault') } },
-	},
-	{
-		displayName: 'Simplify',
-		name: 'simplify',
-		type: 'boolean',
-		default: true,
-		description: SIMPLIFY_AGENT_DESCRIPTION,
-		displayOptions: { show: { '@version': versionsWith('agentSimplifyByDefault') } },
-	},
-];
 
 /** Whether Agent → Get / Get Many simplify: the parameter, else its default for the node's version. */
 export function simplifiesAgents(context: IExecuteFunctions, itemIndex: number): boolean {
@@ -70,6 +46,7 @@ export async function fetchAgent(
 		path: `/agents/${agentId}`,
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(context, itemIndex),
 	});
 	return requireFields(context, body, ['id'], `Agent ${agentId}`, { itemIndex }) as Agent;
 }
@@ -82,7 +59,13 @@ export async function listAgents(
 ): Promise<Agent[]> {
 	return await listAllPages<Agent>(
 		context,
-		{ path: '/agents', itemIndex, what: 'the Agent list', idOf: (agent) => agent.id },
+		{
+			path: '/agents',
+			itemIndex,
+			timeoutMs: requestTimeoutMs(context, itemIndex),
+			what: 'the Agent list',
+			idOf: (agent) => agent.id,
+		},
 		itemsUnder<Agent>('agents'),
 		limit,
 	);

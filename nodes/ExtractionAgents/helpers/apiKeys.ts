@@ -1,33 +1,5 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-
-/**
- * The API key picker of Get and Delete. Workflows saved before it was a picker hold the
- * ID as plain text; apiKeyIdParameter reads both.
- */
-export const apiKeyIdField: INodeProperties = {
-	displayName: 'API Key',
-	name: 'keyId',
-	type: 'resourceLocator',
-	default: { mode: 'list', value: '' },
-	required: true,
-	description: 'One of your API keys (not its secret)',
-	modes: [
-		{
-			displayName: 'From List',
-			name: 'list',
-			type: 'list',
-			placeholder: 'Select an API key...',
-			typeOptions: { searchListMethod: 'searchApiKeys', searchable: true },
-		},
-		{
-			displayName: 'By ID',
-			name: 'id',
-			type: 'string',
-			placeholder: 'e.g. ak_2x9f…, as listed by Get Many',
-		},
-	],
-};
 
 /** API key IDs are strings (docs/service-notes.md #2); blank ones are refused before a request. */
 export function apiKeyIdParameter(context: IExecuteFunctions, itemIndex: number): string {

@@ -1,5 +1,5 @@
 import { listAllPages, MAX_PAGE_SIZE } from '../transport/pagination';
-import type { ServiceContext } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
 import { flattenRunList, type Run } from './runs';
 import {
 	createdOf,
@@ -8,6 +8,7 @@ import {
 	refuseRepeatedFirstPage,
 	type RunListRequest,
 } from './runList';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 export type { RunListRequest };
 
@@ -61,6 +62,7 @@ export async function newestRuns(
 		qs: request.qs,
 		subject: { agentId: request.agentId },
 		itemIndex: request.itemIndex,
+		timeoutMs: requestTimeoutMs(context, request.itemIndex),
 		what: what(request.agentId),
 		idOf: (run: Run) => run.run_id,
 	};

@@ -1,8 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
 import { unexpectedAnswer } from '../transport/answers';
-import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
+import { serviceRequest } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
 import { flattenRunList, type Run } from './runs';
 import { serviceTimestampMillis } from './timestamps';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 /**
  * Reading an Agent's Run list, for the trigger, the Run picker and Run → Get Many alike: one
@@ -62,6 +64,7 @@ export async function fetchRunPage(
 		qs: { ...request.qs, page_number: pageNumber, page_size: pageSize },
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(context, itemIndex),
 	});
 	const runs = flattenRunList(body);
 	if (!runs) {

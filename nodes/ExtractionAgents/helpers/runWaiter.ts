@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { sleepUnlessCancelled } from '../transport/cancellation';
 import { serviceRequest } from '../transport/serviceRequest';
 import { fetchRun, flattenRunList, isRunFinished, type Run } from './runs';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 /**
  * How often a waiting Run is read: every 10 % of its age, at least every second, so a
@@ -53,7 +54,7 @@ function eitherSignal(first: AbortSignal, second: AbortSignal | undefined): Abor
 }
 
 /** The Run's identity, put on every error the wait ends with so a workflow can route it. */
-export function runErrorFields(run: Run): IDataObject {
+function runErrorFields(run: Run): IDataObject {
 	return {
 		run_id: run.run_id,
 		agent_id: run.agent_id,
@@ -63,7 +64,7 @@ export function runErrorFields(run: Run): IDataObject {
 }
 
 /** Fields for the error item of a failed item (see router.ts), kept on the error's context. */
-export function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
+function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
 	error: E,
 	fields: IDataObject,
 ): E {
@@ -240,14 +241,7 @@ export class RunWaiter {
 		list.listing = true;
 		this.readsInFlight++;
 		const deadlineMs = Math.max(...entries.map((entry) => entry.deadlineMs));
-		serviceRequest(this.context, {
-			method: 'GET',
-			path: `/agents/${agentId}/runs`,
-			qs: { page_number: 0, page_size: WAIT_SCHEDULE.runListPageSize(entries.length) },
-			subject: { agentId },
-			itemIndex: entries[0]?.itemIndex,
-			deadlineMs,
-		})
+		this.readRunListPage(agentId, entries, deadlineMs)
 			.then(
 				({ body }) => {
 					const listed = new Map<number, Run>();
@@ -293,6 +287,20 @@ export class RunWaiter {
 				list.listing = false;
 				this.readEnded();
 			});
+	}
+
+	/** The first page of the Agent's Run list, as large as the Runs waited for need. */
+	private async readRunListPage(agentId: number, entries: WaitingRun[], deadlineMs: number) {
+		const itemIndex = entries[0]?.itemIndex;
+		return await serviceRequest(this.context, {
+			method: 'GET',
+			path: `/agents/${agentId}/runs`,
+			qs: { page_number: 0, page_size: WAIT_SCHEDULE.runListPageSize(entries.length) },
+			subject: { agentId },
+			itemIndex,
+			timeoutMs: requestTimeoutMs(this.context, itemIndex),
+			deadlineMs,
+		});
 	}
 
 	private check(entry: WaitingRun): void {

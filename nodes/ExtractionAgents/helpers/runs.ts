@@ -1,6 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { unexpectedAnswer } from '../transport/answers';
-import { serviceRequest, type ServiceContext } from '../transport/serviceRequest';
+import { serviceRequest } from '../transport/serviceRequest';
+import type { ServiceContext } from '../transport/types';
+import { requestTimeoutMs } from './requestTimeoutOption';
 
 export interface PromptResult extends IDataObject {
 	status?: string;
@@ -89,6 +91,7 @@ export async function fetchRun(
 		path: `/agents/${agentId}/runs/${runId}`,
 		subject: { agentId, runId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(context, itemIndex),
 		deadlineMs: options.deadlineMs,
 	});
 	return asRun(context, body, itemIndex);

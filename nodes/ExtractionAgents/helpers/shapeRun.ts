@@ -18,7 +18,7 @@ const RUN_FIELDS = [
 ];
 
 /** Prompt names in the Agent's order, then any result the order does not name. */
-export function promptNamesOf(run: Run): string[] {
+function promptNamesOf(run: Run): string[] {
 	const names = Array.isArray(run.order) ? [...run.order] : [];
 	for (const name of Object.keys(run.data ?? {})) if (!names.includes(name)) names.push(name);
 	return names;
@@ -59,7 +59,7 @@ export function simplifyRun(run: Run): IDataObject {
 }
 
 /** Separator of a Prompt and a field of its value in a column name: `Total amount › currency`. */
-export const FIELD_SEPARATOR = ' › ';
+const FIELD_SEPARATOR = ' › ';
 
 /** A value a sheet cell shows as it is: text, a number, true/false or empty. */
 function isCellValue(value: unknown): boolean {
@@ -70,7 +70,7 @@ function isCellValue(value: unknown): boolean {
  * A value as one cell's text: list entries one per line (`, ` between plain values), an
  * object's fields as `name: value`. Never JSON: a sheet shows it as it reads.
  */
-export function cellText(value: unknown): string | number | boolean | null {
+function cellText(value: unknown): string | number | boolean | null {
 	if (value === undefined || value === null) return null;
 	if (isCellValue(value)) return value as string | number | boolean;
 	if (Array.isArray(value)) {
@@ -124,7 +124,7 @@ export function sheetRowOfRun(run: Run): IDataObject {
  * A Run with no Prompt results still gives one row (`prompt: null`), so that no input
  * item disappears from the output.
  */
-export function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
+function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
 	const data = run.data ?? {};
 	const names = promptNamesOf(run);
 	if (names.length === 0) {
@@ -190,7 +190,7 @@ function citationsText(citations: unknown): string {
  * Prompt whose value is a list (e.g. line items) gives one row per entry, numbered in
  * `entry`; an object value becomes columns `value › field`; citations are text.
  */
-export function sheetRowsOfPromptResults(run: Run): IDataObject[] {
+function sheetRowsOfPromptResults(run: Run): IDataObject[] {
 	return promptResultRows(run, true).flatMap((row) => {
 		const base: IDataObject = {
 			run_id: row.run_id,

@@ -5,6 +5,7 @@ import { currentAgentId } from '../helpers/ids';
 import { newestRuns } from '../helpers/newestRuns';
 import { itemsUnder, listAllPages } from '../transport/pagination';
 import type { Run } from '../helpers/runs';
+import { requestTimeoutMs } from '../helpers/requestTimeoutOption';
 
 const PICKER_PAGE = 200;
 
@@ -35,7 +36,12 @@ export async function searchApiKeys(
 ): Promise<INodeListSearchResult> {
 	const keys = await listAllPages<IDataObject>(
 		this,
-		{ path: '/api-keys', what: 'the API key list', idOf: (key) => key.id },
+		{
+			path: '/api-keys',
+			timeoutMs: requestTimeoutMs(this, undefined),
+			what: 'the API key list',
+			idOf: (key) => key.id,
+		},
 		itemsUnder('api_keys'),
 		{ returnAll: true, limit: Infinity },
 	);

@@ -1,9 +1,9 @@
 /** The API's path prefix; the credential holds only the service's address. */
 export const API_PREFIX = '/api/v1/client';
 
-export class InvalidBaseUrlError extends Error {}
+class InvalidBaseUrlError extends Error {}
 
-export class InvalidApiKeyError extends Error {}
+class InvalidApiKeyError extends Error {}
 
 /**
  * Turns the credential's Base URL into the API root (`https://host/api/v1/client`, or

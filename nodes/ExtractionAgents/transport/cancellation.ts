@@ -1,4 +1,17 @@
-import { sleep } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+/** The execution's cancel signal; pollers and the editor's pickers have none. */
+export function cancelSignalOf(context: object): AbortSignal | undefined {
+	const withSignal = context as Partial<IExecuteFunctions>;
+	return typeof withSignal.getExecutionCancelSignal === 'function'
+		? withSignal.getExecutionCancelSignal()
+		: undefined;
+}
+
+export function executionCancelledError(node: INode, itemIndex?: number): NodeOperationError {
+	return new NodeOperationError(node, 'The execution was cancelled', { itemIndex });
+}
 
 /**
  * Waits `ms`, in short slices so that a cancelled execution stops within half a

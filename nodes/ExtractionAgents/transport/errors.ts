@@ -37,7 +37,7 @@ const MAX_DETAIL_LINES = 20;
  * `detail` as a string (docs/service-notes.md #5), but an object, a list or no body at all is
  * tolerated too.
  */
-export function serviceDetail(body: unknown): string {
+function serviceDetail(body: unknown): string {
 	let parsed = body;
 	if (Buffer.isBuffer(parsed)) parsed = parsed.toString('utf8');
 	if (typeof parsed === 'string') {
@@ -75,7 +75,7 @@ const HTML_ENTITIES: Record<string, string> = {
  * The words of an HTML page (a proxy's error page, a maintenance page): its title, then
  * its text without tags. Undefined when the text is not HTML.
  */
-export function textOfWebPage(text: string): string | undefined {
+function textOfWebPage(text: string): string | undefined {
 	if (!/^\s*<(!doctype|html|head|body)\b/i.test(text)) return undefined;
 	const words = (html: string) =>
 		html
@@ -384,7 +384,7 @@ export function toNodeApiError(
 }
 
 /** Why the request failed, in n8n-workflow's terms (`Failure`), where the status says so. */
-export function whyItFailed(failure: RequestFailure, now = Date.now()): Failure | undefined {
+function whyItFailed(failure: RequestFailure, now = Date.now()): Failure | undefined {
 	if (failure.kind === 'network' || failure.kind === 'malformed') {
 		return { cause: 'temporarily-unavailable' };
 	}

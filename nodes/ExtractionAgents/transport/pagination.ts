@@ -1,7 +1,8 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
+import type { NodeApiError } from 'n8n-workflow';
 import { unexpectedAnswer } from './answers';
-import { serviceRequest, type ServiceContext } from './serviceRequest';
+import { serviceRequest } from './serviceRequest';
+import type { ServiceContext } from './types';
 import type { RequestSubject } from './subjects';
 
 export const MAX_PAGE_SIZE = 1000;
@@ -16,28 +17,6 @@ function malformed(context: ServiceContext, what: string, itemIndex?: number): N
 	return unexpectedAnswer(context, what, 'The response did not have the expected list in it.', {
 		itemIndex,
 	});
-}
-
-/**
- * "Return All" and "Limit" of a Get Many operation. The editor allows a Limit of 1 or
- * more only, but an expression can give anything: 0, a negative or a fractional number
- * is refused here, before any request (it would otherwise silently return nothing).
- */
-export function listLimitParameters(context: IExecuteFunctions, itemIndex: number): ListLimit {
-	const returnAll = context.getNodeParameter('returnAll', itemIndex) as boolean;
-	if (returnAll) return { returnAll: true, limit: Infinity };
-	const limit = context.getNodeParameter('limit', itemIndex) as number;
-	if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`Limit must be a whole number of 1 or more, not "${String(limit)}"`,
-			{
-				description: 'Set Limit to how many results you want (e.g. 50), or turn on Return All.',
-				itemIndex,
-			},
-		);
-	}
-	return { returnAll: false, limit };
 }
 
 /**
@@ -57,6 +36,8 @@ export async function listAllPages<T = IDataObject>(
 		qs?: IDataObject;
 		subject?: RequestSubject;
 		itemIndex?: number;
+		/** Per attempt of each page (ServiceRequest.timeoutMs). */
+		timeoutMs: number;
 		what: string;
 		idOf?: (item: T) => unknown;
 	},
@@ -75,6 +56,7 @@ export async function listAllPages<T = IDataObject>(
 			qs: { ...request.qs, page_number: pageNumber, page_size: pageSize },
 			subject: request.subject,
 			itemIndex: request.itemIndex,
+			timeoutMs: request.timeoutMs,
 		});
 		const items = pickItems(body);
 		if (!items) throw malformed(context, request.what, request.itemIndex);
@@ -119,6 +101,8 @@ export async function listAllByCursor<T = IDataObject>(
 		path: string;
 		body: IDataObject;
 		itemIndex?: number;
+		/** Per attempt of each page (ServiceRequest.timeoutMs). */
+		timeoutMs: number;
 		subject?: RequestSubject;
 		what: string;
 	},
@@ -139,6 +123,7 @@ export async function listAllByCursor<T = IDataObject>(
 			idempotency: 'idempotent',
 			subject: request.subject,
 			itemIndex: request.itemIndex,
+			timeoutMs: request.timeoutMs,
 		});
 		const items = (body as IDataObject | undefined)?.[itemsKey];
 		if (!Array.isArray(items)) throw malformed(context, request.what, request.itemIndex);

@@ -6,8 +6,11 @@ import type {
 } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
-import { listAllByCursor, listLimitParameters } from '../../transport/pagination';
+import { listAllByCursor } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 import { commaList, userDateToIso } from '../../helpers/dates';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -66,7 +69,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const startTime = userDateToIso(
 		this,
@@ -106,6 +109,7 @@ export async function execute(
 			path: '/access-logs/query',
 			body,
 			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex),
 			subject: { accessLogs: true },
 			what: 'the access-log query',
 		},

@@ -9,6 +9,8 @@ import { requireFields } from '../../transport/answers';
 import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -30,7 +32,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const name = String(this.getNodeParameter('newName', itemIndex, '') ?? '').trim();
@@ -47,6 +49,7 @@ export async function execute(
 		body: { name },
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	const copy = requireFields(this, body, ['id'], `the copy of Agent ${agentId}`, {
 		itemIndex,

@@ -1,13 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { agentLocator } from '../../descriptions/parameters';
+import { agentLocator, simplifyAgentFields } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
-import {
-	fetchAgent,
-	simplifiesAgents,
-	simplifyAgent,
-	simplifyAgentFields,
-} from '../../helpers/agents';
+import { fetchAgent, simplifiesAgents, simplifyAgent } from '../../helpers/agents';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [agentLocator, ...simplifyAgentFields];
 
@@ -16,12 +12,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const simplify = simplifiesAgents(this, itemIndex);

@@ -1,13 +1,9 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
-import { returnAllAndLimit } from '../../descriptions/parameters';
-import { listLimitParameters } from '../../transport/pagination';
-import {
-	listAgents,
-	simplifiesAgents,
-	simplifyAgent,
-	simplifyAgentFields,
-} from '../../helpers/agents';
+import { returnAllAndLimit, simplifyAgentFields } from '../../descriptions/parameters';
+import { listLimitParameters } from '../../helpers/listLimit';
+import { listAgents, simplifiesAgents, simplifyAgent } from '../../helpers/agents';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -37,7 +33,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const simplify = simplifiesAgents(this, itemIndex);

@@ -11,6 +11,8 @@ import { agentLocator } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 /** The key/value pairs, shown with the hint of the node versions that read them one way. */
 function metadataPairsField(
@@ -117,7 +119,7 @@ function isPrimitive(value: unknown): boolean {
 }
 
 /** Metadata values are primitives or lists of primitives (docs/service-notes.md #26). */
-export function assertValidMetadata(
+function assertValidMetadata(
 	context: IExecuteFunctions,
 	metadata: unknown,
 	itemIndex: number,
@@ -219,7 +221,7 @@ function typedPairValue(value: unknown): IDataObject[keyof IDataObject] {
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const metadata = metadataFromParameters(this, itemIndex);
@@ -231,6 +233,7 @@ export async function execute(
 		idempotency: 'idempotent',
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: requireFields(this, body, ['id'], `Agent ${agentId}`, { itemIndex }) }];
 }

@@ -8,6 +8,8 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
 import { userDateToIso } from '../../helpers/dates';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	{
@@ -41,7 +43,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const name = String(this.getNodeParameter('name', itemIndex, '') ?? '').trim();
 	if (name === '' || name.length > 255) {
@@ -73,6 +75,7 @@ export async function execute(
 		// docs/service-notes.md #28: the expiry field is expires_at.
 		body: { name, ...(expiresAt ? { expires_at: expiresAt } : {}) },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	const key = requireFields(this, body, ['id', 'api_key'], 'the new API key', {
 		itemIndex,

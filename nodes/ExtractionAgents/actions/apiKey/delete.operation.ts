@@ -1,7 +1,10 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { apiKeyIdField, apiKeyIdParameter } from '../../helpers/apiKeys';
+import { apiKeyIdField } from '../../descriptions/parameters';
+import { apiKeyIdParameter } from '../../helpers/apiKeys';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	apiKeyIdField,
@@ -21,7 +24,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
 	// Deleting a key that does not exist also succeeds (docs/service-notes.md #29), so a rerun is harmless.
@@ -30,6 +33,7 @@ export async function execute(
 		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,
 		subject: { apiKeyId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: { deleted: true, id: apiKeyId } }];
 }

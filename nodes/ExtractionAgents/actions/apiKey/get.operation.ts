@@ -7,7 +7,10 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 import { requireFields } from '../../transport/answers';
 import { serviceRequest } from '../../transport/serviceRequest';
-import { apiKeyIdParameter, apiKeyIdField } from '../../helpers/apiKeys';
+import { apiKeyIdField } from '../../descriptions/parameters';
+import { apiKeyIdParameter } from '../../helpers/apiKeys';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [apiKeyIdField];
 
@@ -18,7 +21,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
 	const { body } = await serviceRequest<IDataObject>(this, {
@@ -26,6 +29,7 @@ export async function execute(
 		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,
 		subject: { apiKeyId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: requireFields(this, body, ['id'], `API key "${apiKeyId}"`, { itemIndex }) }];
 }

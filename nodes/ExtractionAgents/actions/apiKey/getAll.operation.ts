@@ -6,7 +6,10 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 import { returnAllAndLimit } from '../../descriptions/parameters';
-import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
+import { itemsUnder, listAllPages } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [...returnAllAndLimit({})];
 
@@ -17,12 +20,18 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const keys = await listAllPages<IDataObject>(
 		this,
-		{ path: '/api-keys', itemIndex, what: 'the API key list', idOf: (key) => key.id },
+		{
+			path: '/api-keys',
+			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex),
+			what: 'the API key list',
+			idOf: (key) => key.id,
+		},
 		itemsUnder('api_keys'),
 		{ returnAll, limit },
 	);

@@ -12,11 +12,11 @@ import { asRun } from '../../helpers/runs';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
-import type { ItemBatch } from '../itemBatch';
-import type { ExecutionCache } from '../types';
+import type { ExecutionCache, ItemContext } from '../types';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -197,15 +197,9 @@ function refuseAsToolWithoutFiles(
 	);
 }
 
-/** Uploads run side by side (Options → Items in Parallel); the Runs are waited for together. */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
-	item: INodeExecutionData,
-	cache: ExecutionCache,
-	batch: ItemBatch,
+	{ itemIndex, item, cache, throwIfStopped, runCreated, waitForRun }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all' | 'links';
@@ -257,21 +251,22 @@ export async function execute(
 	const body = encodeMultipartStream(files, fields);
 
 	// Another item failed meanwhile (without Continue On Fail): create nothing more.
-	batch.throwIfStopped();
+	throwIfStopped();
 	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
 	// retried here (transport/retry.ts): a second attempt could create a duplicate Run.
-	// The request's timeout grows with the upload (transport/requestTimeout.ts).
+	// The request's timeout grows with the upload (helpers/requestTimeoutOption.ts).
 	const response = await serviceRequest(this, {
 		method: 'POST',
 		path: `/agents/${agentId}/runs`,
 		upload: body,
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
 	});
 	let run = asRun(this, response.body, itemIndex, { created: true });
-	batch.runCreated(itemIndex, run);
+	runCreated(run);
 	if (wait) {
-		run = await batch.waitForRun(itemIndex, run, { timeoutMs: Number(timeoutMinutes) * 60_000 });
+		run = await waitForRun(run, Number(timeoutMinutes) * 60_000);
 	} else {
 		hintOnce(this, cache, STILL_RUNNING_HINT);
 	}

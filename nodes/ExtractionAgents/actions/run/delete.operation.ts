@@ -3,6 +3,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, runLocator } from '../../descriptions/parameters';
 import { agentIdParameter, runIdParameter } from '../../helpers/ids';
 import { serviceRequest } from '../../transport/serviceRequest';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -20,12 +22,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);
@@ -36,6 +35,7 @@ export async function execute(
 		// DELETE is retried after a 5xx, a timeout or a dropped connection.
 		missingOnRetryMeansDone: true,
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	return [{ json: { deleted: true, run_id: runId, agent_id: agentId } }];
 }

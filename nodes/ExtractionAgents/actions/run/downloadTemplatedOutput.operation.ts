@@ -16,7 +16,8 @@ import {
 import { serviceRequest } from '../../transport/serviceRequest';
 import { fetchAgent, type Agent } from '../../helpers/agents';
 import { versionsWith, versionsWithout } from '../../descriptions/versions';
-import type { ExecutionCache } from '../types';
+import type { ExecutionCache, ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -103,14 +104,9 @@ async function cachedAgent(
 	return (await cache.get(key)) as Agent;
 }
 
-/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
-	item: INodeExecutionData,
-	cache: ExecutionCache,
+	{ itemIndex, item, cache }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);
@@ -180,6 +176,7 @@ export async function execute(
 		subject: { agentId, runId, templateId },
 		binaryResponse: true,
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 	});
 	const fileName =
 		fileNameFromContentDisposition(response.headers['content-disposition']) ??

@@ -10,6 +10,7 @@ import { agentIdParameter, runIdParameter } from '../../helpers/ids';
 import { fetchRun } from '../../helpers/runs';
 import { hasBehaviour } from '../../descriptions/versions';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
+import type { ItemContext } from '../types';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -23,12 +24,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-/** Items are independent reads (or deletes): several at once (Options → Items in Parallel). */
-export const itemsInParallel = true;
-
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const runId = runIdParameter(this, itemIndex);

@@ -7,11 +7,14 @@ import {
 	simplifyField,
 } from '../../descriptions/parameters';
 import { agentIdParameter, parseResourceId } from '../../helpers/ids';
-import { listAllPages, listLimitParameters } from '../../transport/pagination';
+import { listAllPages } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 import { newestRuns, sortNewestFirst } from '../../helpers/newestRuns';
 import { flattenRunList, type Run } from '../../helpers/runs';
 import { hasBehaviour } from '../../descriptions/versions';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	agentLocator,
@@ -55,7 +58,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
@@ -78,6 +81,7 @@ export async function execute(
 		qs,
 		subject: { agentId },
 		itemIndex,
+		timeoutMs: requestTimeoutMs(this, itemIndex),
 		what: `the Runs of Agent ${agentId}`,
 		idOf: (run: Run) => run.run_id,
 	};

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import type { MultipartFile } from '../../transport/multipart';
-import { requestTimeoutMs } from '../../transport/requestTimeout';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 import {
 	MAX_FILE_BYTES,
 	MAX_FILES_PER_RUN,

@@ -7,8 +7,11 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, returnAllAndLimit } from '../../descriptions/parameters';
 import { parseResourceId } from '../../helpers/ids';
-import { itemsUnder, listAllPages, listLimitParameters } from '../../transport/pagination';
+import { itemsUnder, listAllPages } from '../../transport/pagination';
+import { listLimitParameters } from '../../helpers/listLimit';
 import { userDateToIso } from '../../helpers/dates';
+import type { ItemContext } from '../types';
+import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 
 const properties: INodeProperties[] = [
 	...returnAllAndLimit({}),
@@ -100,7 +103,7 @@ function agentFilter(
 
 export async function execute(
 	this: IExecuteFunctions,
-	itemIndex: number,
+	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const { returnAll, limit } = listLimitParameters(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
@@ -124,7 +127,13 @@ export async function execute(
 	// Records pass through untouched: unknown `type` values are kept (docs/service-notes.md #23).
 	const records = await listAllPages<IDataObject>(
 		this,
-		{ path: '/usage', qs, itemIndex, what: 'usage records' },
+		{
+			path: '/usage',
+			qs,
+			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex),
+			what: 'usage records',
+		},
 		itemsUnder('records'),
 		{ returnAll, limit },
 	);

@@ -4,19 +4,12 @@ import {
 	DEFAULT_REQUEST_TIMEOUT_SECONDS,
 	MAX_REQUEST_TIMEOUT_SECONDS,
 } from '../descriptions/options';
-
-type RequestingContext = IExecuteFunctions | IPollFunctions | ILoadOptionsFunctions;
-
-/**
- * The request timeout is the HTTP client's inactivity timeout; after the last byte of an
- * upload the service still has to take the files in before it answers, so each started
- * MB of the upload adds this much.
- */
-export const UPLOAD_ALLOWANCE_MS_PER_MB = 1000;
+import type { ServiceContext } from '../transport/types';
+import { uploadAllowanceMs } from '../transport/uploadAllowance';
 
 const TIMEOUT_PARAMETER = 'options.requestTimeout';
 
-function configuredSeconds(context: RequestingContext, itemIndex: number | undefined): unknown {
+function configuredSeconds(context: ServiceContext, itemIndex: number | undefined): unknown {
 	if ('getInputData' in context) {
 		return (context as IExecuteFunctions).getNodeParameter(
 			TIMEOUT_PARAMETER,
@@ -40,12 +33,12 @@ function configuredSeconds(context: RequestingContext, itemIndex: number | undef
 
 /**
  * The timeout of one request (each attempt), from the node's "Request Timeout" option
- * (60 s when unset), plus the upload allowance. The only place that reads the option:
- * the transport calls it for every request that does not set its own `timeoutMs`.
+ * (60 s when unset), plus the upload allowance (transport/uploadAllowance.ts). The only
+ * place that reads the option: every request the nodes send is given its value.
  * A value that is not a number of seconds from 1 to 3600 is refused before any request.
  */
 export function requestTimeoutMs(
-	context: RequestingContext,
+	context: ServiceContext,
 	itemIndex: number | undefined,
 	uploadBytes = 0,
 ): number {
@@ -55,10 +48,7 @@ export function requestTimeoutMs(
 	if (!Number.isFinite(seconds) || seconds < 1 || seconds > MAX_REQUEST_TIMEOUT_SECONDS) {
 		throw invalidTimeout(context.getNode(), raw, itemIndex);
 	}
-	return (
-		Math.round(seconds * 1000) +
-		Math.ceil(Math.max(0, uploadBytes) / 1_000_000) * UPLOAD_ALLOWANCE_MS_PER_MB
-	);
+	return Math.round(seconds * 1000) + uploadAllowanceMs(uploadBytes);
 }
 
 function invalidTimeout(

@@ -30,8 +30,8 @@ export function subtitleExpression(properties: INodeProperties[]): string {
 	return `={{ ${JSON.stringify(subtitles)}[$parameter["resource"] + ":" + $parameter["operation"]] }}`;
 }
 
-/** The resource selector followed by every resource's operations and fields. */
-export const resourceProperties: INodeProperties[] = [
+/** The action node's parameters: the resource selector, every resource's operations and fields, and Options. */
+export const nodeProperties: INodeProperties[] = [
 	{
 		displayName: 'Resource',
 		name: 'resource',

@@ -1,0 +1,75 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { RunWaiter } from '../helpers/runWaiter';
+import type { Run } from '../helpers/runs';
+import { ItemStopped, type ItemOutcome } from './itemPool';
+
+/** A Run one item created, named in the error if the node stops on another item. */
+interface CreatedRun {
+	itemIndex: number;
+	run: Run;
+}
+
+/**
+ * The Runs the items of one execution created: every one is waited for together in one
+ * loop (RunWaiter) that holds no item's place, and every one is named when the node
+ * stops on another item's failure, so that no Run is left unknown to the user.
+ */
+export class CreatedRuns {
+	private readonly created: CreatedRun[] = [];
+
+	private readonly waiter: RunWaiter;
+
+	/** `stopSignal`: the items stop (ItemPool); waits are given up, the Runs go on in the service. */
+	constructor(context: IExecuteFunctions, stopSignal: AbortSignal) {
+		this.waiter = new RunWaiter(
+			context,
+			context.getExecutionCancelSignal?.(),
+			stopSignal,
+			(run) => new ItemStopped(`Stopped waiting for Run ${run.run_id}`),
+		);
+	}
+
+	record(itemIndex: number, run: Run): void {
+		this.created.push({ itemIndex, run });
+	}
+
+	/** Waits for the Run together with every other item's Run. */
+	async waitFor(itemIndex: number, run: Run, timeoutMs: number): Promise<Run> {
+		return await this.waiter.waitFor(run, { timeoutMs, itemIndex });
+	}
+
+	/**
+	 * The error the node fails with: the failure of the lowest-index failing item, told
+	 * what the other items already did.
+	 */
+	failureToThrow(outcomes: ItemOutcome[]): NodeApiError | NodeOperationError | undefined {
+		const firstFailed = outcomes.findIndex((outcome) => outcome?.kind === 'failed');
+		if (firstFailed < 0) return undefined;
+		const error = (outcomes[firstFailed] as Extract<ItemOutcome, { kind: 'failed' }>).error;
+		const others = this.created.filter((created) => created.itemIndex !== firstFailed);
+		const withRun = new Set(this.created.map((created) => created.itemIndex));
+		const notSent = outcomes.filter(
+			(outcome, itemIndex) => outcome?.kind === 'stopped' && !withRun.has(itemIndex),
+		).length;
+		const notes: string[] = [];
+		if (others.length > 0) {
+			const lines = others
+				.sort((a, b) => a.itemIndex - b.itemIndex)
+				.map(
+					({ itemIndex, run }) =>
+						`item ${itemIndex + 1}: Run ${run.run_id}${run.run_url ? ` (${run.run_url})` : ''}`,
+				);
+			notes.push(
+				`Other items had already created ${others.length} Run(s), which go on in the service: ${lines.join('; ')}. Fetch them with Run → Get or the Extraction Agents Trigger rather than uploading those files again.`,
+			);
+		}
+		if (notSent > 0)
+			notes.push(
+				`Nothing was sent for ${notSent} other item(s): run them again once this is fixed.`,
+			);
+		if (notes.length > 0)
+			error.description = [error.description, ...notes].filter(Boolean).join(' ');
+		return error;
+	}
+}

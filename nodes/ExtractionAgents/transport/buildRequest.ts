@@ -1,0 +1,35 @@
+import type { IHttpRequestOptions } from 'n8n-workflow';
+import type { ServiceRequest } from './types';
+
+/**
+ * The HTTP client's options for one attempt: every status comes back as an answer (the
+ * transport classifies it, see classifyAnswer.ts), and an upload is streamed as it is.
+ */
+export function buildHttpRequest(
+	apiRoot: string,
+	request: ServiceRequest,
+	timeoutMs: number,
+): IHttpRequestOptions {
+	const upload = request.upload;
+	return {
+		method: request.method,
+		url: `${apiRoot}${request.path}`,
+		qs: request.qs,
+		body: (upload ?? request.body) as IHttpRequestOptions['body'],
+		json: upload === undefined,
+		timeout: timeoutMs,
+		returnFullResponse: true,
+		ignoreHttpStatusErrors: true,
+		// The service never redirects its API; following redirects would also make
+		// axios keep a copy of every uploaded byte in memory (docs/service-notes.md #9).
+		disableFollowRedirect: true,
+		headers: upload
+			? {
+					'Content-Type': upload.type,
+					'Content-Length': String(upload.size),
+					Accept: 'application/json',
+				}
+			: { Accept: request.binaryResponse ? '*/*' : 'application/json' },
+		...(request.binaryResponse ? { encoding: 'arraybuffer' as const } : {}),
+	};
+}

@@ -1,0 +1,135 @@
+import type { IN8nHttpFullResponse } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import { executionCancelledError } from './cancellation';
+import type { RequestFailure } from './errors';
+import type { ServiceContext, ServiceRequest, ServiceResponse } from './types';
+
+/** What every failure of an attempt carries (errors.ts words its message from it). */
+export interface AttemptFacts {
+	method: string;
+	/** Retries already made (attempts after the first). */
+	retries: number;
+	idempotent: boolean;
+}
+
+/** One attempt's result: the answer to hand back, or a failure for the retry loop to judge. */
+export type AttemptOutcome<T> =
+	| { kind: 'answer'; response: ServiceResponse<T> }
+	| { kind: 'failure'; failure: RequestFailure; retryAfterHeader?: unknown };
+
+/**
+ * What the service's answer means. `earlierAttemptMayHaveWorked`: an earlier attempt of
+ * this request failed in a way the service may have acted on (retry.ts), so a delete's
+ * 404 now means that attempt deleted it.
+ */
+export function classifyAnswer<T>(
+	response: IN8nHttpFullResponse,
+	request: ServiceRequest,
+	requestUrl: string,
+	attempt: AttemptFacts,
+	earlierAttemptMayHaveWorked: boolean,
+): AttemptOutcome<T> {
+	const headers = response.headers as Record<string, unknown>;
+	const body = request.upload !== undefined ? parseJsonBody(response.body) : response.body;
+	const answer = (): AttemptOutcome<T> => ({
+		kind: 'answer',
+		response: { statusCode: response.statusCode, headers, body: body as T },
+	});
+	const status = response.statusCode;
+	if (status >= 300 && status < 400) {
+		// Redirects are not followed (see buildRequest.ts), so a 3xx means nothing was done here.
+		const location = redirectTarget(headers.location, requestUrl);
+		return { kind: 'failure', failure: { kind: 'redirect', status, location, ...attempt } };
+	}
+	if (status < 400) {
+		if (request.binaryResponse || isJsonOrEmpty(body)) return answer();
+		// The HTTP client hands a body that does not parse as JSON over as text.
+		return { kind: 'failure', failure: { kind: 'malformed', status, body, ...attempt } };
+	}
+	if (status === 404 && earlierAttemptMayHaveWorked && request.missingOnRetryMeansDone) {
+		// An earlier attempt removed it and its answer was lost on the way back.
+		return answer();
+	}
+	return {
+		kind: 'failure',
+		failure: { kind: 'http', status, body, ...attempt },
+		retryAfterHeader: headers['retry-after'],
+	};
+}
+
+/**
+ * What a request that threw means: a network failure to judge for a retry, or (thrown
+ * from here) a cancelled execution, a failure that is not the request's (e.g. the node
+ * has no credential set), or an upload stopped by a file that could not be read.
+ */
+export function classifyThrown<T>(
+	error: unknown,
+	context: ServiceContext,
+	request: ServiceRequest,
+	signal: AbortSignal | undefined,
+	attempt: AttemptFacts & { timeoutMs: number },
+): AttemptOutcome<T> {
+	if (signal?.aborted) throw executionCancelledError(context.getNode(), request.itemIndex);
+	if (error instanceof NodeOperationError && !(error instanceof NodeApiError)) {
+		// Not a failed request: nothing to retry.
+		throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
+	}
+	if (request.upload?.readFailure) {
+		// The upload stopped because a file could not be read, not because of the network.
+		throw new NodeOperationError(context.getNode(), request.upload.readFailure.message, {
+			description:
+				'The upload stopped before the file was sent whole, so the service made no Run from it. Check the node that produced the file (was it changed or removed meanwhile?), then run the item again.',
+			itemIndex: request.itemIndex,
+		});
+	}
+	const { timeoutMs, ...facts } = attempt;
+	return {
+		kind: 'failure',
+		failure: { kind: 'network', code: networkCodeOf(error), timeoutMs, ...facts },
+	};
+}
+
+function networkCodeOf(error: unknown): string {
+	const candidates = [error, (error as { cause?: unknown })?.cause];
+	for (const candidate of candidates) {
+		const code = (candidate as { code?: unknown })?.code;
+		if (typeof code === 'string' && code !== '') return code;
+	}
+	const message = String((error as Error)?.message ?? '');
+	if (/timeout/i.test(message)) return 'ETIMEDOUT';
+	if (/socket hang up|aborted/i.test(message)) return 'ECONNRESET';
+	return 'ENETWORK';
+}
+
+/** Where a redirect points, absolute, without any user name or password in it. */
+function redirectTarget(header: unknown, requestUrl: string): string | undefined {
+	const value = Array.isArray(header) ? header[0] : header;
+	if (typeof value !== 'string' || value.trim() === '' || !URL.canParse(value.trim(), requestUrl))
+		return undefined;
+	const target = new URL(value.trim(), requestUrl);
+	target.username = '';
+	target.password = '';
+	return target.href;
+}
+
+/**
+ * A JSON answer arrives parsed (an object or an array); one that did not parse arrives
+ * as text. An empty body is fine (e.g. 204 of a DELETE).
+ */
+function isJsonOrEmpty(body: unknown): boolean {
+	if (body === undefined || body === null) return true;
+	if (typeof body === 'string') return body.trim() === '';
+	if (Buffer.isBuffer(body)) return body.length === 0;
+	return typeof body === 'object' || typeof body === 'number' || typeof body === 'boolean';
+}
+
+/** The upload is sent without `json: true` (it is not JSON), so its answer arrives as text. */
+function parseJsonBody(body: unknown): unknown {
+	const text = Buffer.isBuffer(body) ? body.toString('utf8') : body;
+	if (typeof text !== 'string') return text;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
+}
