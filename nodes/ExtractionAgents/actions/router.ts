@@ -1,5 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError, type NodeApiError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+} from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 import { ItemBatch, itemsInParallel } from './itemBatch';
 import * as accessLog from './accessLog';
 import * as agent from './agent';
