@@ -1,8 +1,9 @@
 // The flat ESLint config n8n's verification scanner (@n8n/scan-community-package)
 // lints a community package with: the community-nodes recommended rules, no-console,
 // and eslint-plugin-n8n-nodes-base's community, credentials and nodes rule sets with
-// the scanner's own off-overrides. Used for the source (eslint.config.mjs) and for the
-// packed tarball, so both are held to what verification checks.
+// the scanner's own off-overrides. `npm run lint:tarball` lints the source and the packed
+// tarball with it, so both are held to what verification checks (`npm run lint` uses
+// @n8n/node-cli's config: eslint.config.mjs).
 import tsParser from '@typescript-eslint/parser';
 import { n8nCommunityNodesPlugin } from '@n8n/eslint-plugin-community-nodes';
 import n8nNodesPlugin from 'eslint-plugin-n8n-nodes-base';

@@ -19,7 +19,6 @@ import {
 } from './workflows';
 
 // Plain JavaScript, so that it also runs as `node scripts/n8n-host.js` without a build step.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const host = require('../../scripts/n8n-host.js') as N8nHostModule;
 
 export interface N8nInstall {
@@ -285,7 +284,6 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		await server.stop();
 		throw err;
 	}
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as {
 		parse(text: string): unknown;
 	};

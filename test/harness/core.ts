@@ -15,12 +15,10 @@ export type BinaryMode = 'filesystem' | 'default';
 
 /** n8n-core, required only after ./env has pointed N8N_USER_FOLDER at the temp folder. */
 export function core(): typeof N8nCore {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	return require('n8n-core') as typeof N8nCore;
 }
 
 export function container(): typeof DiContainer {
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	return (require('@n8n/di') as { Container: typeof DiContainer }).Container;
 }
 
@@ -114,7 +112,6 @@ export function binaryDataService(): N8nCore.BinaryDataService {
 export async function shutdownHarness(options: { removeFiles?: boolean } = {}): Promise<void> {
 	const Container = container();
 	try {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const { SSHClientsManager } = require('n8n-core/dist/execution-engine/ssh-clients-manager') as {
 			SSHClientsManager: new (...args: never[]) => { onShutdown(): void };
 		};

@@ -65,7 +65,6 @@ let packageCredentialType: ICredentialType | undefined;
 
 function loadPackageCredentialType(): ICredentialType {
 	if (!packageCredentialType) {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		const mod = require('../../credentials/ExtractionAgentsApi.credentials') as {
 			ExtractionAgentsApi: new () => ICredentialType;
 		};

@@ -124,7 +124,6 @@ export function qualifiedTypeName(type: AnyNodeType): string {
 function loadNodeClass(modulePath: string, className: string): AnyNodeType {
 	let mod: Record<string, new () => AnyNodeType>;
 	try {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports
 		mod = require(modulePath) as Record<string, new () => AnyNodeType>;
 	} catch (error) {
 		throw new UnexpectedError(

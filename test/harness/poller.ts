@@ -101,7 +101,6 @@ export interface Poller {
 /** n8n's DirectoryLoader adds the "Poll Times" parameter to every polling node on load. */
 function applyPollingParameters(type: AnyNodeType): void {
 	const versions: INodeType[] = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const { commonPollingParameters } = require('n8n-core/dist/nodes-loader/constants') as {
 		commonPollingParameters: INodeType['description']['properties'];
 	};

@@ -1,5 +1,4 @@
 import { executeNode, testCredential, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
 import { INVOICES, agentById, finishedRun, requestLines, runById, useEmulator } from './fixtures';
 
 useHarness();

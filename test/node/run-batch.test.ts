@@ -1,5 +1,5 @@
 import { executeNode, useHarness, type HarnessInputItem } from '../harness';
-import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
+import type { RequestLogEntry } from '../emulator';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../../nodes/ExtractionAgents/descriptions/options';
 import { INVOICES, agentById, createRunParameters, pdf, runById, useEmulator } from './fixtures';
 

@@ -6,13 +6,14 @@ import {
 	ftruncateSync,
 	writeFileSync,
 	createWriteStream,
+	createReadStream,
 } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { randomBytes } from 'crypto';
+import { createHash, randomBytes } from 'crypto';
 import { executeNode, useHarness } from '../harness';
 import { DEMO_AGENT_IDS } from '../emulator';
-import { INVOICES, agentById, createRunParameters, pdf, sha256, useEmulator } from './fixtures';
+import { INVOICES, createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 1200 });
@@ -315,10 +316,9 @@ describe('Run → Create', () => {
 			write();
 		});
 		const hashBig = await new Promise<string>((resolve) => {
-			const hash = require('crypto').createHash('sha256');
-			require('fs')
-				.createReadStream(bigPath)
-				.on('data', (d: Buffer) => hash.update(d))
+			const hash = createHash('sha256');
+			createReadStream(bigPath)
+				.on('data', (d) => hash.update(d))
 				.on('end', () => resolve(hash.digest('hex')));
 		});
 		const smallA = randomBytes(1000);

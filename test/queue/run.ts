@@ -491,7 +491,6 @@ async function main(): Promise<number> {
 	const driveMs = Date.now() - driveStart;
 
 	// 4. The trigger: wait until every Run created here has been emitted, then two more polls.
-	// eslint-disable-next-line @typescript-eslint/no-require-imports
 	const flatted = require(path.join(n8n.folder, 'node_modules', 'flatted')) as {
 		parse(text: string): unknown;
 	};

@@ -25,7 +25,7 @@ describe('Extraction Agents Trigger: All Agents', () => {
 	it('picks up an Agent created after activation and the Runs it gets, each once', async () => {
 		const { emulator, credentials } = ctx;
 		const existing = await newAgent(emulator, 'existing');
-		finishedRun(emulator, existing).run_id; // history
+		finishedRun(emulator, existing); // history
 		const runningAtActivation = heldRun(emulator, existing);
 		const poller = createPoller({
 			parameters: triggerParameters(undefined, { agentScope: 'all' }),

@@ -40,7 +40,7 @@ const shared = { agentId: 0, staticData: {} as IDataObject, pending: [] as numbe
 beforeAll(async () => {
 	const { emulator, credentials } = ctx;
 	shared.agentId = await newAgent(emulator, 'cost');
-	finishedRun(emulator, shared.agentId).run_id;
+	finishedRun(emulator, shared.agentId);
 	const poller = createPoller({ parameters: triggerParameters(shared.agentId), credentials });
 	await expectNothing(poller);
 	emulator.addHistoricalRuns(shared.agentId, HISTORY);

@@ -46,7 +46,7 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 	it('an Agent missing from one listing keeps its state: when it is listed again, only the Runs that finished meanwhile are emitted', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'hidden for one poll');
-		finishedRun(emulator, agentId).run_id; // history
+		finishedRun(emulator, agentId); // history
 		const runningThen = heldRun(emulator, agentId);
 		const poller = createPoller({
 			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
@@ -79,8 +79,8 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 		});
 		await expectNothing(one);
 		// Runs of the other Agent finish while only `watched` is watched: not news to this trigger.
-		finishedRun(emulator, other).run_id;
-		finishedRun(emulator, DEMO_AGENT_IDS.contracts).run_id;
+		finishedRun(emulator, other);
+		finishedRun(emulator, DEMO_AGENT_IDS.contracts);
 		const onWatched = finishedRun(emulator, watched).run_id;
 		expect(runIdsOf(await one.poll())).toEqual([onWatched]);
 
@@ -679,8 +679,7 @@ describe('Extraction Agents Trigger: static data size', () => {
 		await expectNothing(poller);
 		let emitted = 0;
 		for (let round = 0; round < 5; round++) {
-			for (const agentId of agents)
-				for (let i = 0; i < 12; i++) finishedRun(emulator, agentId).run_id;
+			for (const agentId of agents) for (let i = 0; i < 12; i++) finishedRun(emulator, agentId);
 			emitted += runIdsOf(await poller.poll()).length;
 			emulator.advanceTime(12 * MINUTE);
 		}

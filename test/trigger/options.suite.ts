@@ -44,19 +44,6 @@ const SHEET_RUN_FIELDS = [
 	'credits_used',
 	'agent_id',
 ];
-const RUN_FIELDS = [
-	'run_id',
-	'agent_id',
-	'status',
-	'run_url',
-	'files',
-	'user_defined_id',
-	'created',
-	'completed',
-	'failed_prompts',
-	'credits_used',
-];
-
 describe('Extraction Agents Trigger: parameters', () => {
 	it('Statuses = Failed: only failed Runs are emitted; successful ones are dropped, not kept pending', async () => {
 		const { emulator, credentials } = ctx;

@@ -1,5 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 import { CreatedRuns } from './createdRuns';
 import { ItemPool } from './itemPool';
 import { itemsInParallelFor, operationFor } from './operations';

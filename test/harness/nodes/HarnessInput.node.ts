@@ -17,7 +17,6 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const { lookup } = require('mime-types') as { lookup(pathOrExt: string): string | false };
 
 export interface HarnessBinaryInput {

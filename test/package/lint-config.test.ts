@@ -1,0 +1,138 @@
+/**
+ * `npm run lint` is n8n's `n8n-node lint` (`eslint .` with eslint.config.mjs). The code that
+ * ships must get @n8n/node-cli's default config exactly, as strict mode would guarantee; the dev
+ * code gets typescript-eslint's recommended rules; the whole tree lints clean, warnings included.
+ * ESLint loads its config with import(), so the checks run in a child `node`, not in jest's VM.
+ */
+import { spawnSync } from 'child_process';
+import { readFileSync } from 'fs';
+import { join, resolve } from 'path';
+
+const ROOT = resolve(__dirname, '../..');
+
+interface Computed {
+	rules: Record<string, unknown[]>;
+	plugins: string[];
+	noInlineConfig: boolean;
+}
+
+/** The config ESLint computes for `file`: from eslint.config.mjs, and from the CLI's default alone. */
+const probe = `
+import { ESLint } from 'eslint';
+import { config } from '@n8n/node-cli/eslint';
+const files = JSON.parse(process.argv[1]);
+const project = new ESLint({ cwd: process.cwd() });
+const cliDefault = new ESLint({ cwd: process.cwd(), overrideConfigFile: true, overrideConfig: config });
+const shape = (c) => c && {
+	rules: Object.fromEntries(Object.entries(c.rules ?? {}).map(([k, v]) => [k, [].concat(v)])),
+	plugins: Object.keys(c.plugins ?? {}).sort(),
+	noInlineConfig: c.linterOptions?.noInlineConfig ?? false,
+};
+const out = {};
+for (const file of files) {
+	out[file] = {
+		project: shape(await project.calculateConfigForFile(file)),
+		cliDefault: shape(await cliDefault.calculateConfigForFile(file)),
+	};
+}
+process.stdout.write(JSON.stringify(out));
+`;
+
+const SHIPPED = [
+	'nodes/ExtractionAgents/ExtractionAgents.node.ts',
+	'nodes/ExtractionAgents/transport/serviceRequest.ts',
+	'credentials/ExtractionAgentsApi.credentials.ts',
+	'package.json',
+];
+const DEV = ['test/harness/core.ts', 'bench/run.ts', 'scripts/bootstrap.js', 'jest.config.js'];
+
+type Probed = Record<string, { project: Computed; cliDefault: Computed }>;
+
+let probed: Probed;
+/** `eslint .` as `n8n-node lint` runs it, in a process of its own. */
+let tree: { files: number; problems: string[] };
+beforeAll(() => {
+	const lint = spawnSync(
+		process.execPath,
+		[join(ROOT, 'node_modules/eslint/bin/eslint.js'), '.', '--format', 'json'],
+		// Jest's NODE_ENV=test puts eslint-plugin-n8n-nodes-base in its own test mode (every file is Test.node.ts).
+		{
+			cwd: ROOT,
+			encoding: 'utf8',
+			maxBuffer: 64 * 1024 * 1024,
+			env: { ...process.env, NODE_ENV: '' },
+		},
+	);
+	const results = JSON.parse(lint.stdout) as {
+		filePath: string;
+		messages: { line: number; ruleId: string | null; message: string }[];
+	}[];
+	tree = {
+		files: results.length,
+		problems: results.flatMap((r) =>
+			r.messages.map(
+				(m) => `${r.filePath.slice(ROOT.length + 1)}:${m.line} ${m.ruleId} ${m.message}`,
+			),
+		),
+	};
+
+	const result = spawnSync(
+		process.execPath,
+		['--input-type=module', '-e', probe, JSON.stringify([...SHIPPED, ...DEV])],
+		{
+			cwd: ROOT,
+			encoding: 'utf8',
+			maxBuffer: 64 * 1024 * 1024,
+			env: { ...process.env, NODE_ENV: '' },
+		},
+	);
+	if (result.status !== 0) throw new Error(`eslint probe failed:\n${result.stderr}`);
+	probed = JSON.parse(result.stdout) as Probed;
+}, 120_000);
+
+describe('eslint.config.mjs (what `n8n-node lint` runs)', () => {
+	it.each(SHIPPED)(
+		'lints %s with @n8n/node-cli default config, every rule as it sets it',
+		(file) => {
+			const { project, cliDefault } = probed[file];
+			expect(Object.keys(cliDefault.rules).length).toBeGreaterThan(0);
+			expect(project.rules).toEqual(cliDefault.rules);
+			expect(project.plugins).toEqual(cliDefault.plugins);
+		},
+	);
+
+	it('holds the shipped code to n8n Cloud rules (no restricted globals or imports, no console)', () => {
+		const { rules } = probed['nodes/ExtractionAgents/transport/serviceRequest.ts'].project;
+		expect(rules['@n8n/community-nodes/no-restricted-globals']?.[0]).toBe(2);
+		expect(rules['@n8n/community-nodes/no-restricted-imports']?.[0]).toBe(2);
+		expect(rules['no-console']?.[0]).toBe(2);
+	});
+
+	it.each(DEV)('lints %s with typescript-eslint recommended rules, not the node rules', (file) => {
+		const { rules } = probed[file].project;
+		expect(rules['@typescript-eslint/no-unused-vars']?.[0]).toBe(2);
+		expect(rules['@typescript-eslint/no-unused-expressions']?.[0]).toBe(2);
+		expect(rules['@typescript-eslint/ban-ts-comment']?.[0]).toBe(2);
+		expect(rules['@n8n/community-nodes/no-restricted-globals']).toBeUndefined();
+		expect(rules['no-console']).toBeUndefined();
+	});
+
+	it('ignores eslint-disable comments everywhere', () => {
+		for (const file of [...SHIPPED, ...DEV]) expect(probed[file].project.noInlineConfig).toBe(true);
+	});
+
+	it('finds no error and no warning in the tree', () => {
+		expect(tree.files).toBeGreaterThan(100);
+		expect(tree.problems).toEqual([]);
+	});
+
+	it('is what npm run lint runs, with strict mode off because the dev code has its own rules', () => {
+		const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+			scripts: Record<string, string>;
+			n8n: { strict: boolean };
+		};
+		expect(pkg.scripts.lint).toContain('n8n-node lint');
+		expect(pkg.scripts.test).toContain('npm run lint');
+		expect(pkg.n8n.strict).toBe(false);
+	});
+});
