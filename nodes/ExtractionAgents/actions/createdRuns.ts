@@ -1,5 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-import type { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { RunWaiter } from '../helpers/runWaiter';
 import type { Run } from '../helpers/runs';
 import { ItemStopped, type ItemOutcome } from './itemPool';
