@@ -10,7 +10,7 @@
  *   npm run demo -- --n8n 1.123.81   another n8n version;  --port 5678  the editor's port
  *
  * The first run on a machine installs n8n into ~/.cache/n8n-nodes-extraction-agents (a few
- * minutes; see scripts/n8n-host.js).
+ * minutes; see scripts/n8n-host.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';

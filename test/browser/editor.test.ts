@@ -12,7 +12,7 @@
  * README showing the old one.
  *
  * Installs Chromium with apt when it is missing (see chromium.ts); the n8n install is the one the
- * E2E suite uses (scripts/n8n-host.js, cached). Set N8N_BROWSER=skip (or N8N_E2E=skip, which
+ * E2E suite uses (scripts/n8n-host.ts, cached). Set N8N_BROWSER=skip (or N8N_E2E=skip, which
  * leaves out everything that needs the real n8n) to leave this suite out.
  */
 import * as fs from 'node:fs';

@@ -18,76 +18,17 @@ import {
 	type WorkflowJson,
 } from './workflows';
 
-// Plain JavaScript, so that it also runs as `node scripts/n8n-host.js` without a build step.
-const host = require('../../scripts/n8n-host.js') as N8nHostModule;
-
-export interface N8nInstall {
-	version: string;
-	folder: string;
-	n8nBin: string;
-	nodeBin: string;
-	env: NodeJS.ProcessEnv;
-}
-
-export interface RestResponse {
-	status: number;
-	headers: Headers;
-	body: unknown;
-}
-
-export interface RestClient {
-	baseUrl: string;
-	request(method: string, urlPath: string, body?: unknown): Promise<RestResponse>;
-	get<T = unknown>(urlPath: string): Promise<T>;
-	post<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
-	patch<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
-	readonly cookie: string;
-}
-
-export interface N8nServer {
-	url: string;
-	port: number;
-	/** The n8n process (its pid: to sample memory). */
-	process: { pid?: number };
-	logFile: string;
-	logs(): string;
-	stop(): Promise<void>;
-}
-
-interface HostOptions {
-	userFolder: string;
-	port?: number;
-	env?: Record<string, string>;
-	logFile?: string;
-	quiet?: boolean;
-}
-
-export interface N8nHostModule {
-	CACHE_ROOT: string;
-	DEFAULT_VERSION: string;
-	ensureN8n(version?: string): Promise<N8nInstall>;
-	packPackage(destDir?: string): Promise<string>;
-	installPackageInto(userFolder: string, tgz: string): Promise<string>;
-	freePort(): Promise<number>;
-	portInUse(port: number): Promise<boolean>;
-	importCredentials(n8n: N8nInstall, options: HostOptions, credentials: unknown[]): Promise<string>;
-	importWorkflows(n8n: N8nInstall, options: HostOptions, workflows: unknown[]): Promise<string>;
-	publishWorkflow(n8n: N8nInstall, options: HostOptions, id: string): Promise<string>;
-	publishWorkflowRest(api: RestClient, version: string, id: string): Promise<unknown>;
-	startN8n(n8n: N8nInstall, options: HostOptions): Promise<N8nServer>;
-	setupOwner(baseUrl: string, owner: Owner): Promise<RestClient>;
-	restClient(baseUrl: string): RestClient;
-	log(message: string): void;
-}
+import * as host from '../../scripts/n8n-host';
+import type { N8nInstall, N8nServer, Owner, RestClient } from '../../scripts/n8n-host';
 
 export { host };
-
-export interface Owner {
-	email: string;
-	firstName: string;
-	lastName: string;
-	password: string;
-}
+export type {
+	N8nInstall,
+	N8nServer,
+	Owner,
+	RestClient,
+	RestResponse,
+} from '../../scripts/n8n-host';
 
 export const OWNER: Owner = {
 	email: 'demo@extraction-agents.example',
@@ -233,7 +174,7 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
 		...options.env,
 	};
-	const hostOptions: HostOptions = { userFolder, port, env, quiet: options.quiet };
+	const hostOptions: host.HostOptions = { userFolder, port, env, quiet: options.quiet };
 	const workflows = [
 		...(options.workflows ?? [
 			headlineWorkflow({ inputDir, outputDir }),

@@ -2,7 +2,7 @@
  * End-to-end: the packed package installed into a real n8n server (2.41.1 by default; set
  * N8N_E2E_VERSION=1.123.81 for the compatibility run), used the way users do, against the
  * emulator of the service. The first run on a machine installs n8n into a cache folder (a few
- * minutes, see scripts/n8n-host.js); later runs reuse it.
+ * minutes, see scripts/n8n-host.ts); later runs reuse it.
  *
  * Set N8N_E2E=skip to leave this suite out (e.g. on a machine without the disk space).
  */

@@ -4,7 +4,7 @@
  *   existing nodes, every node reachable from its trigger, credentials by placeholder name only;
  * - node types: ours (`n8n-nodes-extraction-agents.*` at their newest version, including n8n's AI
  *   Agent tool variant `extractionAgentsTool`) or n8n core and AI nodes at a typeVersion of n8n 2.41.1;
- *   when that n8n is installed (scripts/n8n-host.js cache), their parameters are checked against
+ *   when that n8n is installed (scripts/n8n-host.ts cache), their parameters are checked against
  *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
  *   operation, option values exist, collections hold only declared options;

@@ -290,7 +290,7 @@ export function ourDescription(type: string): INodeTypeDescription {
 
 /**
  * n8n 2.41.1's node descriptions (n8n-nodes-base's and the AI nodes' dist/types/nodes.json), when
- * scripts/n8n-host.js installed it; names qualified with their package.
+ * scripts/n8n-host.ts installed it; names qualified with their package.
  */
 export function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
 	const cacheRoot =

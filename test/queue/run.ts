@@ -28,14 +28,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { startEmulator, type Emulator } from '../emulator';
-import {
-	host as e2eHost,
-	OWNER,
-	type N8nHostModule,
-	type N8nInstall,
-	type N8nServer,
-	type NodeRun,
-} from '../e2e/n8n-session';
+import { host, OWNER, type N8nInstall, type N8nServer, type NodeRun } from '../e2e/n8n-session';
 import { credentialJson, samplePdf } from '../e2e/workflows';
 import {
 	ensureDebianPackages,
@@ -53,19 +46,6 @@ import {
 	QUEUE_WORKFLOW_IDS,
 	queueTriggerWorkflow,
 } from './workflows';
-
-interface QueueHost extends N8nHostModule {
-	n8nEnv(
-		n8n: N8nInstall,
-		options: {
-			userFolder: string;
-			port?: number;
-			brokerPort?: number;
-			env?: Record<string, string>;
-		},
-	): NodeJS.ProcessEnv;
-}
-const host = e2eHost as QueueHost;
 
 const VERSION = process.env.N8N_E2E_VERSION || '2.41.1';
 const num = (name: string, fallback: number) => {
@@ -122,7 +102,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// n8n workers (scripts/n8n-host.js starts `n8n start`; a worker is `n8n worker`)
+// n8n workers (scripts/n8n-host.ts starts `n8n start`; a worker is `n8n worker`)
 // ---------------------------------------------------------------------------------------------
 
 interface WorkerProcess {
@@ -431,7 +411,7 @@ async function main(): Promise<number> {
 
 	const server: N8nServer = await host.startN8n(n8n, { ...mainOptions, port: await freePort() });
 	stops.push({ name: 'n8n main', stop: () => server.stop(), kill: () => undefined });
-	const mainPid = (server as N8nServer & { process: ChildProcess }).process.pid ?? 0;
+	const mainPid = server.process.pid ?? 0;
 	const workers = await Promise.all(
 		folders.workers.map((folder, i) => startWorker(n8n, `worker-${i + 1}`, folder, queueEnv)),
 	);

@@ -14,7 +14,7 @@ import { host } from '../e2e/n8n-session';
 export const log = (message: string) => process.stderr.write(`[queue] ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A free TCP port on 127.0.0.1 (the one helper scripts/n8n-host.js has). */
+/** A free TCP port on 127.0.0.1 (the one helper scripts/n8n-host.ts has). */
 export const freePort = (): Promise<number> => host.freePort();
 
 function which(command: string): string | undefined {

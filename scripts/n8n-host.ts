@@ -1,8 +1,7 @@
-#!/usr/bin/env node
 /**
  * A real n8n for the end-to-end tests and the demo.
  *
- *   const host = require('./scripts/n8n-host');
+ *   import * as host from './scripts/n8n-host';
  *   const n8n = await host.ensureN8n('2.41.1');          // installs once per machine, then cached
  *   const pkg = await host.packPackage();                 // npm pack of this repo (after npm run build)
  *   await host.installPackageInto(userFolder, pkg);       // <userFolder>/.n8n/nodes/node_modules/...
@@ -20,31 +19,39 @@
  *   --ignore-scripts (some install scripts download from hosts that may be unreachable), then
  *   sqlite3, the one native module n8n needs to boot, is rebuilt from source for that Node.
  *
- * CLI: node scripts/n8n-host.js [install] [--version 2.41.1]   installs (or reports the cached install)
+ * CLI: tsx scripts/n8n-host.ts [install] [--version 2.41.1]   installs (or reports the cached install)
  */
-'use strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as fsp from 'node:fs/promises';
+import * as http from 'node:http';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
-const { spawn } = require('node:child_process');
-const fs = require('node:fs');
-const fsp = require('node:fs/promises');
-const http = require('node:http');
-const net = require('node:net');
-const os = require('node:os');
-const path = require('node:path');
-
-const ROOT = path.resolve(__dirname, '..');
-const DEFAULT_VERSION = '2.41.1';
-const CACHE_ROOT =
+export const ROOT = path.resolve(__dirname, '..');
+export const DEFAULT_VERSION = '2.41.1';
+export const CACHE_ROOT =
 	process.env.N8N_HOST_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-extraction-agents');
 /** Bump when the install recipe changes, so old cached installs are redone. */
 const RECIPE = 1;
+
+/** How one n8n version is installed and run. */
+interface Recipe {
+	/** Node version from the npm registry package `node`; null: the machine's Node. */
+	node: string | null;
+	/** npm `overrides` of the install's package.json. */
+	overrides: Record<string, string>;
+	/** Environment that version needs to run. */
+	env: Record<string, string>;
+}
 
 /**
  * What each n8n version needs here. Measured: 2.41.1 installs on Node 24 with linkedom pinned
  * (0.18.15 wants a package missing from the registry); 1.123.81 on Node 20 with xlsx taken from
  * the registry mirror of SheetJS, and runs with the legacy expression engine.
  */
-const RECIPES = {
+const RECIPES: Record<string, Recipe> = {
 	'2.41.1': { node: '24.21.0', overrides: { linkedom: '0.18.14' }, env: {} },
 	'1.123.81': {
 		node: null,
@@ -53,7 +60,7 @@ const RECIPES = {
 	},
 };
 
-function recipeFor(version) {
+function recipeFor(version: string): Recipe {
 	if (RECIPES[version]) return RECIPES[version];
 	const major = Number(String(version).split('.')[0]);
 	return major >= 2
@@ -65,17 +72,29 @@ function recipeFor(version) {
 			};
 }
 
-function log(message) {
+export function log(message: string): void {
 	process.stderr.write(`[n8n-host] ${message}\n`);
 }
 
-const seconds = (since) => `${Math.round((Date.now() - since) / 1000)} s`;
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const seconds = (since: number) => `${Math.round((Date.now() - since) / 1000)} s`;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+interface RunOptions {
+	cwd?: string;
+	env?: NodeJS.ProcessEnv;
+	/** Output goes to this file (appended) instead of being collected. */
+	logFile?: string;
+	timeoutMs?: number;
+}
 
 /** Runs a command; rejects with the tail of its output when it fails. Output goes to logFile if given. */
-function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {}) {
+function run(
+	command: string,
+	args: string[],
+	{ cwd, env, logFile, timeoutMs = 30 * 60_000 }: RunOptions = {},
+): Promise<string> {
 	return new Promise((resolve, reject) => {
-		const out = logFile ? fs.openSync(logFile, 'a') : 'pipe';
+		const out: number | 'pipe' = logFile ? fs.openSync(logFile, 'a') : 'pipe';
 		const child = spawn(command, args, {
 			cwd,
 			env: env || process.env,
@@ -83,8 +102,8 @@ function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {})
 		});
 		let buffer = '';
 		if (!logFile) {
-			child.stdout.on('data', (d) => (buffer += d));
-			child.stderr.on('data', (d) => (buffer += d));
+			child.stdout?.on('data', (d: Buffer) => (buffer += d.toString()));
+			child.stderr?.on('data', (d: Buffer) => (buffer += d.toString()));
 		}
 		const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
 		child.on('error', (err) => {
@@ -93,7 +112,7 @@ function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {})
 		});
 		child.on('close', (code, signal) => {
 			clearTimeout(timer);
-			if (logFile) fs.closeSync(out);
+			if (typeof out === 'number') fs.closeSync(out);
 			if (code === 0) return resolve(buffer);
 			const tail = logFile ? readTail(logFile) : buffer.slice(-4000);
 			reject(
@@ -105,7 +124,7 @@ function run(command, args, { cwd, env, logFile, timeoutMs = 30 * 60_000 } = {})
 	});
 }
 
-function readTail(file, bytes = 4000) {
+function readTail(file: string, bytes = 4000): string {
 	try {
 		const text = fs.readFileSync(file, 'utf8');
 		return text.slice(-bytes);
@@ -114,17 +133,17 @@ function readTail(file, bytes = 4000) {
 	}
 }
 
-function pidAlive(pid) {
+function pidAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
 		return true;
 	} catch (err) {
-		return err.code === 'EPERM';
+		return (err as NodeJS.ErrnoException).code === 'EPERM';
 	}
 }
 
 /** A lock folder, so that two processes (a test and the demo) do not install the same thing at once. */
-async function withLock(name, fn) {
+async function withLock<T>(name: string, fn: () => Promise<T>): Promise<T> {
 	const lock = path.join(CACHE_ROOT, `${name}.lock`);
 	await fsp.mkdir(CACHE_ROOT, { recursive: true });
 	let announced = false;
@@ -134,7 +153,7 @@ async function withLock(name, fn) {
 			await fsp.writeFile(path.join(lock, 'pid'), String(process.pid));
 			break;
 		} catch (err) {
-			if (err.code !== 'EEXIST') throw err;
+			if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
 			const owner = Number(await fsp.readFile(path.join(lock, 'pid'), 'utf8').catch(() => '0'));
 			const stat = await fsp.stat(lock).catch(() => null);
 			const age = stat ? Date.now() - stat.mtimeMs : 0;
@@ -156,20 +175,34 @@ async function withLock(name, fn) {
 	}
 }
 
-function readMarker(folder) {
+/** The `.installed.json` marker written into a cache folder after a successful install. */
+export interface InstallRecord {
+	/** RECIPE at the time of the install: another value means the install is redone. */
+	recipe: number;
+	installedAt: string;
+	/** The Node version (`v24.21.0` for a Node install, `24.21.0` / the machine's for an n8n one). */
+	node?: string;
+	/** The n8n version, in an n8n install's record. */
+	n8n?: string;
+}
+
+function readMarker(folder: string): InstallRecord | null {
 	try {
-		const marker = JSON.parse(fs.readFileSync(path.join(folder, '.installed.json'), 'utf8'));
+		const marker = JSON.parse(
+			fs.readFileSync(path.join(folder, '.installed.json'), 'utf8'),
+		) as InstallRecord;
 		return marker.recipe === RECIPE ? marker : null;
 	} catch {
 		return null;
 	}
 }
 
-async function writeMarker(folder, data) {
-	await fsp.writeFile(
-		path.join(folder, '.installed.json'),
-		JSON.stringify({ recipe: RECIPE, installedAt: new Date().toISOString(), ...data }, null, 2),
-	);
+async function writeMarker(
+	folder: string,
+	data: Omit<InstallRecord, 'recipe' | 'installedAt'>,
+): Promise<void> {
+	const record: InstallRecord = { recipe: RECIPE, installedAt: new Date().toISOString(), ...data };
+	await fsp.writeFile(path.join(folder, '.installed.json'), JSON.stringify(record, null, 2));
 }
 
 const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
@@ -180,14 +213,23 @@ const NPM_FLAGS = ['--no-audit', '--no-fund', '--loglevel=error'];
  * clone's .npmrc, npm_config_nodedir, …), which would leak into the cache installs: drop it,
  * and say explicitly where scripts must run.
  */
-function npmEnv(base = process.env) {
-	const env = {};
+function npmEnv(base: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
 	for (const [key, value] of Object.entries(base)) if (!/^npm_config_/i.test(key)) env[key] = value;
 	return env;
 }
 
+/** A Node to run n8n with. */
+export interface NodeInstall {
+	nodeBin: string;
+	/** Where its headers are (for node-gyp), when known. */
+	nodeDir: string | undefined;
+	/** The folder of nodeBin, put first on PATH. */
+	binDir: string;
+}
+
 /** Node from the npm registry package `node` (its postinstall fetches nothing: the binary comes in a platform package). */
-async function ensureNode(nodeVersion) {
+export async function ensureNode(nodeVersion: string): Promise<NodeInstall> {
 	const folder = path.join(CACHE_ROOT, `node-${nodeVersion}`);
 	const nodeBin = path.join(folder, 'node_modules', 'node', 'bin', 'node');
 	const platformDir = () => {
@@ -226,9 +268,19 @@ async function ensureNode(nodeVersion) {
 }
 
 /** Headers of the Node running this script (e.g. /usr/include/node), so node-gyp need not download them. */
-function systemNodeDir() {
+function systemNodeDir(): string | undefined {
 	const prefix = path.resolve(path.dirname(process.execPath), '..');
 	return fs.existsSync(path.join(prefix, 'include', 'node', 'node.h')) ? prefix : undefined;
+}
+
+/** An installed n8n and how to run it. */
+export interface N8nInstall {
+	version: string;
+	folder: string;
+	n8nBin: string;
+	nodeBin: string;
+	/** PATH with the right Node first plus the variables that version needs. */
+	env: NodeJS.ProcessEnv;
 }
 
 /**
@@ -236,9 +288,11 @@ function systemNodeDir() {
  * { version, folder, n8nBin, nodeBin, env } where env has PATH with the right Node first plus the
  * variables that version needs. Installs on first use (a few minutes), prints progress to stderr.
  */
-async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSION) {
+export async function ensureN8n(
+	version: string = process.env.N8N_E2E_VERSION || DEFAULT_VERSION,
+): Promise<N8nInstall> {
 	const recipe = recipeFor(version);
-	const node = recipe.node
+	const node: NodeInstall = recipe.node
 		? await ensureNode(recipe.node)
 		: {
 				nodeBin: process.execPath,
@@ -247,12 +301,12 @@ async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSIO
 			};
 	const folder = path.join(CACHE_ROOT, `n8n-${version}`);
 	const n8nBin = path.join(folder, 'node_modules', 'n8n', 'bin', 'n8n');
-	const env = {
+	const env: NodeJS.ProcessEnv = {
 		...npmEnv(),
 		PATH: `${node.binDir}${path.delimiter}${process.env.PATH}`,
 		...recipe.env,
 	};
-	const result = { version, folder, n8nBin, nodeBin: node.nodeBin, env };
+	const result: N8nInstall = { version, folder, n8nBin, nodeBin: node.nodeBin, env };
 	if (readMarker(folder) && fs.existsSync(n8nBin)) return result;
 	return withLock(`n8n-${version}`, async () => {
 		if (readMarker(folder) && fs.existsSync(n8nBin)) return result;
@@ -323,19 +377,21 @@ async function ensureN8n(version = process.env.N8N_E2E_VERSION || DEFAULT_VERSIO
 // ---------------------------------------------------------------------------------------------
 
 /** `npm pack` of the repository (dist/ must be built) into destDir; returns the .tgz path. */
-async function packPackage(destDir = path.join(os.tmpdir(), 'n8n-nodes-extraction-agents-pack')) {
+export async function packPackage(
+	destDir: string = path.join(os.tmpdir(), 'n8n-nodes-extraction-agents-pack'),
+): Promise<string> {
 	if (!fs.existsSync(path.join(ROOT, 'dist', 'nodes')))
 		throw new Error('dist/ is missing: run `npm run build` first');
 	await fsp.mkdir(destDir, { recursive: true });
 	const out = await run('npm', ['pack', '--json', '--pack-destination', destDir, ...NPM_FLAGS], {
 		cwd: ROOT,
 	});
-	const info = JSON.parse(out.slice(out.indexOf('[')));
+	const info = JSON.parse(out.slice(out.indexOf('['))) as Array<{ filename: string }>;
 	return path.join(destDir, info[0].filename);
 }
 
 /** Installs the packed tarball the way n8n's community packages are installed: <userFolder>/.n8n/nodes. */
-async function installPackageInto(userFolder, tgz) {
+export async function installPackageInto(userFolder: string, tgz: string): Promise<string> {
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	await fsp.mkdir(nodesDir, { recursive: true });
 	const pkgJson = path.join(nodesDir, 'package.json');
@@ -350,7 +406,7 @@ async function installPackageInto(userFolder, tgz) {
 		['install', tgz, '--omit=peer', '--omit=dev', '--prefer-offline', ...NPM_FLAGS],
 		{ cwd: nodesDir, env: npmEnv() },
 	);
-	const name = require(path.join(ROOT, 'package.json')).name;
+	const { name } = require(path.join(ROOT, 'package.json')) as { name: string };
 	const installed = path.join(nodesDir, 'node_modules', name);
 	if (!fs.existsSync(path.join(installed, 'package.json')))
 		throw new Error(`${name} did not install into ${nodesDir}`);
@@ -362,20 +418,41 @@ async function installPackageInto(userFolder, tgz) {
 // ---------------------------------------------------------------------------------------------
 
 /** A free TCP port on 127.0.0.1. */
-function freePort() {
+export function freePort(): Promise<number> {
 	return new Promise((resolve, reject) => {
 		const server = net.createServer();
 		server.unref();
 		server.on('error', reject);
 		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address();
+			const { port } = server.address() as net.AddressInfo;
 			server.close(() => resolve(port));
 		});
 	});
 }
 
+/** Where and how one n8n process (server, CLI command, worker) runs. */
+export interface HostOptions {
+	/** N8N_USER_FOLDER, and the working folder of the process. */
+	userFolder: string;
+	/** Its HTTP port (a free one by default when starting the server). */
+	port?: number;
+	/** The task runners' broker port (port + 1 in n8nEnv, a free one when starting the server). */
+	brokerPort?: number;
+	/** More environment, over the defaults. */
+	env?: Record<string, string>;
+	/** The server's log (default <userFolder>/n8n.log). */
+	logFile?: string;
+	/** No "ready at" line on stderr. */
+	quiet?: boolean;
+	/** How long the server may take to become ready (default 180 s). */
+	readyTimeoutMs?: number;
+}
+
 /** The environment n8n runs with: its own user folder, loopback only, nothing phoning home. */
-function n8nEnv(n8n, { userFolder, port = 5678, brokerPort, env = {} }) {
+export function n8nEnv(
+	n8n: N8nInstall,
+	{ userFolder, port = 5678, brokerPort, env = {} }: HostOptions,
+): NodeJS.ProcessEnv {
 	return {
 		...n8n.env,
 		N8N_USER_FOLDER: userFolder,
@@ -408,7 +485,11 @@ function n8nEnv(n8n, { userFolder, port = 5678, brokerPort, env = {} }) {
 }
 
 /** Runs an n8n CLI command (not the server) with the given user folder; resolves with its stdout+stderr. */
-async function n8nCli(n8n, options, args) {
+export async function n8nCli(
+	n8n: N8nInstall,
+	options: HostOptions,
+	args: string[],
+): Promise<string> {
 	return run(n8n.nodeBin, [n8n.n8nBin, ...args], {
 		cwd: options.userFolder,
 		env: n8nEnv(n8n, options),
@@ -416,20 +497,28 @@ async function n8nCli(n8n, options, args) {
 	});
 }
 
-async function writeJsonTemp(userFolder, name, data) {
+async function writeJsonTemp(userFolder: string, name: string, data: unknown): Promise<string> {
 	const file = path.join(userFolder, `${name}.json`);
 	await fsp.writeFile(file, JSON.stringify(data, null, 2));
 	return file;
 }
 
 /** `n8n import:credentials`: plain `data` objects are encrypted with N8N_ENCRYPTION_KEY on import. */
-async function importCredentials(n8n, options, credentials) {
+export async function importCredentials(
+	n8n: N8nInstall,
+	options: HostOptions,
+	credentials: unknown[],
+): Promise<string> {
 	const file = await writeJsonTemp(options.userFolder, 'import-credentials', credentials);
 	return n8nCli(n8n, options, ['import:credentials', `--input=${file}`]);
 }
 
 /** `n8n import:workflow` (imported workflows are inactive; publish them with publishWorkflow or the REST API). */
-async function importWorkflows(n8n, options, workflows) {
+export async function importWorkflows(
+	n8n: N8nInstall,
+	options: HostOptions,
+	workflows: unknown[],
+): Promise<string> {
 	const file = await writeJsonTemp(options.userFolder, 'import-workflows', workflows);
 	return n8nCli(n8n, options, ['import:workflow', `--input=${file}`]);
 }
@@ -439,7 +528,11 @@ async function importWorkflows(n8n, options, workflows) {
  * `publish:workflow` in n8n 2.x, `update:workflow --active=true` in 1.x. `id` 'all' does every
  * workflow in one call (each CLI call boots n8n: ~10 s).
  */
-async function publishWorkflow(n8n, options, id) {
+export async function publishWorkflow(
+	n8n: N8nInstall,
+	options: HostOptions,
+	id: string,
+): Promise<string> {
 	const major = Number(n8n.version.split('.')[0]);
 	const which = id === 'all' ? '--all' : `--id=${id}`;
 	const args =
@@ -447,22 +540,44 @@ async function publishWorkflow(n8n, options, id) {
 	return n8nCli(n8n, options, args);
 }
 
-function httpGetStatus(url) {
+/** The HTTP status of a GET, 0 when nothing answered. */
+function httpGetStatus(url: string): Promise<number> {
 	return new Promise((resolve) => {
 		const req = http.get(url, (res) => {
 			res.resume();
-			resolve(res.statusCode);
+			resolve(res.statusCode ?? 0);
 		});
 		req.on('error', () => resolve(0));
 		req.setTimeout(5000, () => req.destroy());
 	});
 }
 
+/** How an n8n process ended. */
+export interface ExitInfo {
+	code: number | null;
+	signal: NodeJS.Signals | null;
+}
+
+/** A running `n8n start`. */
+export interface N8nServer {
+	url: string;
+	port: number;
+	/** The n8n process (its pid: to sample memory). */
+	process: ChildProcess;
+	logFile: string;
+	/** The end of its log (up to 200,000 characters). */
+	logs(): string;
+	/** SIGTERM, then SIGKILL after 20 s; resolves once it has exited. */
+	stop(): Promise<void>;
+	/** Resolves when the process exits (stopped or not). */
+	exited: Promise<ExitInfo>;
+}
+
 /**
  * Starts `n8n start` and resolves once /healthz/readiness answers 200.
  * Returns { url, port, process, logFile, logs(), stop() }.
  */
-async function startN8n(n8n, options) {
+export async function startN8n(n8n: N8nInstall, options: HostOptions): Promise<N8nServer> {
 	const port = options.port || (await freePort());
 	if (await portInUse(port)) {
 		throw new Error(
@@ -470,7 +585,7 @@ async function startN8n(n8n, options) {
 		);
 	}
 	const brokerPort = options.brokerPort || (await freePort());
-	const opts = { ...options, port, brokerPort };
+	const opts: HostOptions = { ...options, port, brokerPort };
 	const logFile = options.logFile || path.join(options.userFolder, 'n8n.log');
 	const out = fs.openSync(logFile, 'a');
 	const started = Date.now();
@@ -484,8 +599,9 @@ async function startN8n(n8n, options) {
 	fs.closeSync(out);
 	running.add(child);
 	child.on('exit', () => running.delete(child));
-	let exited = null;
-	const exitPromise = new Promise((resolve) =>
+	// Set from the exit listener: typed wide so that the checks in the loop below are not narrowed to null.
+	let exited = null as ExitInfo | null;
+	const exitPromise = new Promise<ExitInfo>((resolve) =>
 		child.on('exit', (code, signal) => resolve((exited = { code, signal }))),
 	);
 	const url = `http://127.0.0.1:${port}`;
@@ -512,8 +628,8 @@ async function startN8n(n8n, options) {
 	}
 	if (!options.quiet)
 		log(`n8n ${n8n.version} ready at ${url} (${seconds(started)}; log ${logFile})`);
-	let stopping = null;
-	const stop = () => {
+	let stopping: Promise<void> | null = null;
+	const stop = (): Promise<void> => {
 		if (stopping) return stopping;
 		stopping = (async () => {
 			if (exited) return;
@@ -536,7 +652,7 @@ async function startN8n(n8n, options) {
 }
 
 /** n8n servers started by this process: killed if the process exits without stopping them. */
-const running = new Set();
+const running = new Set<ChildProcess>();
 process.on('exit', () => {
 	for (const child of running) {
 		try {
@@ -548,7 +664,7 @@ process.on('exit', () => {
 });
 
 /** Whether something listens on 127.0.0.1:port. */
-function portInUse(port) {
+export function portInUse(port: number): Promise<boolean> {
 	return new Promise((resolve) => {
 		const socket = net.connect({ host: '127.0.0.1', port });
 		socket.setTimeout(2000);
@@ -568,10 +684,39 @@ function portInUse(port) {
 // REST API (as the editor uses it)
 // ---------------------------------------------------------------------------------------------
 
+/** One answer of n8n's REST API: body is the parsed JSON, or the text when it is not JSON. */
+export interface RestResponse {
+	status: number;
+	headers: Headers;
+	body: unknown;
+}
+
+/**
+ * n8n's REST API with the login cookie. `request` answers whatever the status; the others throw
+ * on a status >= 400 and resolve with the body's `data` (or the whole body when it has none),
+ * typed by the caller as what that route returns.
+ */
+export interface RestClient {
+	baseUrl: string;
+	request(
+		method: string,
+		urlPath: string,
+		body?: unknown,
+		options?: { headers?: Record<string, string> },
+	): Promise<RestResponse>;
+	get<T = unknown>(urlPath: string): Promise<T>;
+	post<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
+	patch<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
+	put<T = unknown>(urlPath: string, body?: unknown): Promise<T>;
+	delete<T = unknown>(urlPath: string): Promise<T>;
+	/** The `n8n-auth=…` cookie, '' before a login. */
+	readonly cookie: string;
+}
+
 /** A tiny REST client that keeps n8n's auth cookie. Responses: { status, headers, body (parsed JSON or text) }. */
-function restClient(baseUrl) {
+export function restClient(baseUrl: string): RestClient {
 	let cookie = '';
-	const request = async (method, urlPath, body, { headers = {} } = {}) => {
+	const request: RestClient['request'] = async (method, urlPath, body, { headers = {} } = {}) => {
 		const res = await fetch(baseUrl + urlPath, {
 			method,
 			headers: {
@@ -588,7 +733,7 @@ function restClient(baseUrl) {
 			if (pair.startsWith('n8n-auth=')) cookie = pair;
 		}
 		const text = await res.text();
-		let parsed = text;
+		let parsed: unknown = text;
 		try {
 			parsed = JSON.parse(text);
 		} catch {
@@ -596,28 +741,34 @@ function restClient(baseUrl) {
 		}
 		return { status: res.status, headers: res.headers, body: parsed };
 	};
-	const ok = async (method, urlPath, body) => {
+	// The body's shape is the route's: the caller names it (T), as n8n's editor does.
+	const ok = async <T>(method: string, urlPath: string, body?: unknown): Promise<T> => {
 		const res = await request(method, urlPath, body);
 		if (res.status >= 400)
 			throw new Error(
 				`${method} ${urlPath} → ${res.status}: ${typeof res.body === 'string' ? res.body : JSON.stringify(res.body)}`,
 			);
-		return res.body && typeof res.body === 'object' && 'data' in res.body
-			? res.body.data
-			: res.body;
+		return (
+			res.body && typeof res.body === 'object' && 'data' in res.body ? res.body.data : res.body
+		) as T;
 	};
 	return {
 		baseUrl,
 		request,
-		get: (p) => ok('GET', p),
-		post: (p, b) => ok('POST', p, b ?? {}),
-		patch: (p, b) => ok('PATCH', p, b ?? {}),
-		put: (p, b) => ok('PUT', p, b ?? {}),
-		delete: (p) => ok('DELETE', p),
+		get: <T>(p: string) => ok<T>('GET', p),
+		post: <T>(p: string, b?: unknown) => ok<T>('POST', p, b ?? {}),
+		patch: <T>(p: string, b?: unknown) => ok<T>('PATCH', p, b ?? {}),
+		put: <T>(p: string, b?: unknown) => ok<T>('PUT', p, b ?? {}),
+		delete: <T>(p: string) => ok<T>('DELETE', p),
 		get cookie() {
 			return cookie;
 		},
 	};
+}
+
+/** The part of a workflow from GET /rest/workflows/:id that (un)publishing sends back. */
+interface WorkflowVersion {
+	versionId: string;
 }
 
 /**
@@ -626,16 +777,45 @@ function restClient(baseUrl) {
  * with active: true. Activation errors (a trigger failing its first poll, a webhook path
  * taken) come back here as an HTTP error.
  */
-async function publishWorkflowRest(api, version, id) {
-	const workflow = await api.get(`/rest/workflows/${id}`);
+export async function publishWorkflowRest(
+	api: RestClient,
+	version: string,
+	id: string,
+): Promise<unknown> {
+	const workflow = await api.get<WorkflowVersion>(`/rest/workflows/${id}`);
 	if (Number(String(version).split('.')[0]) >= 2) {
 		return api.post(`/rest/workflows/${id}/activate`, { versionId: workflow.versionId });
 	}
 	return api.patch(`/rest/workflows/${id}`, { active: true, versionId: workflow.versionId });
 }
 
+/**
+ * Unpublishes (deactivates) a workflow through the REST API, as the editor's Unpublish / Active
+ * toggle does: n8n 2.x `POST /rest/workflows/:id/deactivate`, 1.x `PATCH /rest/workflows/:id`
+ * with active: false.
+ */
+export async function unpublishWorkflowRest(
+	api: RestClient,
+	version: string,
+	id: string,
+): Promise<unknown> {
+	if (Number(String(version).split('.')[0]) >= 2) {
+		return api.post(`/rest/workflows/${id}/deactivate`, {});
+	}
+	const workflow = await api.get<WorkflowVersion>(`/rest/workflows/${id}`);
+	return api.patch(`/rest/workflows/${id}`, { active: false, versionId: workflow.versionId });
+}
+
+/** The instance owner, as /rest/owner/setup takes them. */
+export interface Owner {
+	email: string;
+	firstName: string;
+	lastName: string;
+	password: string;
+}
+
 /** Creates the instance owner (first start) or logs in as them; returns a logged-in REST client. */
-async function setupOwner(baseUrl, owner) {
+export async function setupOwner(baseUrl: string, owner: Owner): Promise<RestClient> {
 	const api = restClient(baseUrl);
 	const setup = await api.request('POST', '/rest/owner/setup', owner);
 	if (setup.status >= 400) {
@@ -653,28 +833,6 @@ async function setupOwner(baseUrl, owner) {
 	return api;
 }
 
-module.exports = {
-	CACHE_ROOT,
-	DEFAULT_VERSION,
-	ROOT,
-	ensureN8n,
-	ensureNode,
-	packPackage,
-	installPackageInto,
-	freePort,
-	portInUse,
-	n8nEnv,
-	n8nCli,
-	importCredentials,
-	importWorkflows,
-	publishWorkflow,
-	publishWorkflowRest,
-	startN8n,
-	restClient,
-	setupOwner,
-	log,
-};
-
 if (require.main === module) {
 	const args = process.argv.slice(2);
 	const at = args.indexOf('--version');
@@ -684,7 +842,7 @@ if (require.main === module) {
 		.then((n8n) => {
 			console.log(`n8n ${n8n.version}: ${n8n.n8nBin}\nnode: ${n8n.nodeBin}\n(${seconds(started)})`);
 		})
-		.catch((err) => {
+		.catch((err: Error) => {
 			console.error(err.message);
 			process.exit(1);
 		});
