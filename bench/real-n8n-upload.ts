@@ -267,6 +267,19 @@ interface RssSample {
 	main: number;
 	/** The task runner (and anything else n8n started), summed. */
 	children: number;
+	/** CPU time the n8n process has used (all its threads: GC helpers, the file reads), seconds. */
+	cpu: number;
+}
+
+/** utime + stime of a process from /proc, in seconds (clock ticks of 1/100 s on Linux). */
+function procCpuSeconds(pid: number): number {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return (Number(fields[11]) + Number(fields[12])) / 100;
+	} catch {
+		return 0;
+	}
 }
 
 /** Samples the RSS of `pid` and of its children every 50 ms until stopped. */
@@ -279,6 +292,7 @@ function recordRss(pid: number): { samples: RssSample[]; stop: () => void } {
 		samples.push({
 			at: Date.now(),
 			main: procRss(pid) ?? 0,
+			cpu: procCpuSeconds(pid),
 			children: children.reduce((sum, child) => sum + (procRss(child) ?? 0), 0),
 		});
 	};
@@ -290,7 +304,7 @@ function recordRss(pid: number): { samples: RssSample[]; stop: () => void } {
 /** Quiet before the webhook call whose median RSS is the baseline of an upload. */
 const BASELINE_MS = 1500;
 
-interface RssGrowth {
+interface N8nWhileNodeRan {
 	/** Median RSS over the quiet window before the webhook call. */
 	baseline: number;
 	/** Highest RSS while the node ran. */
@@ -301,14 +315,19 @@ interface RssGrowth {
 	/** Samples in each window. */
 	baselineSamples: number;
 	peakSamples: number;
+	/**
+	 * CPU seconds n8n used while the node ran: unlike the node's time, this hardly moves when
+	 * other processes share the cores.
+	 */
+	cpuSeconds: number;
 }
 
-function rssGrowth(
+function n8nWhileNodeRan(
 	samples: RssSample[],
 	callAt: number,
 	nodeFrom: number,
 	nodeTo: number,
-): RssGrowth {
+): N8nWhileNodeRan {
 	const quiet = samples.filter((s) => s.at >= callAt - BASELINE_MS && s.at < callAt);
 	// The last sample before the node started, so that a node shorter than the period has one.
 	const during = samples.filter(
@@ -331,6 +350,7 @@ function rssGrowth(
 		runnerGrowth: Math.max(...during.map((s) => s.children)) - runnerBaseline,
 		baselineSamples: quiet.length,
 		peakSamples: during.length,
+		cpuSeconds: during[during.length - 1].cpu - during[0].cpu,
 	};
 }
 
@@ -343,8 +363,8 @@ interface Rep {
 	curlBytes: number;
 	httpMs: number;
 	httpBytes: number;
-	nodeRss: RssGrowth;
-	httpRss: RssGrowth;
+	nodeN8n: N8nWhileNodeRan;
+	httpN8n: N8nWhileNodeRan;
 }
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(1);
@@ -352,6 +372,11 @@ const mib = (bytes: number) => (bytes / MiB).toFixed(1);
 /** "median (min–max)" of growths in MiB. */
 function spread(values: number[]): string {
 	return `${mib(median(values))} MiB (${mib(Math.min(...values))} to ${mib(Math.max(...values))})`;
+}
+
+function cpuSpread(values: number[]): string {
+	const s = (x: number) => x.toFixed(1);
+	return `${s(median(values))} s (${s(Math.min(...values))} to ${s(Math.max(...values))})`;
 }
 
 /** Starts the inspector's profiler in this process (where the emulator receives). */
@@ -489,7 +514,7 @@ async function main(): Promise<void> {
 				throw new Error(`${nodeName} did not succeed: ${run?.error?.message ?? 'no run data'}`);
 			}
 			const nodeFrom = run.startTime ?? callAt;
-			const nodeRss = rssGrowth(rss!.samples, callAt, nodeFrom, nodeFrom + run.executionTime);
+			const nodeN8n = n8nWhileNodeRan(rss!.samples, callAt, nodeFrom, nodeFrom + run.executionTime);
 			const upload = emu
 				.requestsSince(seq)
 				.filter((e) => e.operation === 'runs.create')
@@ -498,7 +523,7 @@ async function main(): Promise<void> {
 			const statusReads = emu
 				.requestsSince(seq)
 				.filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
-			return { nodeMs: run.executionTime, webhookMs, bytesReceived, nodeRss, statusReads };
+			return { nodeMs: run.executionTime, webhookMs, bytesReceived, nodeN8n, statusReads };
 		};
 		// n8n stores the execution after the webhook has answered: let it finish, then the
 		// last BASELINE_MS of quiet are the next upload's RSS baseline.
@@ -518,11 +543,11 @@ async function main(): Promise<void> {
 				curlBytes: curl.bytesReceived,
 				httpMs: http.nodeMs,
 				httpBytes: http.bytesReceived,
-				nodeRss: ours.nodeRss,
-				httpRss: http.nodeRss,
+				nodeN8n: ours.nodeN8n,
+				httpN8n: http.nodeN8n,
 			});
 			console.error(
-				`  upload ${rep + 1}: Create Run ${ours.nodeMs} ms (RSS +${mib(ours.nodeRss.growth)} MiB), HTTP Request node ${http.nodeMs} ms (RSS +${mib(http.nodeRss.growth)} MiB), curl ${curl.ms.toFixed(0)} ms`,
+				`  upload ${rep + 1}: Create Run ${ours.nodeMs} ms (RSS +${mib(ours.nodeN8n.growth)} MiB, CPU ${ours.nodeN8n.cpuSeconds.toFixed(1)} s), HTTP Request node ${http.nodeMs} ms (RSS +${mib(http.nodeN8n.growth)} MiB, CPU ${http.nodeN8n.cpuSeconds.toFixed(1)} s), curl ${curl.ms.toFixed(0)} ms`,
 			);
 		}
 		if (stopProfilingHere) benchProfile = await stopProfilingHere();
@@ -605,9 +630,17 @@ async function main(): Promise<void> {
 		},
 		{
 			figure: `2'. RSS growth of the n8n process while the node uploads: peak during the node − median of the ${BASELINE_MS / 1000} s before the call (${sizes.fileCount} × ${sizes.fileMiB} MiB; median (min to max) of ${rows.length})`,
-			ours: spread(rows.map((r) => r.nodeRss.growth)),
-			baseline: `${spread(rows.map((r) => r.httpRss.growth))} (HTTP Request node)`,
+			ours: spread(rows.map((r) => r.nodeN8n.growth)),
+			baseline: `${spread(rows.map((r) => r.httpN8n.growth))} (HTTP Request node)`,
 			ratio: '—',
+			goal: '—',
+			met: null,
+		},
+		{
+			figure: `2'. CPU time of the n8n process (all threads) while the node uploads (median (min to max) of ${rows.length}): less sensitive to a shared machine than the node's time`,
+			ours: cpuSpread(rows.map((r) => r.nodeN8n.cpuSeconds)),
+			baseline: `${cpuSpread(rows.map((r) => r.httpN8n.cpuSeconds))} (HTTP Request node)`,
+			ratio: `${(median(rows.map((r) => r.httpN8n.cpuSeconds)) / median(rows.map((r) => r.nodeN8n.cpuSeconds))).toFixed(2)}×`,
 			goal: '—',
 			met: null,
 		},
@@ -620,8 +653,8 @@ async function main(): Promise<void> {
 			met: batchMs.batch <= 2 * batchMs.one,
 		},
 	];
-	const rssOf = (g: RssGrowth) =>
-		`baseline ${mib(g.baseline)} MiB (${g.baselineSamples} samples), peak ${mib(g.peak)} MiB (${g.peakSamples} samples), growth ${mib(g.growth)} MiB; task runner growth ${mib(g.runnerGrowth)} MiB`;
+	const rssOf = (g: N8nWhileNodeRan) =>
+		`baseline ${mib(g.baseline)} MiB (${g.baselineSamples} samples), peak ${mib(g.peak)} MiB (${g.peakSamples} samples), growth ${mib(g.growth)} MiB; task runner growth ${mib(g.runnerGrowth)} MiB; n8n CPU ${g.cpuSeconds.toFixed(1)} s`;
 	const resultsFile = path.join(__dirname, 'RESULTS-n8n.md');
 	const md = [
 		'# Upload throughput in a real n8n',
@@ -639,7 +672,7 @@ async function main(): Promise<void> {
 		'',
 		...rows.map(
 			(r, i) =>
-				`- ${i + 1}: Create Run node ${r.nodeMs} ms (${mbps(r.nodeMs).toFixed(1)} MB/s), whole webhook execution ${r.webhookMs.toFixed(0)} ms, emulator received ${r.bytesReceived} bytes, RSS ${rssOf(r.nodeRss)}; HTTP Request node ${r.httpMs} ms (${mbps(r.httpMs).toFixed(1)} MB/s), received ${r.httpBytes} bytes, RSS ${rssOf(r.httpRss)}; curl ${r.curlMs.toFixed(0)} ms (${mbps(r.curlMs).toFixed(1)} MB/s), received ${r.curlBytes} bytes`,
+				`- ${i + 1}: Create Run node ${r.nodeMs} ms (${mbps(r.nodeMs).toFixed(1)} MB/s), whole webhook execution ${r.webhookMs.toFixed(0)} ms, emulator received ${r.bytesReceived} bytes, RSS ${rssOf(r.nodeN8n)}; HTTP Request node ${r.httpMs} ms (${mbps(r.httpMs).toFixed(1)} MB/s), received ${r.httpBytes} bytes, RSS ${rssOf(r.httpN8n)}; curl ${r.curlMs.toFixed(0)} ms (${mbps(r.curlMs).toFixed(1)} MB/s), received ${r.curlBytes} bytes`,
 		),
 		'',
 		notesOf(resultsFile),
