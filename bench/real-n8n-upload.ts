@@ -443,9 +443,8 @@ async function main(): Promise<void> {
 		// goes to n8n's NODE_OPTIONS; its log is kept then.
 		const nodeOptions = [
 			process.env.BENCH_N8N_NODE_OPTIONS ?? '',
-			cpuProf
-				? `--cpu-prof --cpu-prof-dir=${profDir} --require ${path.join(__dirname, 'gc-observer.cjs')}`
-				: '',
+			`--require ${path.join(__dirname, 'n8n-preload.cjs')}`,
+			cpuProf ? `--cpu-prof --cpu-prof-dir=${profDir}` : '',
 		]
 			.join(' ')
 			.trim();
@@ -525,9 +524,15 @@ async function main(): Promise<void> {
 				.filter((e) => e.method === 'GET' && /\/runs\/\d+$/.test(e.path)).length;
 			return { nodeMs: run.executionTime, webhookMs, bytesReceived, nodeN8n, statusReads };
 		};
-		// n8n stores the execution after the webhook has answered: let it finish, then the
-		// last BASELINE_MS of quiet are the next upload's RSS baseline.
-		const settle = () => new Promise((resolve) => setTimeout(resolve, 2000 + BASELINE_MS));
+		// n8n stores the execution after the webhook has answered: let it finish, collect the
+		// garbage of the upload before (bench/n8n-preload.cjs), then the last BASELINE_MS of
+		// quiet are the next upload's RSS baseline.
+		const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+		const settle = async () => {
+			await sleep(2000);
+			process.kill(serverPid, 'SIGUSR2');
+			await sleep(500 + BASELINE_MS);
+		};
 		await settle();
 		if (cpuProf) stopProfilingHere = await profileThisProcess();
 		for (let rep = 0; rep < reps; rep++) {
@@ -664,7 +669,7 @@ async function main(): Promise<void> {
 		`- Date: ${new Date().toISOString()}`,
 		`- n8n ${session?.n8n.version} on its Node (${session?.n8n.nodeBin}), binary data mode filesystem; ${bytes} bytes in one Run`,
 		`- Machine: ${machine}. The machine is shared: a load above the core count means the figures are noisy.`,
-		`- RSS: sampled every 50 ms from /proc (the n8n process; its task runner apart). Each upload's growth is the highest RSS while the node ran (its start and execution time in n8n's execution data) minus the median over the ${BASELINE_MS / 1000} s before the webhook call.`,
+		`- RSS: sampled every 50 ms from /proc (the n8n process; its task runner apart). Each upload's growth is the highest RSS while the node ran (its start and execution time in n8n's execution data) minus the median over the ${BASELINE_MS / 1000} s before the webhook call, which follow a full garbage collection (bench/n8n-preload.cjs, on SIGUSR2) so that the garbage of the upload before does not inflate the baseline. CPU: utime + stime of the n8n process (all threads) from /proc/<pid>/stat over the same window.`,
 		'',
 		renderTable(table),
 		'',
@@ -717,7 +722,7 @@ function writeProfileReport(
 		);
 		const kinds = [...new Set(inWindow.map((gc) => gc.kind))];
 		return [
-			`**Garbage collections of the n8n process in the window** (perf_hooks, bench/gc-observer.cjs)`,
+			`**Garbage collections of the n8n process in the window** (perf_hooks, bench/n8n-preload.cjs)`,
 			'',
 			'| Kind | Count | Total ms | Longest ms |',
 			'| --- | --- | --- | --- |',
