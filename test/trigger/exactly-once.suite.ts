@@ -132,7 +132,11 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 			withLayout({ listOrder, runsListShape: 'nested' }, async () => {
 				const { emulator, credentials } = ctx;
 				const agentId = await newAgent(emulator, `burst ${listOrder}`);
-				emulator.addHistoricalRuns(agentId, 150, { createdBefore: emulator.now() - 60_000 });
+				// Ten minutes apart: few Runs within the lookback, so the poll reads pages of 100.
+				emulator.addHistoricalRuns(agentId, 150, {
+					createdBefore: emulator.now() - 60_000,
+					spacingMs: 600_000,
+				});
 				const poller = createPoller({
 					parameters: triggerParameters(agentId, { includeFullRun: false }),
 					credentials,
