@@ -352,8 +352,9 @@ function readAt(
 	const next: AgentPollState = { ...state };
 	if (counter === undefined) delete next.nRuns;
 	else next.nRuns = counter;
-	// A fixed share of the interval per Agent (its id, scrambled): spread, and reproducible.
-	const phase = ((Math.imul(agentId, 2_654_435_761) >>> 0) % 1000) / 1000;
+	// A fixed share of the interval per Agent (its id, scrambled): spread, and reproducible;
+	// under 95%, so that no Agent falls due again within minutes of its first read.
+	const phase = ((Math.imul(agentId, 2_654_435_761) >>> 0) % 950) / 1000;
 	next.sweptAt = previousReadAt === undefined ? now - Math.floor(phase * SWEEP_INTERVAL_MS) : now;
 	return next;
 }

@@ -187,7 +187,11 @@ async function readOldestFirstFromEnd(
 	const page = await fetchRunPage(context, agentId, last, size);
 	if (page.totalPages !== last + 1 || (last > 0 && page.runs.length < 2)) return undefined;
 	if (last > 0 && detectOrder(page.runs) !== 'oldest-first') return undefined;
-	if (last > 0 && page.runs.some((run) => Number(run.run_id) === known.listOldest))
+	if (
+		last > 0 &&
+		(known.listOldest === undefined ||
+			page.runs.some((run) => Number(run.run_id) === known.listOldest))
+	)
 		return undefined;
 	const runs = [...page.runs];
 	let pages = 1;
@@ -279,8 +283,10 @@ export async function continueHistoryScan(
 	let watermark = scanning.watermark;
 	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
 	const pending = new Map<number, number>(scanning.pending);
+	let firstPage: Run[] | undefined;
 	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
 		const { runs, totalPages } = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		if (pageNumber === 0) firstPage = runs;
 		for (const run of runs) {
 			const created = createdOf(run);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
@@ -295,10 +301,27 @@ export async function continueHistoryScan(
 			pending: [...pending.entries()],
 			...(floor !== undefined ? { floor } : {}),
 		};
-		if (runs.length === 0 || pageNumber >= totalPages) return { ...base, seen: [...stamps.keys()] };
+		if (runs.length === 0 || pageNumber >= totalPages)
+			return {
+				...base,
+				seen: [...stamps.keys()],
+				...shapeOfScan(firstPage, runs, (pageNumber - 1) * MAX_PAGE_SIZE + runs.length),
+			};
 		if (budget.isSpent())
 			return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
 	}
+}
+
+/**
+ * What a first look learnt about the list for the next read: its order, told from page 0
+ * (when the look read it) or the last page, its length, and the Run it lists first.
+ */
+function shapeOfScan(firstPage: Run[] | undefined, lastPage: Run[], count: number): ListShape {
+	const order = detectOrder(firstPage && firstPage.length > 1 ? firstPage : lastPage);
+	if (order === 'unknown') return {};
+	if (order === 'newest-first') return { listOrder: order };
+	if (!firstPage || firstPage.length === 0) return {};
+	return { listOrder: order, listCount: count, listOldest: Number(firstPage[0].run_id) };
 }
 
 /** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
