@@ -183,8 +183,13 @@ async function readOldestFirstFromEnd(
 	const count = known.listCount ?? 0;
 	const size = pageSizeForLastPage(count, known.need, preferred);
 	if (size === undefined) return undefined;
-	const last = Math.max(0, Math.ceil(count / size) - 1);
-	const page = await fetchRunPage(context, agentId, last, size);
+	let last = Math.max(0, Math.ceil(count / size) - 1);
+	let page = await fetchRunPage(context, agentId, last, size);
+	if (page.totalPages > last + 1) {
+		// The list grew past that page (many new Runs): read back from its new last page.
+		last = page.totalPages - 1;
+		page = await fetchRunPage(context, agentId, last, size);
+	}
 	if (page.totalPages !== last + 1 || (last > 0 && page.runs.length < 2)) return undefined;
 	if (last > 0 && detectOrder(page.runs) !== 'oldest-first') return undefined;
 	if (
