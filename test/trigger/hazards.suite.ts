@@ -694,6 +694,48 @@ describe('Extraction Agents Trigger: static data size', () => {
 	}, 120_000);
 });
 
+describe('Extraction Agents Trigger: a state stored by 0.2.x (version 2)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('Runs older than the 10 minutes version 2 remembered stay history on upgrade: nothing is emitted twice', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'upgraded from version 2');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		const made = [30, 20, 1].map((minutesAgo) =>
+			Number(
+				emulator.createRun(agentId, [{ name: `${minutesAgo}.pdf` }], {
+					createdAt: emulator.now() - minutesAgo * MINUTE,
+					durationMs: 1,
+				}).run_id,
+			),
+		);
+		expect(sorted(runIdsOf(await poller.poll()))).toEqual(sorted(made));
+		// What 0.2.x stored: `seen` as a list of the Runs within 10 minutes of the watermark.
+		const stored = poller.staticData[`node:${poller.nodeName}`] as IDataObject;
+		const agent = (stored.agents as Record<string, IDataObject>)[agentId];
+		stored.version = 2;
+		stored.recentlyEmitted = []; // as if 200 other Runs had been emitted since
+		(stored.agents as Record<string, IDataObject>)[agentId] = {
+			watermark: agent.watermark,
+			seen: [made[2]],
+			pending: [],
+		};
+		const upgraded = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+			staticData: poller.staticData,
+			firstPollActivation: 'init',
+		});
+		await expectNothing(upgraded);
+		const fresh = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await upgraded.poll())).toEqual([fresh]);
+	});
+});
+
 describe('Extraction Agents Trigger: re-activation', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 
