@@ -109,6 +109,38 @@ describe('Extraction Agents Trigger: a quiet poll, n_runs counting every Run mad
 	});
 });
 
+describe('Extraction Agents Trigger: a Run counted before it is listed', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => clock?.restore());
+
+	it('an Agent whose counter moved for a Run not yet listed is read at each poll until it is, and the Run is emitted by the first poll after; then quiet again', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'counted first, listed later');
+		clock = simulatedClock();
+		const poller = createPoller({ parameters: allAgents(), credentials });
+		await expectNothing(poller);
+		const late = Number(
+			emulator.createRun(agentId, [{ name: 'slow upload.pdf' }], {
+				durationMs: 1,
+				listedAt: emulator.now() + 5 * MINUTE,
+			}).run_id,
+		);
+		const reads: number[] = [];
+		const emitted: number[] = [];
+		for (let minute = 1; minute <= 7; minute++) {
+			clock.advance(MINUTE);
+			const seq = emulator.lastSeq;
+			emitted.push(...runIdsOf(await poller.poll()));
+			reads.push(listReadsByAgent(emulator.requestsSince(seq)).get(agentId) ?? 0);
+		}
+		// Minutes 1-4: not listed yet, read each poll; minute 5: listed, read and emitted; then
+		// the counter is explained and the Agent is left alone.
+		expect(emitted).toEqual([late]);
+		expect(reads).toEqual([1, 1, 1, 1, 1, 0, 0]);
+	});
+});
+
 describe('Extraction Agents Trigger: what the counter does not show', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000, agentRunCounter: 'existing' });
 	let clock: ReturnType<typeof simulatedClock> | undefined;

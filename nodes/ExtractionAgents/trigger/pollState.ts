@@ -67,6 +67,13 @@ export interface AgentPollState extends IDataObject {
 	listOldest?: number;
 	/** The Agent's `n_runs` (GET /agents) before its last list read. */
 	nRuns?: number;
+	/**
+	 * Runs the counter showed that no read has found yet (a Run counted before it is listed):
+	 * the Agent is read at every poll until they are found, or for LOOKBACK_MS from
+	 * `owedSince` at most (a Run made and deleted before any read is never found).
+	 */
+	owed?: number;
+	owedSince?: number;
 	/** When the Agent's list was last read (n8n's clock): it is read again within SWEEP_INTERVAL_MS. */
 	sweptAt?: number;
 }

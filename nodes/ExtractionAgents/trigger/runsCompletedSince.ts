@@ -96,6 +96,7 @@ async function readRunsSince(
 			shape: {
 				...(firstOrder !== 'unknown' ? { listOrder: firstOrder } : {}),
 				listCount: first.runs.length,
+				...(firstOrder === 'oldest-first' ? { listOldest: Number(first.runs[0].run_id) } : {}),
 			},
 		};
 	}
@@ -415,6 +416,8 @@ export interface AgentPollResult {
 	finished: Run[];
 	/** The budget ran out before every pending Run was read: the next poll goes on here. */
 	stoppedEarly: boolean;
+	/** Runs this read found that no read had found before (finished or running). */
+	discovered: number;
 }
 
 /** Drops pending Runs still running days after they were created, with a line in n8n's log. */
@@ -464,10 +467,12 @@ export async function runsCompletedSince(
 	const finished: Run[] = [];
 	const listedFinished: Run[] = [];
 	const pending = new Map<number, number>();
+	let discovered = 0;
 	for (const run of listed) {
 		if (!isNewRun(run, previous, seen)) continue;
 		if (isRunFinished(run)) listedFinished.push(run);
 		else pending.set(Number(run.run_id), createdOf(run));
+		discovered++;
 	}
 
 	let stoppedEarly = false;
@@ -544,6 +549,7 @@ export async function runsCompletedSince(
 	return {
 		finished,
 		stoppedEarly,
+		discovered,
 		state: {
 			watermark,
 			seen: nextSeen,
