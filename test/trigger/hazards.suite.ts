@@ -113,12 +113,12 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 			firstPollActivation: 'update',
 		});
 
-		// An Agent appears now (moved into the workspace) with a Run that finished an hour ago
-		// and one made a minute ago.
+		// An Agent appears now (moved into the workspace) with a Run that finished 90 minutes
+		// ago (before the lookback of 60) and one made a minute ago.
 		const moved = await newAgent(emulator, 'moved in');
 		const hourOld = Number(
 			emulator.createRun(moved, [{ name: 'old.pdf' }], {
-				createdAt: emulator.now() - 60 * MINUTE,
+				createdAt: emulator.now() - 90 * MINUTE,
 				durationMs: 1,
 			}).run_id,
 		);
