@@ -38,6 +38,10 @@ export interface BenchSizes {
 	/** Figure 7: items of the large batch and of the batch under faults (statuses from the Run list vs single reads). */
 	listBatchItems: number;
 	faultBatchItems: number;
+	/** Figure 8: Agents watched (three sizes), quiet polls measured, simulated minutes of Runs. */
+	triggerAgentCounts: [number, number, number];
+	quietPolls: number;
+	latencyMinutes: number;
 }
 
 export const FULL: BenchSizes = {
@@ -53,6 +57,9 @@ export const FULL: BenchSizes = {
 	batchRunMs: 3000,
 	listBatchItems: 500,
 	faultBatchItems: 20,
+	triggerAgentCounts: [1, 40, 200],
+	quietPolls: 60,
+	latencyMinutes: 60,
 };
 export const SMOKE: BenchSizes = {
 	label: 'smoke',
@@ -67,6 +74,9 @@ export const SMOKE: BenchSizes = {
 	batchRunMs: 1000,
 	listBatchItems: 12,
 	faultBatchItems: 6,
+	triggerAgentCounts: [1, 4, 8],
+	quietPolls: 10,
+	latencyMinutes: 5,
 };
 
 /** `--smoke`, then overrides: `--files=8 --file-mib=128 --usage=100000 --runs=20000 --reps=7 --upload-reps=3` or BENCH_FILES, BENCH_FILE_MIB, BENCH_USAGE, BENCH_RUNS, BENCH_REPS, BENCH_UPLOAD_REPS. */
@@ -589,6 +599,216 @@ export async function benchTrigger(emu: Emulator, sizes: BenchSizes): Promise<Tr
 				ratio: ratioOf(ours, scan),
 				goal: '—',
 				met: null,
+			},
+		],
+	};
+}
+
+// ----------------------------------------------------------------------------- 8: trigger, All Agents
+
+export interface AllAgentsFigures {
+	rows: Row[];
+	/** Per Agent count: mean and max requests per quiet poll, ours (n_runs shown) and with the skip off. */
+	quiet: Array<{
+		agents: number;
+		oursMean: number;
+		oursMax: number;
+		offMean: number;
+		polls: number;
+	}>;
+	/** Seconds from a Run's finish to the poll that emitted it, at a poll a minute (simulated time). */
+	latency: { runs: number; meanS: number; maxS: number; offMeanS: number; offMaxS: number };
+}
+
+/**
+ * Simulated time for the trigger and the emulator alike (both read Date.now): it stands still
+ * but for advance(), so a poll takes no time and a delay is the simulated one only.
+ */
+function simulatedClock(): { advance(ms: number): void; restore(): void } {
+	const realNow = Date.now;
+	const start = realNow();
+	let offset = 0;
+	Date.now = () => start + offset;
+	return {
+		advance: (ms) => {
+			offset += ms;
+		},
+		restore: () => {
+			Date.now = realNow;
+		},
+	};
+}
+
+/**
+ * A fresh emulator whose key (dave's) sees `count` Agents of 150 older Runs each, listed
+ * oldest-first (as the service was seen to list them): Agent 5 and its copies.
+ */
+async function agentsForTrigger(
+	count: number,
+	agentRunCounter: 'made' | 'absent',
+): Promise<{ emu: Emulator; agents: number[] }> {
+	const { startEmulator } = await import('../test/emulator');
+	const emu = await startEmulator({
+		logErrors: false,
+		seed: 42,
+		listOrder: 'oldest-first',
+		agentRunCounter,
+		runDurationMs: 30_000,
+	});
+	const agents = [5];
+	for (let n = 1; n < count; n++) {
+		const response = await fetch(`${emu.apiUrl}/agents/5/copy`, {
+			method: 'POST',
+			headers: { authorization: `Bearer ${emu.keys.dave}`, 'Content-Type': 'application/json' },
+			body: JSON.stringify({ name: `bench ${n}` }),
+		});
+		agents.push(((await response.json()) as { id: number }).id);
+	}
+	for (const agentId of agents)
+		emu.addHistoricalRuns(agentId, 150, {
+			createdBefore: emu.now() - 2 * 3_600_000,
+			spacingMs: 10 * 60_000,
+		});
+	return { emu, agents };
+}
+
+const allAgentsTrigger = (emu: Emulator) =>
+	createPoller({
+		parameters: {
+			agentScope: 'all',
+			statuses: ['success', 'failed'],
+			simplify: false,
+			options: { includeFullRun: false },
+		},
+		credentials: { apiKey: emu.keys.dave, baseUrl: emu.url },
+	});
+
+/** Requests of each of `polls` quiet polls a simulated minute apart, after activation and one poll. */
+async function quietPolls(count: number, counter: 'made' | 'absent', polls: number) {
+	const { emu } = await agentsForTrigger(count, counter);
+	const clock = simulatedClock();
+	try {
+		const poller = allAgentsTrigger(emu);
+		await poller.poll();
+		clock.advance(60_000);
+		await poller.poll();
+		const perPoll: number[] = [];
+		for (let poll = 0; poll < polls; poll++) {
+			clock.advance(60_000);
+			const seq = emu.lastSeq;
+			if ((await poller.poll()) !== null) throw new Error('a quiet poll emitted something');
+			perPoll.push(emu.requestsSince(seq).length);
+		}
+		return perPoll;
+	} finally {
+		clock.restore();
+		await emu.stop();
+	}
+}
+
+/**
+ * Runs made at random points of simulated minutes on random Agents, each taking 1 s to 2 min;
+ * the trigger polls once a minute. Returns, per Run, the seconds from its finish to the poll
+ * that emitted it.
+ */
+async function finishToEmission(count: number, counter: 'made' | 'absent', minutes: number) {
+	const { emu, agents } = await agentsForTrigger(count, counter);
+	const clock = simulatedClock();
+	let state = 0x2545f491;
+	const random = () => {
+		state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;
+		return state / 2 ** 32;
+	};
+	try {
+		const poller = allAgentsTrigger(emu);
+		await poller.poll();
+		const delays: number[] = [];
+		const made = new Set<number>();
+		for (let minute = 0; minute < minutes; minute++) {
+			const start = emu.now();
+			for (let n = 0; n < 3; n++) {
+				const agentId = agents[Math.floor(random() * agents.length)];
+				const run = emu.createRun(agentId, [{ name: `m${minute}-${n}.pdf` }], {
+					// made during the coming minute: nothing looks before the clock has moved past it
+					createdAt: start + Math.floor(random() * 60_000),
+					durationMs: 1_000 + Math.floor(random() * 119_000),
+				});
+				made.add(Number(run.run_id));
+			}
+			clock.advance(60_000);
+			const pollAt = emu.now();
+			for (const item of (await poller.poll())?.[0] ?? []) {
+				const completed = Date.parse(String(item.json.completed));
+				delays.push((pollAt - completed) / 1000);
+				made.delete(Number(item.json.run_id));
+			}
+		}
+		for (let drain = 0; drain < 3; drain++) {
+			clock.advance(60_000);
+			const pollAt = emu.now();
+			for (const item of (await poller.poll())?.[0] ?? []) {
+				delays.push((pollAt - Date.parse(String(item.json.completed))) / 1000);
+				made.delete(Number(item.json.run_id));
+			}
+		}
+		if (made.size > 0) throw new Error(`${made.size} Runs never emitted`);
+		return delays;
+	} finally {
+		clock.restore();
+		await emu.stop();
+	}
+}
+
+/**
+ * Figure 8: the All Agents trigger when nothing happens, and how soon a Run is emitted after
+ * it finishes, polled once a minute in simulated time (n8n's and the emulator's clocks moved
+ * together, no waiting). Ours reads the Agents whose `n_runs` moved, plus each Agent once an
+ * hour; the baseline is the same code with the service leaving `n_runs` out (one list read
+ * per Agent per poll: 0.2.0 read two for an oldest-first Agent of more than one page).
+ */
+export async function benchTriggerAllAgents(sizes: BenchSizes): Promise<AllAgentsFigures> {
+	const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+	const quiet: AllAgentsFigures['quiet'] = [];
+	for (const agents of sizes.triggerAgentCounts) {
+		const ours = await quietPolls(agents, 'made', sizes.quietPolls);
+		const off = await quietPolls(agents, 'absent', Math.min(5, sizes.quietPolls));
+		quiet.push({
+			agents,
+			oursMean: mean(ours),
+			oursMax: Math.max(...ours),
+			offMean: mean(off),
+			polls: ours.length,
+		});
+	}
+	const latencyAgents = sizes.triggerAgentCounts[1];
+	const ours = await finishToEmission(latencyAgents, 'made', sizes.latencyMinutes);
+	const off = await finishToEmission(latencyAgents, 'absent', sizes.latencyMinutes);
+	const latency = {
+		runs: ours.length,
+		meanS: mean(ours),
+		maxS: Math.max(...ours),
+		offMeanS: mean(off),
+		offMaxS: Math.max(...off),
+	};
+	return {
+		quiet,
+		latency,
+		rows: [
+			...quiet.map((q) => ({
+				figure: `8. Trigger, All Agents, ${q.agents} Agent${q.agents === 1 ? '' : 's'} of 150 Runs (oldest-first): requests per quiet poll (mean of ${q.polls} polls a minute apart)`,
+				ours: `${fmt(q.oursMean, 2)} (max ${q.oursMax}; the Agent listing + each Agent once an hour)`,
+				baseline: `${fmt(q.offMean, 2)} (n_runs left out: one list read per Agent)`,
+				ratio: ratioOf(q.oursMean, q.offMean),
+				goal: `≤ 2 + ${q.agents}/60 (the listing, the hourly sweep’s share, 1 spare)`,
+				met: q.oursMean <= 2 + q.agents / 60,
+			})),
+			{
+				figure: `8. Trigger, All Agents, ${latencyAgents} Agents, poll every minute (simulated time): seconds from a Run's finish to its emission, ${latency.runs} Runs finishing at random points`,
+				ours: `mean ${fmt(latency.meanS, 1)} s, max ${fmt(latency.maxS, 1)} s`,
+				baseline: `mean ${fmt(latency.offMeanS, 1)} s, max ${fmt(latency.offMaxS, 1)} s (n_runs left out)`,
+				ratio: ratioOf(latency.meanS, latency.offMeanS),
+				goal: '≤ 60 s (the first poll after it finished)',
+				met: latency.maxS <= 60,
 			},
 		],
 	};

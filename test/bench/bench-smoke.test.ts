@@ -39,6 +39,10 @@ test('prints one row per figure with a goal verdict', () => {
 		'7.',
 		'7.',
 		'7.',
+		'8.',
+		'8.',
+		'8.',
+		'8.',
 	]);
 	const md = renderResults(results);
 	expect(md).toContain('| Figure | Ours | Baseline | Ratio | Goal | Met? |');
@@ -128,4 +132,17 @@ test('waiting by the Run list: the same batch waited both ways, every Run finish
 	expect(byList.statusReads).toBe(byList.items);
 	expect(singly.listReads).toBe(0);
 	expect(singly.statusReads).toBeGreaterThanOrEqual(singly.items);
+});
+
+test('trigger, All Agents: a quiet poll costs the Agent listing and a share of the hourly sweep; without n_runs, one list read per Agent; each Run emitted within a minute of finishing', () => {
+	const { quiet, latency } = results.allAgents;
+	expect(quiet.map((q) => q.agents)).toEqual(SMOKE.triggerAgentCounts);
+	for (const q of quiet) {
+		expect(q.offMean).toBe(1 + q.agents);
+		expect(q.oursMean).toBeGreaterThanOrEqual(1);
+		expect(q.oursMean).toBeLessThan(q.offMean + 0.01);
+	}
+	expect(latency.runs).toBe(3 * SMOKE.latencyMinutes);
+	expect(latency.maxS).toBeLessThanOrEqual(60);
+	expect(latency.offMaxS).toBeLessThanOrEqual(60);
 });

@@ -124,6 +124,13 @@ export interface EmulatorKnobs {
 	 * 500) while the Agent is still listed by GET /agents and its single Runs can be read.
 	 */
 	failingRunLists?: Record<number, number>;
+	/**
+	 * What an Agent's `n_runs` counts (the API does not say what a delete does to it): 'made'
+	 * (default) every Run ever made, so a delete leaves it as it was; 'existing' the Runs the
+	 * Agent has now (a Run made and another deleted leave it unchanged); 'absent' leaves
+	 * `n_runs` out of the Agent.
+	 */
+	agentRunCounter?: 'made' | 'existing' | 'absent';
 }
 
 export interface EmulatorOptions extends EmulatorKnobs {

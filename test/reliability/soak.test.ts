@@ -9,7 +9,7 @@ import { formatSoakReport, runSoak, soakViolations } from './soak';
 useHarness();
 
 it('60 Runs under 10% faults: each created once or reported failed clearly; the trigger emits each once', async () => {
-	const report = await runSoak({ runs: 60, seed: 11, waitEvery: 6 });
+	const report = await runSoak({ runs: 60, seed: 11, waitEvery: 6, simulatedMinutes: 30 });
 	console.log(formatSoakReport(report));
 	expect(soakViolations(report)).toEqual([]);
 	expect(report.createdOnce).toBeGreaterThan(40);

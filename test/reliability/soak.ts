@@ -20,6 +20,11 @@
  * triggers emitted, deleted from inside a list request, as a "trigger → process → delete"
  * workflow does), and Runs listed late (a share of new Runs appears in the list seconds
  * after its `created` time). It too must emit every finished Run of the soak's Agents once.
+ *
+ * Then a third part in simulated time (soak-simulated.ts): the All Agents trigger polled a
+ * simulated minute apart for hours, with Runs listed up to 30 minutes late, single reads
+ * lagging the list, Agents whose Run list fails, and the counter-based skip on with a Run made
+ * and another deleted on one Agent between two polls. 0 duplicates, 0 missed.
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../emulator';
@@ -27,6 +32,12 @@ import { createPoller, executeNode, type HarnessInputItem, type Poller } from '.
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { newAgent, triggerParameters } from '../trigger/helpers';
 import { uploadOnlyParameters, pdf } from './helpers';
+import {
+	formatSimulatedSoak,
+	runSimulatedSoak,
+	simulatedSoakViolations,
+	type SimulatedSoakReport,
+} from './soak-simulated';
 
 export interface SoakOptions {
 	/** Runs to ask for (input items in all). */
@@ -50,6 +61,9 @@ export interface SoakOptions {
 	newAgentEvery: number;
 	/** Runs emitted by both triggers deleted from inside list requests, at most per poll. */
 	deletesPerPoll: number;
+	/** The simulated-time part (soak-simulated.ts): minutes of new Runs, and Agents watched. */
+	simulatedMinutes: number;
+	simulatedAgents: number;
 	seed: number;
 	log: (line: string) => void;
 }
@@ -80,6 +94,8 @@ export const DEFAULT_SOAK_OPTIONS: SoakOptions = {
 	hideAgentEvery: 5,
 	newAgentEvery: 10,
 	deletesPerPoll: 2,
+	simulatedMinutes: 180,
+	simulatedAgents: 12,
 	seed: 7,
 	log: () => undefined,
 };
@@ -143,6 +159,8 @@ export interface SoakReport {
 		unexpected: number;
 		drainPolls: number;
 	};
+	/** The All Agents trigger in simulated time, under the hazards that take hours to show. */
+	simulated: SimulatedSoakReport;
 	seconds: number;
 }
 
@@ -204,7 +222,16 @@ export async function runSoak(overrides: Partial<SoakOptions> = {}): Promise<Soa
 	const savedBackoff = RETRY_LIMITS.baseBackoffMs;
 	RETRY_LIMITS.baseBackoffMs = 5;
 	try {
-		return await soak(emulator, options, started);
+		const report = await soak(emulator, options, started);
+		log(`soak: the All Agents trigger for ${options.simulatedMinutes} simulated minutes…`);
+		report.simulated = await runSimulatedSoak({
+			minutes: options.simulatedMinutes,
+			agents: options.simulatedAgents,
+			seed: options.seed,
+			faultRate: options.faultRate / 2,
+		});
+		report.seconds = Math.round((Date.now() - started) / 100) / 10;
+		return report;
 	} finally {
 		RETRY_LIMITS.baseBackoffMs = savedBackoff;
 		emulator.knobs.faultRate = 0;
@@ -413,6 +440,7 @@ async function soak(
 			).length,
 			drainPolls,
 		},
+		simulated: undefined as unknown as SimulatedSoakReport, // filled in by runSoak
 		seconds: 0,
 	};
 	const udids = new Set(outcomes.map((outcome) => outcome.udid));
@@ -470,6 +498,7 @@ export function formatSoakReport(report: SoakReport): string {
 		`  finished Runs: ${t.finishedRuns}, emitted: ${t.emitted}, duplicates: ${t.duplicates}, missed: ${t.missed}, unexpected: ${t.unexpected}`,
 		`Trigger on All Agents, under churn: ${report.churn.polls} polls (${report.churn.failedPolls} failed under faults); ${report.churn.newAgents} Agents made during the soak; the soak's Agent left out of GET /agents in ${report.churn.pollsWithAgentHidden} polls; ${report.churn.deletedDuringPolls} Runs deleted during polls; ${report.churn.listedLate} Runs listed late`,
 		`  finished Runs: ${report.churn.finishedRuns}, emitted: ${report.churn.emitted}, duplicates: ${report.churn.duplicates}, missed: ${report.churn.missed}, unexpected: ${report.churn.unexpected}`,
+		...formatSimulatedSoak(report.simulated),
 		`Took ${report.seconds} s`,
 	].join('\n');
 }
@@ -503,6 +532,7 @@ export function soakViolations(report: SoakReport): string[] {
 	if (report.churn.missed) problems.push(`All Agents trigger missed ${report.churn.missed} Runs`);
 	if (report.churn.unexpected)
 		problems.push(`All Agents trigger emitted ${report.churn.unexpected} unexpected Runs`);
+	problems.push(...simulatedSoakViolations(report.simulated));
 	if (
 		report.trigger.finishedRuns !==
 		report.createdOnce + report.failedWithRunAndWarning + report.failedWithRunSilently

@@ -132,7 +132,11 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 			withLayout({ listOrder, runsListShape: 'nested' }, async () => {
 				const { emulator, credentials } = ctx;
 				const agentId = await newAgent(emulator, `burst ${listOrder}`);
-				emulator.addHistoricalRuns(agentId, 150, { createdBefore: emulator.now() - 60_000 });
+				// Ten minutes apart: few Runs within the lookback, so the poll reads pages of 100.
+				emulator.addHistoricalRuns(agentId, 150, {
+					createdBefore: emulator.now() - 60_000,
+					spacingMs: 600_000,
+				});
 				const poller = createPoller({
 					parameters: triggerParameters(agentId, { includeFullRun: false }),
 					credentials,
@@ -150,13 +154,14 @@ describe('Extraction Agents Trigger: each finished Run exactly once', () => {
 				expect(sorted(ids)).toEqual(sorted(burst));
 				// 380 Runs in pages of 100, the 230 new ones newest. What the poll reads is what the
 				// order allows: newest-first, the three pages that hold new Runs, read a second time
-				// to see that none shifted while paging; oldest-first, page 0 (to tell the order), then
-				// the three last pages from the back; no order, the whole list in one page of 1000.
+				// to see that none shifted while paging; oldest-first, page 1 (where the first look
+				// found the newest Runs), which says there are 4 pages now, then the three last pages
+				// from the back; no order, the whole list in one page of 1000.
 				const { lists, runReads } = classify(emulator.requestsSince(seq));
 				const pages = lists.map((list) => `${list.query.page_number}/${list.query.page_size}`);
 				const expected = {
 					'newest-first': ['0/100', '1/100', '2/100', '0/100', '1/100', '2/100'],
-					'oldest-first': ['0/100', '3/100', '2/100', '1/100'],
+					'oldest-first': ['1/100', '3/100', '2/100', '1/100'],
 					random: ['0/100', '0/1000'],
 				}[listOrder];
 				expect(pages).toEqual(expected);

@@ -113,12 +113,12 @@ describe('Extraction Agents Trigger: Agents that come and go (All Agents)', () =
 			firstPollActivation: 'update',
 		});
 
-		// An Agent appears now (moved into the workspace) with a Run that finished an hour ago
-		// and one made a minute ago.
+		// An Agent appears now (moved into the workspace) with a Run that finished 90 minutes
+		// ago (before the lookback of 60) and one made a minute ago.
 		const moved = await newAgent(emulator, 'moved in');
 		const hourOld = Number(
 			emulator.createRun(moved, [{ name: 'old.pdf' }], {
-				createdAt: emulator.now() - 60 * MINUTE,
+				createdAt: emulator.now() - 90 * MINUTE,
 				durationMs: 1,
 			}).run_id,
 		);
@@ -307,41 +307,38 @@ describe('Extraction Agents Trigger: the list changing while a poll reads it', (
 		await expectNothing(poller);
 	});
 
-	it('a Run listed 5 minutes after its created time (a slow upload), behind newer Runs, is emitted once', async () => {
-		const { emulator, credentials } = ctx;
-		const agentId = await newAgent(emulator, 'listed late');
-		const poller = createPoller({
-			parameters: triggerParameters(agentId, { includeFullRun: false }),
-			credentials,
-		});
-		await expectNothing(poller);
-		// The upload starts (created is stamped), takes minutes, and the Run is listed at its end.
-		const uploadStart = emulator.now() - 5 * MINUTE;
-		const slowUpload = Number(
-			emulator.createRun(agentId, [{ name: 'huge.pdf' }], {
-				createdAt: uploadStart,
-				hold: true,
-				listedAt: Number.MAX_SAFE_INTEGER,
-			}).run_id,
-		);
-		const slowFinished = Number(
-			emulator.createRun(agentId, [{ name: 'huge-2.pdf' }], {
-				createdAt: uploadStart + 1,
-				durationMs: 1,
-				listedAt: Number.MAX_SAFE_INTEGER,
-			}).run_id,
-		);
-		const quick = finishedRun(emulator, agentId).run_id;
-		expect(runIdsOf(await poller.poll())).toEqual([quick]);
-
-		emulator.state.runs.get(slowUpload)!.listedMs = emulator.now();
-		emulator.state.runs.get(slowFinished)!.listedMs = emulator.now();
-		expect(runIdsOf(await poller.poll())).toEqual([slowFinished]);
-		await expectNothing(poller);
-		emulator.finishRun(agentId, slowUpload);
-		expect(runIdsOf(await poller.poll())).toEqual([slowUpload]);
-		await expectNothing(poller);
-	});
+	it.each([5, 15, 55])(
+		'a Run listed %i minutes after its created time (a slow upload), behind newer Runs made meanwhile, is emitted once',
+		async (lateMinutes) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `listed ${lateMinutes} min late`);
+			const poller = createPoller({
+				parameters: triggerParameters(agentId, { includeFullRun: false }),
+				credentials,
+			});
+			await expectNothing(poller);
+			// The upload starts (created is stamped now) and the Run is listed when it ends,
+			// `lateMinutes` later in the emulator's clock; a poll every 5 minutes meanwhile
+			// sees a newer quick Run each time, which moves the watermark.
+			const uploadStart = emulator.now();
+			const slowUpload = Number(
+				emulator.createRun(agentId, [{ name: 'huge.pdf' }], {
+					createdAt: uploadStart,
+					durationMs: 1,
+					listedAt: uploadStart + lateMinutes * MINUTE,
+				}).run_id,
+			);
+			const emitted: number[] = [];
+			const quick: number[] = [];
+			for (let minute = 5; minute <= lateMinutes + 5; minute += 5) {
+				emulator.advanceTime(5 * MINUTE);
+				quick.push(finishedRun(emulator, agentId).run_id);
+				emitted.push(...runIdsOf(await poller.poll()));
+			}
+			await expectNothing(poller);
+			expect(sorted(emitted)).toEqual(sorted([slowUpload, ...quick]));
+		},
+	);
 
 	it('with the emulator listing a third of new Runs 2 s late, every Run is emitted once', async () => {
 		const { emulator, credentials } = ctx;
@@ -511,7 +508,11 @@ describe('Extraction Agents Trigger: a service that ignores page_number', () => 
 	it('listing oldest first with more than one page, the poll fails saying why (instead of reading page 1 as the last page and emitting nothing)', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'pages ignored');
-		emulator.addHistoricalRuns(agentId, 150, { createdBefore: emulator.now() - 60 * MINUTE });
+		// Ten minutes apart: few Runs within the lookback, so the poll reads pages of 100.
+		emulator.addHistoricalRuns(agentId, 150, {
+			createdBefore: emulator.now() - 60 * MINUTE,
+			spacingMs: 10 * MINUTE,
+		});
 		Object.assign(emulator.knobs, { ignorePageNumber: true, listOrder: 'oldest-first' });
 		try {
 			const poller = createPoller({
@@ -690,6 +691,48 @@ describe('Extraction Agents Trigger: static data size', () => {
 		);
 		expect(bytes).toBeLessThan(64 * 1024);
 	}, 120_000);
+});
+
+describe('Extraction Agents Trigger: a state stored by 0.2.x (version 2)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('Runs older than the 10 minutes version 2 remembered stay history on upgrade: nothing is emitted twice', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'upgraded from version 2');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		const made = [30, 20, 1].map((minutesAgo) =>
+			Number(
+				emulator.createRun(agentId, [{ name: `${minutesAgo}.pdf` }], {
+					createdAt: emulator.now() - minutesAgo * MINUTE,
+					durationMs: 1,
+				}).run_id,
+			),
+		);
+		expect(sorted(runIdsOf(await poller.poll()))).toEqual(sorted(made));
+		// What 0.2.x stored: `seen` as a list of the Runs within 10 minutes of the watermark.
+		const stored = poller.staticData[`node:${poller.nodeName}`] as IDataObject;
+		const agent = (stored.agents as Record<string, IDataObject>)[agentId];
+		stored.version = 2;
+		stored.recentlyEmitted = []; // as if 200 other Runs had been emitted since
+		(stored.agents as Record<string, IDataObject>)[agentId] = {
+			watermark: agent.watermark,
+			seen: [made[2]],
+			pending: [],
+		};
+		const upgraded = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+			staticData: poller.staticData,
+			firstPollActivation: 'init',
+		});
+		await expectNothing(upgraded);
+		const fresh = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await upgraded.poll())).toEqual([fresh]);
+	});
 });
 
 describe('Extraction Agents Trigger: re-activation', () => {

@@ -13,6 +13,8 @@ import {
 	readTriggerState,
 	RECENTLY_EMITTED_LIMIT,
 	STATE_VERSION,
+	storedAgents,
+	SWEEP_INTERVAL_MS,
 	type AgentPollState,
 	type TriggerState,
 } from './pollState';
@@ -57,7 +59,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	}
 	const scope = this.getNodeParameter('agentScope', 'one') as string;
 	const budget = pollBudget(this);
-	const agentIds = await watchedAgentIds(this, scope);
+	const { agentIds, runCounters } = await watchedAgents(this, scope);
 
 	if (this.getMode() === 'manual') {
 		const run = await newestFinishedRun(this, agentIds, statuses);
@@ -161,9 +163,14 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 					break;
 				}
 				if (floor === undefined) {
+					agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 					agentsDone++;
 					continue;
 				}
+			}
+			if (needsNoRead(previous, runCounters.get(agentId), now)) {
+				agentsDone++;
+				continue;
 			}
 			const result = await runsCompletedSince(this, agentId, previous, {
 				includeFullRun,
@@ -171,7 +178,14 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 				triggerKey,
 				now,
 			});
-			agents[String(agentId)] = result.state;
+			agents[String(agentId)] = readAt(
+				agentId,
+				result.state,
+				runCounters.get(agentId),
+				now,
+				previous,
+				result.discovered,
+			);
 			finished.push(...result.finished);
 			agentsDone++;
 			if (result.stoppedEarly) {
@@ -214,7 +228,8 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	stored.newAgentsAreHistory = everyAgentLooked ? false : state.newAgentsAreHistory;
 	if (resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = resumeAgent;
-	stored.agents = agents;
+	// Stored with `seen` encoded; readTriggerState decodes it.
+	stored.agents = storedAgents(agents) as unknown as TriggerState['agents'];
 	stored.recentlyEmitted = [
 		...(state.recentlyEmitted ?? []),
 		...emitted.map((run) => Number(run.run_id)),
@@ -275,18 +290,89 @@ function startingAt(agentIds: number[], resumeAgent: number | undefined): number
 	return index <= 0 ? agentIds : [...agentIds.slice(index), ...agentIds.slice(0, index)];
 }
 
-async function watchedAgentIds(context: IPollFunctions, scope: string): Promise<number[]> {
+/**
+ * The watched Agents, and with All Agents each one's Run counter (`n_runs`) as GET /agents
+ * shows it (absent when the service leaves it out).
+ */
+async function watchedAgents(
+	context: IPollFunctions,
+	scope: string,
+): Promise<{ agentIds: number[]; runCounters: Map<number, number> }> {
+	const runCounters = new Map<number, number>();
 	if (scope === 'all') {
 		const agents = await listAgents(context, { returnAll: true, limit: 0 });
-		return agents.map((agent) => Number(agent.id));
+		for (const agent of agents) {
+			const counter = agent.n_runs;
+			if (typeof counter === 'number' && Number.isFinite(counter))
+				runCounters.set(Number(agent.id), counter);
+		}
+		return { agentIds: agents.map((agent) => Number(agent.id)), runCounters };
 	}
-	return [
-		parseResourceId(
-			context.getNode(),
-			context.getNodeParameter('agent', '', { extractValue: true }) as string,
-			'Agent',
-		),
-	];
+	return {
+		agentIds: [
+			parseResourceId(
+				context.getNode(),
+				context.getNodeParameter('agent', '', { extractValue: true }) as string,
+				'Agent',
+			),
+		],
+		runCounters,
+	};
+}
+
+/**
+ * Whether an Agent's list need not be read this poll: its Run counter is where it was before
+ * its last read, it has no pending Run, and its last read is less than SWEEP_INTERVAL_MS old.
+ * The counter is a hint, never the proof (the API does not say what a delete does to it):
+ * every Agent is still read once per interval, and a Run it reveals is emitted then.
+ */
+function needsNoRead(previous: AgentPollState, counter: number | undefined, now: number): boolean {
+	return (
+		counter !== undefined &&
+		previous.nRuns === counter &&
+		!(previous.owed !== undefined && previous.owed > 0) &&
+		previous.pending.length === 0 &&
+		previous.sweptAt !== undefined &&
+		// A clock set back (a restore, another n8n main) must not put the sweep off.
+		previous.sweptAt <= now &&
+		now - previous.sweptAt < SWEEP_INTERVAL_MS
+	);
+}
+
+/**
+ * The Agent's state after a read of its list: the counter seen before the read, the Runs it
+ * counted that the read did not find (`owed`: read again next poll; a Run found ahead of
+ * its count, made during the read, pays for the next one, a delete pays for none), and when
+ * it was read. An Agent read for the first time gets a read time spread over the interval by
+ * its id, so that the sweeps of many Agents read together (activation, an upgrade) do not all
+ * fall due on one poll.
+ */
+function readAt(
+	agentId: number,
+	state: AgentPollState,
+	counter: number | undefined,
+	now: number,
+	previous?: AgentPollState,
+	discovered = 0,
+): AgentPollState {
+	const next: AgentPollState = { ...state };
+	delete next.owed;
+	delete next.owedSince;
+	if (counter === undefined) delete next.nRuns;
+	else next.nRuns = counter;
+	const counted =
+		counter !== undefined && previous?.nRuns !== undefined ? counter - previous.nRuns : 0;
+	let owed = Math.max((previous?.owed ?? 0) + counted - discovered, -discovered);
+	const owedSince = previous?.owedSince ?? now;
+	if (owed > 0 && now - owedSince > LOOKBACK_MS) owed = 0; // never listed: the sweep goes on
+	if (owed !== 0) next.owed = owed;
+	if (owed > 0) next.owedSince = owedSince;
+	// A fixed share of the interval per Agent (its id, scrambled): spread, and reproducible;
+	// under 95%, so that no Agent falls due again within minutes of its first read.
+	const phase = ((Math.imul(agentId, 2_654_435_761) >>> 0) % 950) / 1000;
+	next.sweptAt =
+		previous?.sweptAt === undefined ? now - Math.floor(phase * SWEEP_INTERVAL_MS) : now;
+	return next;
 }
 
 /** The Run as an item; a Run emitted from its list data keeps the error of its failed read. */

@@ -5,9 +5,21 @@ import { compareRuns, createdOf } from '../helpers/runList';
 /**
  * How late a Run may appear in the list after its `created` time and still be emitted: the
  * service stamps `created` when an upload starts and lists the Run when it ends, and 300
- * files of 250 MB take minutes.
+ * files of 250 MB take minutes (tens of them on a slow line). A Run listed L after its
+ * `created` is found by the first read of its Agent after it is listed; the watermark that
+ * read starts from is at most the time of the read before, so L <= LOOKBACK_MS is enough,
+ * whatever the poll interval and however rarely the Agent is read (docs/trigger.md).
  */
-export const LOOKBACK_MS = 10 * 60_000;
+export const LOOKBACK_MS = 60 * 60_000;
+/** The lookback of state version 2 (0.2.x and 0.3.0): what a stored `seen` covers on upgrade. */
+const LOOKBACK_V2_MS = 10 * 60_000;
+/**
+ * With All Agents, an Agent whose Run counter (`n_runs` in GET /agents) has not moved and that
+ * has no pending Run is not read, except once per this interval: the safety net for what the
+ * counter does not show (a Run created and another deleted between two polls, a Run listed
+ * after its counter moved).
+ */
+export const SWEEP_INTERVAL_MS = 60 * 60_000;
 /** An Agent missing from GET /agents keeps its state this long (a permission change, a move). */
 export const ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;
 /** A Run still running this long after its `created` time is no longer checked (docs/service-notes.md #17). */
@@ -15,7 +27,7 @@ export const PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;
 /** Recently emitted Runs of all Agents: defence in depth against any double emission. */
 export const RECENTLY_EMITTED_LIMIT = 200;
 
-export const STATE_VERSION = 2;
+export const STATE_VERSION = 3;
 
 /** A Run and its `created` time: [run id, ms]. */
 export type RunStamp = [number, number];
@@ -45,6 +57,25 @@ export interface AgentPollState extends IDataObject {
 	scanPage?: number;
 	/** During that look: the Runs near the newest `created` so far, which become `seen`. */
 	scanSeen?: RunStamp[];
+	/**
+	 * The list's order and length at the last read, so that the next read goes straight to the
+	 * page holding the newest Runs (one request); a page that says otherwise corrects them.
+	 */
+	listOrder?: 'newest-first' | 'oldest-first';
+	listCount?: number;
+	/** The oldest Run of the list when last seen: a "last page" holding it is page 1 again. */
+	listOldest?: number;
+	/** The Agent's `n_runs` (GET /agents) before its last list read. */
+	nRuns?: number;
+	/**
+	 * Runs the counter showed that no read has found yet (a Run counted before it is listed):
+	 * the Agent is read at every poll until they are found, or for LOOKBACK_MS from
+	 * `owedSince` at most (a Run made and deleted before any read is never found).
+	 */
+	owed?: number;
+	owedSince?: number;
+	/** When the Agent's list was last read (n8n's clock): it is read again within SWEEP_INTERVAL_MS. */
+	sweptAt?: number;
 }
 
 export interface TriggerState extends IDataObject {
@@ -91,6 +122,47 @@ export function isPendingTooLong([, created]: PendingRun, now: number): boolean 
 	return now - created > PENDING_GIVE_UP_MS;
 }
 
+/**
+ * What is stored per Agent: `seen` as one string (ascending ids, the first in base 36, then
+ * the gaps between them), which keeps an hour of Runs small: ids of one Agent are close.
+ */
+export interface StoredAgentPollState extends IDataObject {
+	seen: string | number[];
+}
+
+export function encodeIds(ids: number[]): string {
+	const sorted = [...new Set(ids)].sort((a, b) => a - b);
+	return sorted
+		.map((id, index) => (index === 0 ? id : id - sorted[index - 1]).toString(36))
+		.join(',');
+}
+
+export function decodeIds(encoded: string | number[] | undefined): number[] {
+	if (Array.isArray(encoded)) return encoded;
+	if (!encoded) return [];
+	let id = 0;
+	return encoded.split(',').map((part) => (id += parseInt(part, 36)));
+}
+
+/** The agents' state as stored in n8n's static data. */
+export function storedAgents(
+	agents: Record<string, AgentPollState>,
+): Record<string, StoredAgentPollState> {
+	const stored: Record<string, StoredAgentPollState> = {};
+	for (const [agentId, agentState] of Object.entries(agents))
+		stored[agentId] = { ...agentState, seen: encodeIds(agentState.seen) };
+	return stored;
+}
+
+function withDecodedSeen(stored: TriggerState): TriggerState {
+	const agents: Record<string, AgentPollState> = {};
+	for (const [agentId, agentState] of Object.entries(
+		stored.agents as unknown as Record<string, StoredAgentPollState>,
+	))
+		agents[agentId] = { ...(agentState as AgentPollState), seen: decodeIds(agentState.seen) };
+	return { ...stored, agents };
+}
+
 /** The state of version 1 (watermark, ids at it, pending ids, emitted ids), carried over exactly. */
 interface AgentPollStateV1 {
 	watermark: number;
@@ -108,7 +180,16 @@ export function readTriggerState(
 	scope: string,
 	now: number,
 ): TriggerState | undefined {
-	if (stored.version === STATE_VERSION && stored.agents) return stored;
+	if (stored.version === STATE_VERSION && stored.agents) return withDecodedSeen(stored);
+	if (stored.version === 2 && stored.agents) {
+		// Version 2 remembered the Runs of the last 10 minutes only: older ones stay history.
+		const upgraded = withDecodedSeen(stored);
+		for (const agentState of Object.values(upgraded.agents ?? {})) {
+			if (agentState.scanPage !== undefined) continue;
+			agentState.floor = Math.max(agentState.floor ?? 0, agentState.watermark - LOOKBACK_V2_MS);
+		}
+		return { ...upgraded, version: STATE_VERSION };
+	}
 	if (stored.version !== 1 || !stored.agents) return undefined;
 	const agents: Record<string, AgentPollState> = {};
 	const recentlyEmitted: number[] = [];

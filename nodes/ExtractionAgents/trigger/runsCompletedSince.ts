@@ -51,25 +51,58 @@ function fetchRunPage(
 	});
 }
 
+/** What a read of the list learnt about it, for the next read (AgentPollState's list fields). */
+export interface ListShape {
+	listOrder?: 'newest-first' | 'oldest-first';
+	listCount?: number;
+	listOldest?: number;
+}
+
+interface ListRead {
+	runs: Run[];
+	pages: number;
+	shiftProof: boolean;
+	shape: ListShape;
+}
+
 /**
  * One read of every Run created at or after `since`, reading as few pages as the list's
  * order allows: from the front when newest-first, from the back when oldest-first, all
- * pages when the order cannot be told. Returns every Run on the pages read.
+ * pages when the order cannot be told. Returns every Run on the pages read. With the order
+ * and length the last read learnt (`known`), an oldest-first list is read from its last page
+ * at once (one request); a page that says otherwise falls back to reading page 0 first.
  */
 async function readRunsSince(
 	context: IPollFunctions,
 	agentId: number,
 	since: number,
 	pageSize: number,
-): Promise<{ runs: Run[]; pages: number; shiftProof: boolean }> {
+	known: ListShape & { need: number },
+): Promise<ListRead> {
+	if (known.listOrder === 'oldest-first' && known.listCount !== undefined) {
+		const fromEnd = await readOldestFirstFromEnd(context, agentId, since, pageSize, known);
+		if (fromEnd) return fromEnd;
+	}
 	const runs: Run[] = [];
 	const reachesBack = (page: Run[]) => page.some((run) => createdOf(run) < since);
 	const first = await fetchRunPage(context, agentId, 0, pageSize);
 	runs.push(...first.runs);
-	if (first.totalPages <= 1 || first.runs.length === 0) return { runs, pages: 1, shiftProof: true };
+	const firstOrder = detectOrder(first.runs);
+	if (first.totalPages <= 1 || first.runs.length === 0) {
+		return {
+			runs,
+			pages: 1,
+			shiftProof: true,
+			shape: {
+				...(firstOrder !== 'unknown' ? { listOrder: firstOrder } : {}),
+				listCount: first.runs.length,
+				...(firstOrder === 'oldest-first' ? { listOldest: Number(first.runs[0].run_id) } : {}),
+			},
+		};
+	}
 
 	let pages = 1;
-	const order = detectOrder(first.runs);
+	const order = firstOrder;
 	if (order === 'newest-first') {
 		let page = first;
 		for (
@@ -82,11 +115,14 @@ async function readRunsSince(
 			runs.push(...page.runs);
 			pages++;
 		}
+		return { runs, pages, shiftProof: pages <= 1, shape: { listOrder: order } };
 	} else if (order === 'oldest-first') {
 		let reachedBack = false;
+		let count: number | undefined;
 		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
 			const page = await fetchRunPage(context, agentId, pageNumber, pageSize);
 			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+			if (pageNumber === page.totalPages - 1) count ??= pageNumber * pageSize + page.runs.length;
 			runs.push(...page.runs);
 			pages++;
 			reachedBack = reachesBack(page.runs);
@@ -94,15 +130,95 @@ async function readRunsSince(
 		// Read from the back, a deletion only moves Runs onto the page read next, never onto
 		// one already read; a Run created meanwhile goes on the end and is new next poll. Only
 		// page 0, read first, can go stale: it matters when the new Runs reach back to it.
-		return { runs, pages, shiftProof: reachedBack };
-	} else {
-		// No order to rely on: read every Run, in the largest pages the API allows.
-		// Only those pages count: page 0 above is part of them.
-		const all = await readAllPages(context, agentId);
-		runs.push(...all.runs);
-		pages = all.pages;
+		return {
+			runs,
+			pages,
+			shiftProof: reachedBack,
+			shape: {
+				listOrder: order,
+				...(count !== undefined ? { listCount: count } : {}),
+				listOldest: Number(first.runs[0].run_id),
+			},
+		};
 	}
-	return { runs, pages, shiftProof: pages <= 1 };
+	// No order to rely on: read every Run, in the largest pages the API allows.
+	// Only those pages count: page 0 above is part of them.
+	const all = await readAllPages(context, agentId);
+	runs.push(...all.runs);
+	pages = all.pages;
+	return { runs, pages, shiftProof: pages <= 1, shape: {} };
+}
+
+/**
+ * A page size that leaves at least `need` Runs on the last page of a list of `count` Runs
+ * (or makes it a full page), so that one page holds the newest Runs and one older: the
+ * preferred size when it does, else the nearest that does; undefined when none does.
+ */
+export function pageSizeForLastPage(
+	count: number,
+	need: number,
+	preferred: number,
+): number | undefined {
+	const fits = (size: number) => size >= need && (count % size === 0 || count % size >= need);
+	if (count <= preferred || fits(preferred)) return preferred;
+	for (let step = 1; step < MAX_PAGE_SIZE; step++) {
+		for (const size of [preferred + step, preferred - step])
+			if (size >= 1 && size <= MAX_PAGE_SIZE && fits(size)) return size;
+	}
+	return undefined;
+}
+
+/**
+ * An oldest-first list read from the page the last read found last: one request while the
+ * list is much as it was. Undefined when the page says the list changed more than that (it
+ * is no longer the last page, it is not in oldest-first order, it holds the list's oldest
+ * Run, as a service ignoring `page_number` would answer): the caller reads it from page 0.
+ */
+async function readOldestFirstFromEnd(
+	context: IPollFunctions,
+	agentId: number,
+	since: number,
+	preferred: number,
+	known: ListShape & { need: number },
+): Promise<ListRead | undefined> {
+	const count = known.listCount ?? 0;
+	const size = pageSizeForLastPage(count, known.need, preferred);
+	if (size === undefined) return undefined;
+	let last = Math.max(0, Math.ceil(count / size) - 1);
+	let page = await fetchRunPage(context, agentId, last, size);
+	if (page.totalPages > last + 1) {
+		// The list grew past that page (many new Runs): read back from its new last page.
+		last = page.totalPages - 1;
+		page = await fetchRunPage(context, agentId, last, size);
+	}
+	if (page.totalPages !== last + 1 || (last > 0 && page.runs.length < 2)) return undefined;
+	if (last > 0 && detectOrder(page.runs) !== 'oldest-first') return undefined;
+	if (
+		last > 0 &&
+		(known.listOldest === undefined ||
+			page.runs.some((run) => Number(run.run_id) === known.listOldest))
+	)
+		return undefined;
+	const runs = [...page.runs];
+	let pages = 1;
+	let reachedBack = last === 0 || runs.some((run) => createdOf(run) < since);
+	for (let pageNumber = last - 1; pageNumber >= 0 && !reachedBack; pageNumber--) {
+		const earlier = await fetchRunPage(context, agentId, pageNumber, size);
+		runs.push(...earlier.runs);
+		pages++;
+		reachedBack = pageNumber === 0 || earlier.runs.some((run) => createdOf(run) < since);
+	}
+	return {
+		runs,
+		pages,
+		// As reading from the back above: a deletion moves Runs onto the page read next.
+		shiftProof: true,
+		shape: {
+			listOrder: 'oldest-first',
+			listCount: last * size + page.runs.length,
+			listOldest: known.listOldest,
+		},
+	};
 }
 
 async function readAllPages(
@@ -130,14 +246,23 @@ export async function runsListedSince(
 	agentId: number,
 	since: number,
 	pageSize = POLL_PAGE_SIZE,
-): Promise<Run[]> {
+	known: ListShape & { need: number } = { need: 2 },
+): Promise<{ runs: Run[]; shape: ListShape }> {
 	const found = new Map<number, Run>();
 	let previous: string | undefined;
+	let shape: ListShape = {};
 	for (let pass = 0; pass < MAX_LIST_PASSES; pass++) {
-		const { runs, shiftProof } = await readRunsSince(context, agentId, since, pageSize);
-		for (const run of runs) found.set(Number(run.run_id), run); // a later read has the fresher status
-		if (shiftProof) break;
-		const ids = runs
+		const read = await readRunsSince(
+			context,
+			agentId,
+			since,
+			pageSize,
+			pass === 0 ? known : { need: known.need },
+		);
+		shape = read.shape;
+		for (const run of read.runs) found.set(Number(run.run_id), run); // a later read has the fresher status
+		if (read.shiftProof) break;
+		const ids = read.runs
 			.filter((run) => createdOf(run) >= since)
 			.map((run) => Number(run.run_id))
 			.sort((a, b) => a - b)
@@ -145,7 +270,7 @@ export async function runsListedSince(
 		if (ids === previous) break;
 		previous = ids;
 	}
-	return [...found.values()];
+	return { runs: [...found.values()], shape };
 }
 
 /**
@@ -164,8 +289,10 @@ export async function continueHistoryScan(
 	let watermark = scanning.watermark;
 	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
 	const pending = new Map<number, number>(scanning.pending);
+	let firstPage: Run[] | undefined;
 	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
 		const { runs, totalPages } = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		if (pageNumber === 0) firstPage = runs;
 		for (const run of runs) {
 			const created = createdOf(run);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
@@ -180,10 +307,27 @@ export async function continueHistoryScan(
 			pending: [...pending.entries()],
 			...(floor !== undefined ? { floor } : {}),
 		};
-		if (runs.length === 0 || pageNumber >= totalPages) return { ...base, seen: [...stamps.keys()] };
+		if (runs.length === 0 || pageNumber >= totalPages)
+			return {
+				...base,
+				seen: [...stamps.keys()],
+				...shapeOfScan(firstPage, runs, (pageNumber - 1) * MAX_PAGE_SIZE + runs.length),
+			};
 		if (budget.isSpent())
 			return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
 	}
+}
+
+/**
+ * What a first look learnt about the list for the next read: its order, told from page 0
+ * (when the look read it) or the last page, its length, and the Run it lists first.
+ */
+function shapeOfScan(firstPage: Run[] | undefined, lastPage: Run[], count: number): ListShape {
+	const order = detectOrder(firstPage && firstPage.length > 1 ? firstPage : lastPage);
+	if (order === 'unknown') return {};
+	if (order === 'newest-first') return { listOrder: order };
+	if (!firstPage || firstPage.length === 0) return {};
+	return { listOrder: order, listCount: count, listOldest: Number(firstPage[0].run_id) };
 }
 
 /** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
@@ -272,6 +416,8 @@ export interface AgentPollResult {
 	finished: Run[];
 	/** The budget ran out before every pending Run was read: the next poll goes on here. */
 	stoppedEarly: boolean;
+	/** Runs this read found that no read had found before (finished or running). */
+	discovered: number;
 }
 
 /** Drops pending Runs still running days after they were created, with a line in n8n's log. */
@@ -304,20 +450,29 @@ export async function runsCompletedSince(
 ): Promise<AgentPollResult> {
 	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
 	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
-	const listed = await runsListedSince(
+	const { runs: listed, shape } = await runsListedSince(
 		context,
 		agentId,
 		previous.watermark - LOOKBACK_MS,
 		pageSize,
+		{
+			listOrder: previous.listOrder,
+			listCount: previous.listCount,
+			listOldest: previous.listOldest,
+			// The Runs of the lookback, and one older to show the page reaches back past it.
+			need: previous.seen.length + 2,
+		},
 	);
 	const seen = new Set(previous.seen);
 	const finished: Run[] = [];
 	const listedFinished: Run[] = [];
 	const pending = new Map<number, number>();
+	let discovered = 0;
 	for (const run of listed) {
 		if (!isNewRun(run, previous, seen)) continue;
 		if (isRunFinished(run)) listedFinished.push(run);
 		else pending.set(Number(run.run_id), createdOf(run));
+		discovered++;
 	}
 
 	let stoppedEarly = false;
@@ -394,10 +549,12 @@ export async function runsCompletedSince(
 	return {
 		finished,
 		stoppedEarly,
+		discovered,
 		state: {
 			watermark,
 			seen: nextSeen,
 			pending: [...stillPending, ...[...pending.entries()], ...readThisPoll],
+			...shape,
 			// The floor matters only until the lookback has moved past it.
 			...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS
 				? { floor: previous.floor }

@@ -3,11 +3,19 @@
  */
 import { Issues, issue, paginate, queryPaging, validationError } from '../errors';
 import { tsNaive } from '../time';
-import type { AgentRecord, MetadataValue, PromptRecord } from '../types';
-import { isPlainObject, ok, requireAgent, Route } from './context';
+import type { AgentRecord, EmulatorKnobs, MetadataValue, PromptRecord } from '../types';
+import { isPlainObject, ok, requireAgent, Route, type RequestContext } from './context';
 
-export function agentView(agent: AgentRecord): Record<string, unknown> {
-	return {
+/**
+ * The Agent as JSON. `n_runs` follows knobs.agentRunCounter: Runs ever made (default: a
+ * delete does not lower it), the Runs there are now (a delete lowers it), or left out.
+ */
+export function agentView(
+	agent: AgentRecord,
+	counter: EmulatorKnobs['agentRunCounter'] = 'made',
+	existingRuns?: number,
+): Record<string, unknown> {
+	const view: Record<string, unknown> = {
 		id: agent.id,
 		workspace_id: agent.workspaceId,
 		name: agent.name,
@@ -32,6 +40,20 @@ export function agentView(agent: AgentRecord): Record<string, unknown> {
 		})),
 		metadata: structuredClone(agent.metadata),
 	};
+	if (counter === 'absent') delete view.n_runs;
+	else if (counter === 'existing') view.n_runs = existingRuns ?? agent.nRuns;
+	return view;
+}
+
+/** agentView with the request's knobs. */
+function agentViewFor(ctx: RequestContext): (agent: AgentRecord) => Record<string, unknown> {
+	const counter = ctx.knobs.agentRunCounter ?? 'made';
+	return (agent) =>
+		agentView(
+			agent,
+			counter,
+			counter === 'existing' ? ctx.state.runsOfAgent(agent.id).length : undefined,
+		);
 }
 
 function promptView(p: PromptRecord): Record<string, unknown> {
@@ -105,9 +127,9 @@ export const agentRoutes: Route[] = [
 			const hidden = new Set(ctx.knobs.hiddenAgentIds ?? []);
 			const visible = ctx.state.agentsOf(ctx.user).filter((agent) => !hidden.has(agent.id));
 			const page = paginate(visible, pageNumber, pageSize);
-			if (ctx.knobs.agentsListShape === 'bare-array') return ok(page.items.map(agentView));
+			if (ctx.knobs.agentsListShape === 'bare-array') return ok(page.items.map(agentViewFor(ctx)));
 			return ok({
-				agents: page.items.map(agentView),
+				agents: page.items.map(agentViewFor(ctx)),
 				total_pages: page.totalPages,
 				page_number: pageNumber,
 				page_size: pageSize,
@@ -121,7 +143,7 @@ export const agentRoutes: Route[] = [
 		family: 'agents',
 		body: 'none',
 		handle(ctx) {
-			return ok(agentView(requireAgent(ctx)));
+			return ok(agentViewFor(ctx)(requireAgent(ctx)));
 		},
 	},
 	{
@@ -141,7 +163,7 @@ export const agentRoutes: Route[] = [
 			// PATCH rules: only metadata; the new object replaces the old one entirely ({} clears it).
 			agent.metadata = structuredClone(metadata!);
 			agent.updatedMs = ctx.now;
-			return ok(agentView(agent));
+			return ok(agentViewFor(ctx)(agent));
 		},
 	},
 	{
@@ -167,7 +189,7 @@ export const agentRoutes: Route[] = [
 			const source = requireAgent(ctx);
 			const copy = copyAgent(ctx.state.nextId, source, name, ctx.user.email, ctx.now);
 			ctx.state.addAgent(copy);
-			return ok(agentView(copy));
+			return ok(agentViewFor(ctx)(copy));
 		},
 	},
 ];
