@@ -13,8 +13,8 @@ import {
 	readTriggerState,
 	RECENTLY_EMITTED_LIMIT,
 	STATE_VERSION,
-	storedAgents,
 	SWEEP_INTERVAL_MS,
+	writeTriggerState,
 	type AgentPollState,
 	type TriggerState,
 } from './pollState';
@@ -26,6 +26,7 @@ import {
 	READ_ERROR_FIELD,
 	runsCompletedSince,
 	withoutStalePending,
+	type AgentPollOptions,
 } from './runsCompletedSince';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
@@ -74,8 +75,56 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const now = Date.now();
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
-	const activationPoll = isActivationPoll(this);
-	const skipWhileInactive = triggerSetting<string>(this, 'onReactivation', 'emit') === 'skip';
+	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	const { state, scopeChanged } = stateToStartFrom(this, stored, scopeKey, now);
+	const agents = agentsWithAbsencesTracked(state, agentIds, scopeChanged, now);
+
+	// All requests first; the state is written only at the end, so a poll that fails
+	// half-way leaves it as it was and the next poll emits what this one would have. A poll
+	// that runs out of budget stops between requests and commits what it finished.
+	const { finished, resumeAgent } = await pollAgents(this, agents, {
+		agentIds,
+		runCounters,
+		startAt: state.resumeAgent,
+		newAgentsAreHistory: state.newAgentsAreHistory,
+		includeFullRun,
+		budget,
+		triggerKey,
+		now,
+	});
+
+	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
+	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
+	const items: INodeExecutionData[] = emitted
+		.filter((run) => hasChosenStatus(run, statuses))
+		.map((run) => ({ json: shape(run, simplify, sheetReady) }));
+
+	writeTriggerState(stored, {
+		activatedAt: state.activatedAt,
+		scope: scopeKey,
+		newAgentsAreHistory: everyAgentLooked(agentIds, agents) ? false : state.newAgentsAreHistory,
+		resumeAgent,
+		agents,
+		recentlyEmitted: [
+			...(state.recentlyEmitted ?? []),
+			...emitted.map((run) => Number(run.run_id)),
+		].slice(-RECENTLY_EMITTED_LIMIT),
+	});
+	return items.length > 0 ? [items] : null;
+}
+
+/**
+ * The state this poll goes on from: the stored one, or a fresh one on first activation (or a
+ * re-activation that skips the meantime); and whether what is watched changed since.
+ */
+function stateToStartFrom(
+	context: IPollFunctions,
+	stored: TriggerState,
+	scopeKey: string,
+	now: number,
+): { state: TriggerState; scopeChanged: boolean } {
+	const activationPoll = isActivationPoll(context);
+	const skipWhileInactive = triggerSetting<string>(context, 'onReactivation', 'emit') === 'skip';
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {
 		// First activation (or a re-activation that skips the meantime): every watched
@@ -94,14 +143,24 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		// The user changed what is watched: the newly watched Agents' past is not news.
 		state = { ...state, scope: scopeKey, newAgentsAreHistory: true };
 	}
+	return { state, scopeChanged };
+}
 
+/**
+ * The Agents' states with this poll's absences noted. An Agent missing from this listing keeps
+ * its state (a permission change, a workspace move, a page boundary shifting), and is forgotten
+ * only after a long absence. After a change of scope, an Agent no longer watched is forgotten
+ * at once: watched again later, its past is history again.
+ */
+function agentsWithAbsencesTracked(
+	state: TriggerState,
+	agentIds: number[],
+	scopeChanged: boolean,
+	now: number,
+): Record<string, AgentPollState> {
 	const agents: Record<string, AgentPollState> = {
 		...(state.agents as Record<string, AgentPollState>),
 	};
-	// An Agent missing from this listing keeps its state (a permission change, a workspace
-	// move, a page boundary shifting), and is forgotten only after a long absence. After a
-	// change of scope, an Agent no longer watched is forgotten at once: watched again
-	// later, its past is history again.
 	const watched = new Set(agentIds.map(String));
 	for (const [agentId, agentState] of Object.entries(agents)) {
 		if (scopeChanged && !watched.has(agentId)) {
@@ -114,137 +173,146 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			delete agents[agentId];
 		}
 	}
+	return agents;
+}
 
-	// All requests first; the state is assigned only at the end, so a poll that fails
-	// half-way leaves it as it was and the next poll emits what this one would have. A poll
-	// that runs out of budget stops between requests and commits what it finished.
-	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+/**
+ * Whether every watched Agent has had its first look: until then, Agents without state are
+ * history; then an Agent seen later is new (one skipped before its first look keeps the rule
+ * it would have had).
+ */
+function everyAgentLooked(agentIds: number[], agents: Record<string, AgentPollState>): boolean {
+	return agentIds.every(
+		(agentId) => agents[String(agentId)] && agents[String(agentId)].scanPage === undefined,
+	);
+}
+
+/** What every Agent's step of one poll shares. */
+interface AgentsPoll extends AgentPollOptions {
+	agentIds: number[];
+	runCounters: Map<number, number>;
+	/** The Agent the last poll stopped at: this one starts there. */
+	startAt: number | undefined;
+	newAgentsAreHistory: boolean | undefined;
+}
+
+/**
+ * Polls the watched Agents in turn, from the one the last poll stopped at, updating `agents`
+ * in place. Returns the Runs found finished and the Agent the next poll starts at (undefined:
+ * every Agent had its turn). An Agent whose Runs cannot be read (its list refused, missing,
+ * failing) is skipped with a warning and keeps its state; the poll fails only when no watched
+ * Agent could be read.
+ */
+async function pollAgents(
+	context: IPollFunctions,
+	agents: Record<string, AgentPollState>,
+	poll: AgentsPoll,
+): Promise<{ finished: Run[]; resumeAgent: number | undefined }> {
+	const { agentIds, budget } = poll;
 	const finished: Run[] = [];
-	let resumeAgent: number | undefined;
 	let polledAny = false;
 	/** Agents whose step of this poll is done (what a rate limit past the budget keeps). */
 	let agentsDone = 0;
-	// An Agent whose Runs cannot be read (its list refused, missing, failing) is skipped with a
-	// warning and keeps its state; the poll fails only when no watched Agent could be read.
 	const skipped: Array<{ agentId: number; error: unknown }> = [];
-	for (const agentId of startingAt(agentIds, state.resumeAgent)) {
-		let failure: unknown;
+	for (const agentId of startingAt(agentIds, poll.startAt)) {
+		if (polledAny && budget.isSpent()) return { finished, resumeAgent: agentId };
+		polledAny = true;
+		let step: AgentStep;
 		try {
-			if (polledAny && budget.isSpent()) {
-				resumeAgent = agentId;
-				break;
+			step = await pollAgent(context, agentId, agents, poll, finished);
+		} catch (failure) {
+			if (isRateLimited(failure) && agentsDone > 0) {
+				// Rate limited past the budget: commit the Agents done; this one goes on next poll.
+				return { finished, resumeAgent: agentId };
 			}
-			polledAny = true;
-			let previous = agents[String(agentId)];
-			if (!previous || previous.scanPage !== undefined) {
-				// A first look at the Agent. On activation or a change of scope its past is
-				// history; an Agent first seen later ("All Agents") has as new the Runs created
-				// since this poll, less the lookback for slow uploads.
-				const floor = previous
-					? previous.floor
-					: state.newAgentsAreHistory
-						? undefined
-						: now - LOOKBACK_MS;
-				const scanning: AgentPollState = previous ?? {
-					watermark: floor ?? 0,
-					seen: [],
-					pending: [],
-					scanPage: 0,
-					...(floor !== undefined ? { floor } : {}),
-				};
-				const scanned = await continueHistoryScan(this, agentId, scanning, budget);
-				previous = {
-					...scanned,
-					pending: withoutStalePending(this, agentId, scanned.pending, now),
-				};
-				agents[String(agentId)] = previous;
-				if (previous.scanPage !== undefined) {
-					resumeAgent = agentAfter(agentIds, agentId);
-					break;
-				}
-				if (floor === undefined) {
-					agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
-					agentsDone++;
-					continue;
-				}
-			}
-			if (needsNoRead(previous, runCounters.get(agentId), now)) {
-				agentsDone++;
-				continue;
-			}
-			const result = await runsCompletedSince(this, agentId, previous, {
-				includeFullRun,
-				budget,
-				triggerKey,
-				now,
-			});
-			agents[String(agentId)] = readAt(
-				agentId,
-				result.state,
-				runCounters.get(agentId),
-				now,
-				previous,
-				result.discovered,
-			);
-			finished.push(...result.finished);
-			agentsDone++;
-			if (result.stoppedEarly) {
-				// The next poll starts with the Agent after this one, so one Agent's backlog
-				// never keeps the others waiting: each poll visits every Agent before it comes
-				// back to this one, which goes on where it stopped (its state keeps the rest).
-				resumeAgent = agentAfter(agentIds, agentId);
-				break;
-			}
-		} catch (error) {
-			failure = error;
+			// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
+			if (agentIds.length === 1 || !concernsThisAgentOnly(failure)) throw failure;
+			skipped.push({ agentId, error: failure });
+			warnAgentSkipped(context, poll.triggerKey, agentId, failure);
+			continue;
 		}
-		if (failure === undefined) continue;
-		if (isRateLimited(failure) && agentsDone > 0) {
-			// Rate limited past the budget: commit the Agents done; this one goes on next poll.
-			resumeAgent = agentId;
-			break;
-		}
-		// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
-		if (agentIds.length === 1 || !concernsThisAgentOnly(failure)) throw failure;
-		skipped.push({ agentId, error: failure });
-		warnAgentSkipped(this, triggerKey, agentId, failure);
+		agentsDone++;
+		// The next poll starts with the Agent after this one, so one Agent's backlog never
+		// keeps the others waiting: each poll visits every Agent before it comes back to this
+		// one, which goes on where it stopped (its state keeps the rest).
+		if (step === 'stopHere') return { finished, resumeAgent: agentAfter(agentIds, agentId) };
 	}
 	if (skipped.length > 0 && skipped.length === agentIds.length) throw skipped[0].error;
+	return { finished, resumeAgent: undefined };
+}
 
-	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
-	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
-	const items: INodeExecutionData[] = emitted
-		.filter((run) => hasChosenStatus(run, statuses))
-		.map((run) => ({ json: shape(run, simplify, sheetReady) }));
+/** After one Agent's step: go on with the next Agent, or stop the poll (the budget is spent). */
+type AgentStep = 'next' | 'stopHere';
 
-	stored.version = STATE_VERSION;
-	stored.activatedAt = state.activatedAt;
-	stored.scope = scopeKey;
-	// Until every watched Agent has had its first look, Agents without state are history; then an
-	// Agent seen later is new (one skipped before its first look keeps the rule it would have had).
-	const everyAgentLooked = agentIds.every(
-		(agentId) => agents[String(agentId)] && agents[String(agentId)].scanPage === undefined,
+/**
+ * One Agent's step of a poll: its first look (page by page, across polls), or a read of the
+ * Runs completed since the last poll unless its Run counter says nothing changed. Its new
+ * state goes into `agents`, the Runs found finished into `finished`.
+ */
+async function pollAgent(
+	context: IPollFunctions,
+	agentId: number,
+	agents: Record<string, AgentPollState>,
+	poll: AgentsPoll,
+	finished: Run[],
+): Promise<AgentStep> {
+	const { runCounters, now } = poll;
+	let previous = agents[String(agentId)];
+	if (!previous || previous.scanPage !== undefined) {
+		// A first look at the Agent. On activation or a change of scope its past is
+		// history; an Agent first seen later ("All Agents") has as new the Runs created
+		// since this poll, less the lookback for slow uploads.
+		const floor = previous
+			? previous.floor
+			: poll.newAgentsAreHistory
+				? undefined
+				: now - LOOKBACK_MS;
+		const scanning: AgentPollState = previous ?? {
+			watermark: floor ?? 0,
+			seen: [],
+			pending: [],
+			scanPage: 0,
+			...(floor !== undefined ? { floor } : {}),
+		};
+		const scanned = await continueHistoryScan(context, agentId, scanning, poll.budget);
+		previous = {
+			...scanned,
+			pending: withoutStalePending(context, agentId, scanned.pending, now),
+		};
+		agents[String(agentId)] = previous;
+		if (previous.scanPage !== undefined) return 'stopHere';
+		if (floor === undefined) {
+			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
+			return 'next';
+		}
+	}
+	if (needsNoRead(previous, runCounters.get(agentId), now)) return 'next';
+	const result = await runsCompletedSince(context, agentId, previous, {
+		includeFullRun: poll.includeFullRun,
+		budget: poll.budget,
+		triggerKey: poll.triggerKey,
+		now,
+	});
+	agents[String(agentId)] = readAt(
+		agentId,
+		result.state,
+		runCounters.get(agentId),
+		now,
+		previous,
+		result.discovered,
 	);
-	stored.newAgentsAreHistory = everyAgentLooked ? false : state.newAgentsAreHistory;
-	if (resumeAgent === undefined) delete stored.resumeAgent;
-	else stored.resumeAgent = resumeAgent;
-	// Stored with `seen` encoded; readTriggerState decodes it.
-	stored.agents = storedAgents(agents) as unknown as TriggerState['agents'];
-	stored.recentlyEmitted = [
-		...(state.recentlyEmitted ?? []),
-		...emitted.map((run) => Number(run.run_id)),
-	].slice(-RECENTLY_EMITTED_LIMIT);
-	return items.length > 0 ? [items] : null;
+	finished.push(...result.finished);
+	return result.stoppedEarly ? 'stopHere' : 'next';
+}
+
+function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && Number(error.httpCode) === 429;
 }
 
 /**
  * Whether a failure reading one Agent's Runs concerns that Agent only: anything but a
  * rejected key (401) or the account's rate limit (429), which concern every Agent.
  */
-function isRateLimited(error: unknown): boolean {
-	return error instanceof NodeApiError && Number(error.httpCode) === 429;
-}
-
 function concernsThisAgentOnly(error: unknown): boolean {
 	if (!(error instanceof NodeApiError)) return false;
 	const status = Number(error.httpCode);

@@ -145,7 +145,7 @@ export function decodeIds(encoded: string | number[] | undefined): number[] {
 }
 
 /** The agents' state as stored in n8n's static data. */
-export function storedAgents(
+function storedAgents(
 	agents: Record<string, AgentPollState>,
 ): Record<string, StoredAgentPollState> {
 	const stored: Record<string, StoredAgentPollState> = {};
@@ -212,4 +212,28 @@ export function readTriggerState(
 		agents,
 		recentlyEmitted: recentlyEmitted.slice(-RECENTLY_EMITTED_LIMIT),
 	};
+}
+
+/** What a poll commits: the state the next poll goes on from. */
+export interface PollOutcome {
+	activatedAt: number | undefined;
+	scope: string;
+	newAgentsAreHistory: boolean | undefined;
+	/** The Agent the next poll starts at; undefined: every Agent had its turn. */
+	resumeAgent: number | undefined;
+	agents: Record<string, AgentPollState>;
+	recentlyEmitted: number[];
+}
+
+/** Writes a poll's outcome into the stored state, as readTriggerState reads it back. */
+export function writeTriggerState(stored: TriggerState, outcome: PollOutcome): void {
+	stored.version = STATE_VERSION;
+	stored.activatedAt = outcome.activatedAt;
+	stored.scope = outcome.scope;
+	stored.newAgentsAreHistory = outcome.newAgentsAreHistory;
+	if (outcome.resumeAgent === undefined) delete stored.resumeAgent;
+	else stored.resumeAgent = outcome.resumeAgent;
+	// Stored with `seen` encoded; readTriggerState decodes it.
+	stored.agents = storedAgents(outcome.agents) as unknown as TriggerState['agents'];
+	stored.recentlyEmitted = outcome.recentlyEmitted;
 }
