@@ -1,9 +1,8 @@
-import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { listAgents } from '../helpers/agents';
 import { parseResourceId } from '../helpers/ids';
-import { fetchRun, isRunFinished, type Run } from '../helpers/runs';
-import { sheetRowOfRun, simplifyRun } from '../helpers/shapeRun';
+import { fetchRun, type Run } from '../helpers/runs';
 import { triggerHasBehaviour } from '../descriptions/versions';
 import { pollBudget } from './pollBudget';
 import { limitWaitsOf } from '../transport/rateLimitGate';
@@ -18,16 +17,11 @@ import {
 	type AgentPollState,
 	type TriggerState,
 } from './pollState';
-import {
-	allRunsOf,
-	continueHistoryScan,
-	finishedAtOf,
-	hasChosenStatus,
-	READ_ERROR_FIELD,
-	runsCompletedSince,
-	withoutStalePending,
-	type AgentPollOptions,
-} from './runsCompletedSince';
+import { continueHistoryScan } from './historyScan';
+import { withoutStalePending } from './pendingRuns';
+import { hasChosenStatus, itemOfRun } from './runItems';
+import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
+import { newestFinishedRun } from './testEvent';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -67,7 +61,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		const full = includeFullRun
 			? await fetchRun(this, Number(run.agent_id), Number(run.run_id))
 			: run;
-		return [[{ json: shape(full, simplify, sheetReady) }]];
+		return [[{ json: itemOfRun(full, simplify, sheetReady) }]];
 	}
 
 	// A 429 asking for a wait past the budget ends the poll with what it has done (below).
@@ -97,7 +91,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
 	const items: INodeExecutionData[] = emitted
 		.filter((run) => hasChosenStatus(run, statuses))
-		.map((run) => ({ json: shape(run, simplify, sheetReady) }));
+		.map((run) => ({ json: itemOfRun(run, simplify, sheetReady) }));
 
 	writeTriggerState(stored, {
 		activatedAt: state.activatedAt,
@@ -217,25 +211,29 @@ async function pollAgents(
 	for (const agentId of startingAt(agentIds, poll.startAt)) {
 		if (polledAny && budget.isSpent()) return { finished, resumeAgent: agentId };
 		polledAny = true;
-		let step: AgentStep;
+		let step: AgentStep = 'next';
+		let failure: unknown;
 		try {
 			step = await pollAgent(context, agentId, agents, poll, finished);
-		} catch (failure) {
-			if (isRateLimited(failure) && agentsDone > 0) {
-				// Rate limited past the budget: commit the Agents done; this one goes on next poll.
-				return { finished, resumeAgent: agentId };
-			}
-			// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
-			if (agentIds.length === 1 || !concernsThisAgentOnly(failure)) throw failure;
-			skipped.push({ agentId, error: failure });
-			warnAgentSkipped(context, poll.triggerKey, agentId, failure);
+		} catch (error) {
+			failure = error;
+		}
+		if (failure === undefined) {
+			agentsDone++;
+			// The next poll starts with the Agent after this one, so one Agent's backlog never
+			// keeps the others waiting: each poll visits every Agent before it comes back to
+			// this one, which goes on where it stopped (its state keeps the rest).
+			if (step === 'stopHere') return { finished, resumeAgent: agentAfter(agentIds, agentId) };
 			continue;
 		}
-		agentsDone++;
-		// The next poll starts with the Agent after this one, so one Agent's backlog never
-		// keeps the others waiting: each poll visits every Agent before it comes back to this
-		// one, which goes on where it stopped (its state keeps the rest).
-		if (step === 'stopHere') return { finished, resumeAgent: agentAfter(agentIds, agentId) };
+		if (isRateLimited(failure) && agentsDone > 0) {
+			// Rate limited past the budget: commit the Agents done; this one goes on next poll.
+			return { finished, resumeAgent: agentId };
+		}
+		// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
+		if (agentIds.length === 1 || !concernsThisAgentOnly(failure)) throw failure;
+		skipped.push({ agentId, error: failure });
+		warnAgentSkipped(context, poll.triggerKey, agentId, failure);
 	}
 	if (skipped.length > 0 && skipped.length === agentIds.length) throw skipped[0].error;
 	return { finished, resumeAgent: undefined };
@@ -443,14 +441,6 @@ function readAt(
 	return next;
 }
 
-/** The Run as an item; a Run emitted from its list data keeps the error of its failed read. */
-function shape(run: Run, simplify: boolean, sheetReady: boolean): IDataObject {
-	if (!simplify) return run;
-	const row = sheetReady ? sheetRowOfRun(run) : simplifyRun(run);
-	const readError = run[READ_ERROR_FIELD];
-	return readError === undefined ? row : { ...row, [READ_ERROR_FIELD]: readError };
-}
-
 /**
  * A setting at the top level (version 1) or under Options (1.1), where n8n's trigger
  * convention puts what most users never change.
@@ -464,27 +454,6 @@ function triggerSetting<T extends string | boolean>(
 		? `options.${name}`
 		: name;
 	return context.getNodeParameter(path, fallback) as T;
-}
-
-/** "Fetch Test Event": the newest finished Run, without touching the trigger's state. */
-async function newestFinishedRun(
-	context: IPollFunctions,
-	agentIds: number[],
-	statuses: string[],
-): Promise<Run> {
-	let newest: Run | undefined;
-	for (const agentId of agentIds) {
-		for (const run of await allRunsOf(context, agentId)) {
-			if (!isRunFinished(run) || !hasChosenStatus(run, statuses)) continue;
-			if (!newest || finishedAtOf(run) > finishedAtOf(newest)) newest = run;
-		}
-	}
-	if (!newest) {
-		throw new NodeOperationError(context.getNode(), 'No finished Run yet', {
-			description: `${agentIds.length === 1 ? `Agent ${agentIds[0]} has` : 'The watched Agents have'} no Run that finished with status ${statuses.join(' or ')}. Upload a file (Extraction Agents → Run → Create), wait for it to finish, then fetch again.`,
-		});
-	}
-	return newest;
 }
 
 /**

@@ -1,0 +1,256 @@
+import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import { MAX_PAGE_SIZE } from '../transport/pagination';
+import type { Run } from '../helpers/runs';
+import {
+	createdOf,
+	detectOrder,
+	fetchRunPage as fetchListPage,
+	refuseRepeatedFirstPage,
+} from '../helpers/runList';
+
+/** Page size while polling: one page usually covers every Run created since the last poll. */
+export const POLL_PAGE_SIZE = 100;
+/**
+ * Reads of the same pages within one poll, at most: page numbers shift when a Run is
+ * deleted or created between two page reads, so pages are read again until two reads agree.
+ */
+export const MAX_LIST_PASSES = 3;
+/** A page of the Agent's Runs; the trigger needs `total_pages` to know it has seen them all. */
+export function fetchRunPage(
+	context: IPollFunctions,
+	agentId: number,
+	pageNumber: number,
+	pageSize: number,
+	filter: IDataObject = {},
+) {
+	return fetchListPage(context, { agentId, qs: filter }, pageNumber, pageSize, {
+		totalRequired: true,
+	});
+}
+
+/** What a read of the list learnt about it, for the next read (AgentPollState's list fields). */
+export interface ListShape {
+	listOrder?: 'newest-first' | 'oldest-first';
+	listCount?: number;
+	listOldest?: number;
+}
+
+interface ListRead {
+	runs: Run[];
+	pages: number;
+	shiftProof: boolean;
+	shape: ListShape;
+}
+
+/**
+ * One read of every Run created at or after `since`, reading as few pages as the list's
+ * order allows: from the front when newest-first, from the back when oldest-first, all
+ * pages when the order cannot be told. Returns every Run on the pages read. With the order
+ * and length the last read learnt (`known`), an oldest-first list is read from its last page
+ * at once (one request); a page that says otherwise falls back to reading page 0 first.
+ */
+async function readRunsSince(
+	context: IPollFunctions,
+	agentId: number,
+	since: number,
+	pageSize: number,
+	known: ListShape & { need: number },
+): Promise<ListRead> {
+	if (known.listOrder === 'oldest-first' && known.listCount !== undefined) {
+		const fromEnd = await readOldestFirstFromEnd(context, agentId, since, pageSize, known);
+		if (fromEnd) return fromEnd;
+	}
+	const runs: Run[] = [];
+	const reachesBack = (page: Run[]) => page.some((run) => createdOf(run) < since);
+	const first = await fetchRunPage(context, agentId, 0, pageSize);
+	runs.push(...first.runs);
+	const firstOrder = detectOrder(first.runs);
+	if (first.totalPages <= 1 || first.runs.length === 0) {
+		return {
+			runs,
+			pages: 1,
+			shiftProof: true,
+			shape: {
+				...(firstOrder !== 'unknown' ? { listOrder: firstOrder } : {}),
+				listCount: first.runs.length,
+				...(firstOrder === 'oldest-first' ? { listOldest: Number(first.runs[0].run_id) } : {}),
+			},
+		};
+	}
+
+	let pages = 1;
+	const order = firstOrder;
+	if (order === 'newest-first') {
+		let page = first;
+		for (
+			let pageNumber = 1;
+			!reachesBack(page.runs) && pageNumber < page.totalPages;
+			pageNumber++
+		) {
+			page = await fetchRunPage(context, agentId, pageNumber, pageSize);
+			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+			runs.push(...page.runs);
+			pages++;
+		}
+		return { runs, pages, shiftProof: pages <= 1, shape: { listOrder: order } };
+	} else if (order === 'oldest-first') {
+		let reachedBack = false;
+		let count: number | undefined;
+		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
+			const page = await fetchRunPage(context, agentId, pageNumber, pageSize);
+			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+			if (pageNumber === page.totalPages - 1) count ??= pageNumber * pageSize + page.runs.length;
+			runs.push(...page.runs);
+			pages++;
+			reachedBack = reachesBack(page.runs);
+		}
+		// Read from the back, a deletion only moves Runs onto the page read next, never onto
+		// one already read; a Run created meanwhile goes on the end and is new next poll. Only
+		// page 0, read first, can go stale: it matters when the new Runs reach back to it.
+		return {
+			runs,
+			pages,
+			shiftProof: reachedBack,
+			shape: {
+				listOrder: order,
+				...(count !== undefined ? { listCount: count } : {}),
+				listOldest: Number(first.runs[0].run_id),
+			},
+		};
+	}
+	// No order to rely on: read every Run, in the largest pages the API allows.
+	// Only those pages count: page 0 above is part of them.
+	const all = await readAllPages(context, agentId);
+	runs.push(...all.runs);
+	pages = all.pages;
+	return { runs, pages, shiftProof: pages <= 1, shape: {} };
+}
+
+/**
+ * A page size that leaves at least `need` Runs on the last page of a list of `count` Runs
+ * (or makes it a full page), so that one page holds the newest Runs and one older: the
+ * preferred size when it does, else the nearest that does; undefined when none does.
+ */
+export function pageSizeForLastPage(
+	count: number,
+	need: number,
+	preferred: number,
+): number | undefined {
+	const fits = (size: number) => size >= need && (count % size === 0 || count % size >= need);
+	if (count <= preferred || fits(preferred)) return preferred;
+	for (let step = 1; step < MAX_PAGE_SIZE; step++) {
+		for (const size of [preferred + step, preferred - step])
+			if (size >= 1 && size <= MAX_PAGE_SIZE && fits(size)) return size;
+	}
+	return undefined;
+}
+
+/**
+ * An oldest-first list read from the page the last read found last: one request while the
+ * list is much as it was. Undefined when the page says the list changed more than that (it
+ * is no longer the last page, it is not in oldest-first order, it holds the list's oldest
+ * Run, as a service ignoring `page_number` would answer): the caller reads it from page 0.
+ */
+async function readOldestFirstFromEnd(
+	context: IPollFunctions,
+	agentId: number,
+	since: number,
+	preferred: number,
+	known: ListShape & { need: number },
+): Promise<ListRead | undefined> {
+	const count = known.listCount ?? 0;
+	const size = pageSizeForLastPage(count, known.need, preferred);
+	if (size === undefined) return undefined;
+	let last = Math.max(0, Math.ceil(count / size) - 1);
+	let page = await fetchRunPage(context, agentId, last, size);
+	if (page.totalPages > last + 1) {
+		// The list grew past that page (many new Runs): read back from its new last page.
+		last = page.totalPages - 1;
+		page = await fetchRunPage(context, agentId, last, size);
+	}
+	if (page.totalPages !== last + 1 || (last > 0 && page.runs.length < 2)) return undefined;
+	if (last > 0 && detectOrder(page.runs) !== 'oldest-first') return undefined;
+	if (
+		last > 0 &&
+		(known.listOldest === undefined ||
+			page.runs.some((run) => Number(run.run_id) === known.listOldest))
+	)
+		return undefined;
+	const runs = [...page.runs];
+	let pages = 1;
+	let reachedBack = last === 0 || runs.some((run) => createdOf(run) < since);
+	for (let pageNumber = last - 1; pageNumber >= 0 && !reachedBack; pageNumber--) {
+		const earlier = await fetchRunPage(context, agentId, pageNumber, size);
+		runs.push(...earlier.runs);
+		pages++;
+		reachedBack = pageNumber === 0 || earlier.runs.some((run) => createdOf(run) < since);
+	}
+	return {
+		runs,
+		pages,
+		// As reading from the back above: a deletion moves Runs onto the page read next.
+		shiftProof: true,
+		shape: {
+			listOrder: 'oldest-first',
+			listCount: last * size + page.runs.length,
+			listOldest: known.listOldest,
+		},
+	};
+}
+
+async function readAllPages(
+	context: IPollFunctions,
+	agentId: number,
+): Promise<{ runs: Run[]; pages: number }> {
+	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
+	const runs = [...first.runs];
+	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
+		const page = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+		runs.push(...page.runs);
+	}
+	return { runs, pages: Math.max(1, first.totalPages) };
+}
+
+/**
+ * Every Run of the Agent created at or after `since`. One page is one answer, so it cannot
+ * shift under the reader; when the Runs span several pages, the pages are read again until
+ * two reads find the same Runs (at most MAX_LIST_PASSES), and the union is returned: a Run
+ * that slid onto a page already read, because another was deleted, is found the second time.
+ */
+export async function runsListedSince(
+	context: IPollFunctions,
+	agentId: number,
+	since: number,
+	pageSize = POLL_PAGE_SIZE,
+	known: ListShape & { need: number } = { need: 2 },
+): Promise<{ runs: Run[]; shape: ListShape }> {
+	const found = new Map<number, Run>();
+	let previous: string | undefined;
+	let shape: ListShape = {};
+	for (let pass = 0; pass < MAX_LIST_PASSES; pass++) {
+		const read = await readRunsSince(
+			context,
+			agentId,
+			since,
+			pageSize,
+			pass === 0 ? known : { need: known.need },
+		);
+		shape = read.shape;
+		for (const run of read.runs) found.set(Number(run.run_id), run); // a later read has the fresher status
+		if (read.shiftProof) break;
+		const ids = read.runs
+			.filter((run) => createdOf(run) >= since)
+			.map((run) => Number(run.run_id))
+			.sort((a, b) => a - b)
+			.join(',');
+		if (ids === previous) break;
+		previous = ids;
+	}
+	return { runs: [...found.values()], shape };
+}
+
+/** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
+export async function allRunsOf(context: IPollFunctions, agentId: number): Promise<Run[]> {
+	return (await readAllPages(context, agentId)).runs;
+}
