@@ -1,0 +1,177 @@
+import type { IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+import type { Run } from '../helpers/runs';
+import { LOOKBACK_MS, type AgentPollState } from './pollState';
+import { continueHistoryScan } from './historyScan';
+import { withoutStalePending } from './pendingRuns';
+import { needsNoRead, readAt } from './runCounters';
+import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
+
+/** What every Agent's step of one poll shares. */
+export interface AgentsPoll extends AgentPollOptions {
+	agentIds: number[];
+	runCounters: Map<number, number>;
+	/** The Agent the last poll stopped at: this one starts there. */
+	startAt: number | undefined;
+	newAgentsAreHistory: boolean | undefined;
+}
+
+/**
+ * Polls the watched Agents in turn, from the one the last poll stopped at, updating `agents`
+ * in place. Returns the Runs found finished and the Agent the next poll starts at (undefined:
+ * every Agent had its turn). An Agent whose Runs cannot be read (its list refused, missing,
+ * failing) is skipped with a warning and keeps its state; the poll fails only when no watched
+ * Agent could be read.
+ */
+export async function pollAgents(
+	context: IPollFunctions,
+	agents: Record<string, AgentPollState>,
+	poll: AgentsPoll,
+): Promise<{ finished: Run[]; resumeAgent: number | undefined }> {
+	const { agentIds, budget } = poll;
+	const finished: Run[] = [];
+	let polledAny = false;
+	/** Agents whose step of this poll is done (what a rate limit past the budget keeps). */
+	let agentsDone = 0;
+	const skipped: Array<{ agentId: number; error: unknown }> = [];
+	for (const agentId of startingAt(agentIds, poll.startAt)) {
+		if (polledAny && budget.isSpent()) return { finished, resumeAgent: agentId };
+		polledAny = true;
+		let step: AgentStep = 'next';
+		let failure: unknown;
+		try {
+			step = await pollAgent(context, agentId, agents, poll, finished);
+		} catch (error) {
+			failure = error;
+		}
+		if (failure === undefined) {
+			agentsDone++;
+			// The next poll starts with the Agent after this one, so one Agent's backlog never
+			// keeps the others waiting: each poll visits every Agent before it comes back to
+			// this one, which goes on where it stopped (its state keeps the rest).
+			if (step === 'stopHere') return { finished, resumeAgent: agentAfter(agentIds, agentId) };
+			continue;
+		}
+		if (isRateLimited(failure) && agentsDone > 0) {
+			// Rate limited past the budget: commit the Agents done; this one goes on next poll.
+			return { finished, resumeAgent: agentId };
+		}
+		// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
+		if (agentIds.length === 1 || !concernsThisAgentOnly(failure)) throw failure;
+		skipped.push({ agentId, error: failure });
+		warnAgentSkipped(context, poll.triggerKey, agentId, failure);
+	}
+	if (skipped.length > 0 && skipped.length === agentIds.length) throw skipped[0].error;
+	return { finished, resumeAgent: undefined };
+}
+
+/** After one Agent's step: go on with the next Agent, or stop the poll (the budget is spent). */
+type AgentStep = 'next' | 'stopHere';
+
+/**
+ * One Agent's step of a poll: its first look (page by page, across polls), or a read of the
+ * Runs completed since the last poll unless its Run counter says nothing changed. Its new
+ * state goes into `agents`, the Runs found finished into `finished`.
+ */
+async function pollAgent(
+	context: IPollFunctions,
+	agentId: number,
+	agents: Record<string, AgentPollState>,
+	poll: AgentsPoll,
+	finished: Run[],
+): Promise<AgentStep> {
+	const { runCounters, now } = poll;
+	let previous = agents[String(agentId)];
+	if (!previous || previous.scanPage !== undefined) {
+		// A first look at the Agent. On activation or a change of scope its past is
+		// history; an Agent first seen later ("All Agents") has as new the Runs created
+		// since this poll, less the lookback for slow uploads.
+		const floor = previous
+			? previous.floor
+			: poll.newAgentsAreHistory
+				? undefined
+				: now - LOOKBACK_MS;
+		const scanning: AgentPollState = previous ?? {
+			watermark: floor ?? 0,
+			seen: [],
+			pending: [],
+			scanPage: 0,
+			...(floor !== undefined ? { floor } : {}),
+		};
+		const scanned = await continueHistoryScan(context, agentId, scanning, poll.budget);
+		previous = {
+			...scanned,
+			pending: withoutStalePending(context, agentId, scanned.pending, now),
+		};
+		agents[String(agentId)] = previous;
+		if (previous.scanPage !== undefined) return 'stopHere';
+		if (floor === undefined) {
+			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
+			return 'next';
+		}
+	}
+	if (needsNoRead(previous, runCounters.get(agentId), now)) return 'next';
+	const result = await runsCompletedSince(context, agentId, previous, {
+		includeFullRun: poll.includeFullRun,
+		budget: poll.budget,
+		triggerKey: poll.triggerKey,
+		now,
+	});
+	agents[String(agentId)] = readAt(
+		agentId,
+		result.state,
+		runCounters.get(agentId),
+		now,
+		previous,
+		result.discovered,
+	);
+	finished.push(...result.finished);
+	return result.stoppedEarly ? 'stopHere' : 'next';
+}
+
+function isRateLimited(error: unknown): boolean {
+	return error instanceof NodeApiError && Number(error.httpCode) === 429;
+}
+
+/**
+ * Whether a failure reading one Agent's Runs concerns that Agent only: anything but a
+ * rejected key (401) or the account's rate limit (429), which concern every Agent.
+ */
+function concernsThisAgentOnly(error: unknown): boolean {
+	if (!(error instanceof NodeApiError)) return false;
+	const status = Number(error.httpCode);
+	return status !== 401 && status !== 429;
+}
+
+/** When each skipped Agent was last reported in n8n's log, per trigger (at most once an hour). */
+const skipWarnedAt = new Map<string, number>();
+const SKIP_WARNING_INTERVAL_MS = 60 * 60_000;
+
+function warnAgentSkipped(
+	context: IPollFunctions,
+	triggerKey: string,
+	agentId: number,
+	error: unknown,
+): void {
+	const key = `${triggerKey}:${agentId}`;
+	const now = Date.now();
+	const last = skipWarnedAt.get(key);
+	if (last !== undefined && now - last < SKIP_WARNING_INTERVAL_MS) return;
+	if (skipWarnedAt.size >= 10_000) skipWarnedAt.delete(skipWarnedAt.keys().next().value as string);
+	skipWarnedAt.set(key, now);
+	context.logger.warn(
+		`Extraction Agents Trigger: the Runs of Agent ${agentId} could not be read (${(error as Error).message}); this Agent is skipped until they can be, and the other Agents are polled as usual`,
+		{ agentId },
+	);
+}
+
+/** The watched Agent after `agentId`, the first after the last. */
+function agentAfter(agentIds: number[], agentId: number): number {
+	return agentIds[(agentIds.indexOf(agentId) + 1) % agentIds.length];
+}
+
+/** The Agents in order, from the one a poll stopped at (so every Agent gets its turn). */
+function startingAt(agentIds: number[], resumeAgent: number | undefined): number[] {
+	const index = resumeAgent === undefined ? -1 : agentIds.indexOf(resumeAgent);
+	return index <= 0 ? agentIds : [...agentIds.slice(index), ...agentIds.slice(0, index)];
+}
