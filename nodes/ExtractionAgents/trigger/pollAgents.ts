@@ -8,7 +8,7 @@ import { needsNoRead, readAt } from './runCounters';
 import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
 
 /** What every Agent's step of one poll shares. */
-export interface AgentsPoll extends AgentPollOptions {
+interface AgentsPoll extends AgentPollOptions {
 	agentIds: number[];
 	runCounters: Map<number, number>;
 	/** The Agent the last poll stopped at: this one starts there. */

@@ -5,14 +5,14 @@ import type { IPollFunctions } from 'n8n-workflow';
  * once-a-minute poll interval, so a long catch-up spreads over polls instead of overlapping
  * the next one (which then skips its turn).
  */
-export const SELF_IMPOSED_POLL_BUDGET_MS = 60_000;
+const SELF_IMPOSED_POLL_BUDGET_MS = 60_000;
 /**
  * Share of the budget spent starting new requests. The rest covers the requests already
  * under way (each may wait for a 429's Retry-After) and the return to n8n.
  */
-export const BUDGET_SHARE_FOR_NEW_WORK = 0.6;
+const BUDGET_SHARE_FOR_NEW_WORK = 0.6;
 /** Share of the budget by which every wait (a 429's Retry-After) must have ended. */
-export const BUDGET_SHARE_FOR_WAITS = 0.9;
+const BUDGET_SHARE_FOR_WAITS = 0.9;
 
 export interface PollBudget {
 	/** Whether to stop starting new requests and commit what is done. */

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
-import { compareRuns, createdOf } from '../helpers/runList';
+import { createdOf } from '../helpers/runList';
 
 /**
  * How late a Run may appear in the list after its `created` time and still be emitted: the
@@ -30,7 +30,7 @@ export const RECENTLY_EMITTED_LIMIT = 200;
 export const STATE_VERSION = 3;
 
 /** A Run and its `created` time: [run id, ms]. */
-export type RunStamp = [number, number];
+type RunStamp = [number, number];
 /** A Run still running at the last poll. */
 export type PendingRun = RunStamp;
 
@@ -92,8 +92,6 @@ export interface TriggerState extends IDataObject {
 	recentlyEmitted?: number[];
 }
 
-export { compareRuns, createdOf };
-
 export function isNewRun(
 	run: Run,
 	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor'>,
@@ -126,18 +124,18 @@ export function isPendingTooLong([, created]: PendingRun, now: number): boolean 
  * What is stored per Agent: `seen` as one string (ascending ids, the first in base 36, then
  * the gaps between them), which keeps an hour of Runs small: ids of one Agent are close.
  */
-export interface StoredAgentPollState extends IDataObject {
+interface StoredAgentPollState extends IDataObject {
 	seen: string | number[];
 }
 
-export function encodeIds(ids: number[]): string {
+function encodeIds(ids: number[]): string {
 	const sorted = [...new Set(ids)].sort((a, b) => a - b);
 	return sorted
 		.map((id, index) => (index === 0 ? id : id - sorted[index - 1]).toString(36))
 		.join(',');
 }
 
-export function decodeIds(encoded: string | number[] | undefined): number[] {
+function decodeIds(encoded: string | number[] | undefined): number[] {
 	if (Array.isArray(encoded)) return encoded;
 	if (!encoded) return [];
 	let id = 0;
@@ -215,7 +213,7 @@ export function readTriggerState(
 }
 
 /** What a poll commits: the state the next poll goes on from. */
-export interface PollOutcome {
+interface PollOutcome {
 	activatedAt: number | undefined;
 	scope: string;
 	newAgentsAreHistory: boolean | undefined;

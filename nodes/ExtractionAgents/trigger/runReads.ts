@@ -8,7 +8,7 @@ import { fetchRunPage } from './runsListedSince';
  * cut off before that failure is taken as the Run's own (not the service's): from then on
  * it no longer fails the poll.
  */
-export const FAILURES_BEFORE_RUN_IS_BLAMED = 3;
+const FAILURES_BEFORE_RUN_IS_BLAMED = 3;
 
 /** A Run emitted from its list data because its single read failed: the failure, for the user. */
 export const READ_ERROR_FIELD = 'read_error';

@@ -17,7 +17,7 @@ export interface AgentPollOptions {
 	now: number;
 }
 
-export interface AgentPollResult {
+interface AgentPollResult {
 	state: AgentPollState;
 	/** Runs that finished since the last poll, in the order they were created. */
 	finished: Run[];

@@ -14,7 +14,7 @@ export const POLL_PAGE_SIZE = 100;
  * Reads of the same pages within one poll, at most: page numbers shift when a Run is
  * deleted or created between two page reads, so pages are read again until two reads agree.
  */
-export const MAX_LIST_PASSES = 3;
+const MAX_LIST_PASSES = 3;
 /** A page of the Agent's Runs; the trigger needs `total_pages` to know it has seen them all. */
 export function fetchRunPage(
 	context: IPollFunctions,
@@ -131,11 +131,7 @@ async function readRunsSince(
  * (or makes it a full page), so that one page holds the newest Runs and one older: the
  * preferred size when it does, else the nearest that does; undefined when none does.
  */
-export function pageSizeForLastPage(
-	count: number,
-	need: number,
-	preferred: number,
-): number | undefined {
+function pageSizeForLastPage(count: number, need: number, preferred: number): number | undefined {
 	const fits = (size: number) => size >= need && (count % size === 0 || count % size >= need);
 	if (count <= preferred || fits(preferred)) return preferred;
 	for (let step = 1; step < MAX_PAGE_SIZE; step++) {
