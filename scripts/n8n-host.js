@@ -634,6 +634,19 @@ async function publishWorkflowRest(api, version, id) {
 	return api.patch(`/rest/workflows/${id}`, { active: true, versionId: workflow.versionId });
 }
 
+/**
+ * Unpublishes (deactivates) a workflow through the REST API, as the editor's Unpublish / Active
+ * toggle does: n8n 2.x `POST /rest/workflows/:id/deactivate`, 1.x `PATCH /rest/workflows/:id`
+ * with active: false.
+ */
+async function unpublishWorkflowRest(api, version, id) {
+	if (Number(String(version).split('.')[0]) >= 2) {
+		return api.post(`/rest/workflows/${id}/deactivate`, {});
+	}
+	const workflow = await api.get(`/rest/workflows/${id}`);
+	return api.patch(`/rest/workflows/${id}`, { active: false, versionId: workflow.versionId });
+}
+
 /** Creates the instance owner (first start) or logs in as them; returns a logged-in REST client. */
 async function setupOwner(baseUrl, owner) {
 	const api = restClient(baseUrl);
@@ -669,6 +682,7 @@ module.exports = {
 	importWorkflows,
 	publishWorkflow,
 	publishWorkflowRest,
+	unpublishWorkflowRest,
 	startN8n,
 	restClient,
 	setupOwner,

@@ -75,6 +75,7 @@ export interface N8nHostModule {
 	importWorkflows(n8n: N8nInstall, options: HostOptions, workflows: unknown[]): Promise<string>;
 	publishWorkflow(n8n: N8nInstall, options: HostOptions, id: string): Promise<string>;
 	publishWorkflowRest(api: RestClient, version: string, id: string): Promise<unknown>;
+	unpublishWorkflowRest(api: RestClient, version: string, id: string): Promise<unknown>;
 	startN8n(n8n: N8nInstall, options: HostOptions): Promise<N8nServer>;
 	setupOwner(baseUrl: string, owner: Owner): Promise<RestClient>;
 	restClient(baseUrl: string): RestClient;
@@ -141,6 +142,8 @@ export interface Session {
 	timings: Record<string, number>;
 	/** Publishes (activates) an imported workflow, as the editor's Publish does. */
 	publish(workflowId: string): Promise<void>;
+	/** Unpublishes (deactivates) a workflow, as the editor's Unpublish does. */
+	unpublish(workflowId: string): Promise<void>;
 	/** Execution data of one execution (the flatted string n8n stores, parsed). */
 	execution(id: string): Promise<ExecutionDetails>;
 	/** Executions of a workflow, newest first. */
@@ -342,6 +345,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		waitForExecutions,
 		async publish(workflowId: string) {
 			await host.publishWorkflowRest(api, n8n.version, workflowId);
+		},
+		async unpublish(workflowId: string) {
+			await host.unpublishWorkflowRest(api, n8n.version, workflowId);
 		},
 		async stop({ keepFolder = false } = {}) {
 			await server.stop();
