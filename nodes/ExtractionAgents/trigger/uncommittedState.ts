@@ -20,8 +20,12 @@ import type { TriggerState } from './pollState';
  * and a poll that finds an older revision stored goes on from the remembered state.
  */
 const remembered = new Map<string, { revision: number; json: string }>();
-/** Triggers remembered at once, at most (one entry per active trigger of this n8n). */
-const REMEMBERED_LIMIT = 1000;
+/**
+ * What is remembered at once, at most, in characters of JSON (one entry per active trigger of
+ * this n8n; a state is under 64 KB with 200 Agents watched): the oldest entries go first.
+ */
+const REMEMBERED_CHARS_LIMIT = 16_000_000;
+let rememberedChars = 0;
 
 /** Puts the remembered state in place of a stored one that n8n did not keep. */
 export function adoptUncommittedState(triggerKey: string, stored: TriggerState): void {
@@ -43,9 +47,18 @@ export function revisionOf(stored: TriggerState): number {
  * those Runs emitted), so nothing is remembered for it.
  */
 export function rememberState(triggerKey: string, stored: TriggerState, emitted: boolean): void {
-	remembered.delete(triggerKey);
+	forget(triggerKey);
 	if (emitted) return;
-	if (remembered.size >= REMEMBERED_LIMIT)
-		remembered.delete(remembered.keys().next().value as string);
-	remembered.set(triggerKey, { revision: revisionOf(stored), json: JSON.stringify(stored) });
+	const json = JSON.stringify(stored);
+	while (remembered.size > 0 && rememberedChars + json.length > REMEMBERED_CHARS_LIMIT)
+		forget(remembered.keys().next().value as string);
+	remembered.set(triggerKey, { revision: revisionOf(stored), json });
+	rememberedChars += json.length;
+}
+
+function forget(triggerKey: string): void {
+	const kept = remembered.get(triggerKey);
+	if (!kept) return;
+	rememberedChars -= kept.json.length;
+	remembered.delete(triggerKey);
 }
