@@ -426,7 +426,7 @@ async function reactivation(way: Way): Promise<Case8> {
 	);
 	const after = Date.now();
 	for (const w of which)
-		await way.waitUntil(`two more polls (${w})`, () => way.polls(agents[w], after).length >= 2);
+		await way.waitUntil(`one more poll (${w})`, () => way.polls(agents[w], after).length >= 1);
 	await sleep(3000);
 	return {
 		activationScans,
