@@ -27,6 +27,7 @@ import {
 	runsCompletedSince,
 	withoutStalePending,
 } from './runsCompletedSince';
+import { adoptUncommittedState, rememberState, revisionOf } from './uncommittedState';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -74,6 +75,9 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const now = Date.now();
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
+	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	adoptUncommittedState(triggerKey, stored);
+	const revision = revisionOf(stored) + 1;
 	const activationPoll = isActivationPoll(this);
 	const skipWhileInactive = triggerSetting<string>(this, 'onReactivation', 'emit') === 'skip';
 	let state = readTriggerState(stored, scopeKey, now);
@@ -118,7 +122,6 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	// All requests first; the state is assigned only at the end, so a poll that fails
 	// half-way leaves it as it was and the next poll emits what this one would have. A poll
 	// that runs out of budget stops between requests and commits what it finished.
-	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 	const finished: Run[] = [];
 	let resumeAgent: number | undefined;
 	let polledAny = false;
@@ -234,6 +237,8 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		...(state.recentlyEmitted ?? []),
 		...emitted.map((run) => Number(run.run_id)),
 	].slice(-RECENTLY_EMITTED_LIMIT);
+	stored.revision = revision;
+	rememberState(triggerKey, stored, items.length > 0);
 	return items.length > 0 ? [items] : null;
 }
 
