@@ -17,12 +17,7 @@
 import { startEmulator, type Emulator } from '../emulator';
 import type { RequestLogEntry } from '../emulator/types';
 import { startSession, type ExecutionSummary, type Session } from './n8n-session';
-import {
-	credentialJson,
-	pollTimesEvery,
-	triggerWorkflow,
-	type WorkflowJson,
-} from './workflows';
+import { credentialJson, pollTimesEvery, triggerWorkflow, type WorkflowJson } from './workflows';
 
 const VERSION = process.env.N8N_E2E_VERSION || '2.41.1';
 const MAJOR = Number(VERSION.split('.')[0]);
