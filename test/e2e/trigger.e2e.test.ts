@@ -14,10 +14,15 @@
  *
  * Set N8N_E2E=skip to leave this suite out.
  */
-import { startEmulator, type Emulator } from '../emulator';
-import type { RequestLogEntry } from '../emulator/types';
-import { startSession, type ExecutionSummary, type Session } from './n8n-session';
-import { credentialJson, pollTimesEvery, triggerWorkflow, type WorkflowJson } from './workflows';
+import { startEmulator, type Emulator } from '../../dev/emulator';
+import type { RequestLogEntry } from '../../dev/emulator/types';
+import { startSession, type ExecutionSummary, type Session } from '../../dev/n8n/session';
+import {
+	credentialJson,
+	pollTimesEvery,
+	triggerWorkflow,
+	type WorkflowJson,
+} from '../../dev/n8n/workflows';
 
 const VERSION = process.env.N8N_E2E_VERSION || '2.41.1';
 const MAJOR = Number(VERSION.split('.')[0]);

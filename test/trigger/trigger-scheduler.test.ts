@@ -5,7 +5,7 @@
  * stores the static data after every poll that changed it; these tests take back what n8n
  * would not keep, and the trigger must go on from the state the lost poll left.
  */
-import { useHarness } from '../harness';
+import { useHarness } from '../../dev/harness';
 import {
 	createPoller,
 	expectNothing,

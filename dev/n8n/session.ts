@@ -18,17 +18,11 @@ import {
 	type WorkflowJson,
 } from './workflows';
 
-import * as host from '../../scripts/n8n-host';
-import type { N8nInstall, N8nServer, Owner, RestClient } from '../../scripts/n8n-host';
+import * as host from './host';
+import type { N8nInstall, N8nServer, Owner, RestClient } from './host';
 
 export { host };
-export type {
-	N8nInstall,
-	N8nServer,
-	Owner,
-	RestClient,
-	RestResponse,
-} from '../../scripts/n8n-host';
+export type { N8nInstall, N8nServer, Owner, RestClient, RestResponse } from './host';
 
 export const OWNER: Owner = {
 	email: 'demo@extraction-agents.example',
