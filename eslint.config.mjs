@@ -4,7 +4,7 @@
 // the one `n8n-node cloud-support enable` writes, with n8n Cloud's rules (no timers, no process,
 // no fs, no console). test/package/lint-config.test.ts checks they get exactly that config.
 //
-// The dev code (test/, bench/, scripts/, the config files at the root) never ships: it runs
+// The dev code (dev/, test/, bench/, scripts/, the config files at the root) never ships: it runs
 // servers, child processes and timers, which those rules forbid in a node. It gets
 // typescript-eslint's recommended rules instead. Because of that split, package.json says
 // "n8n": { "strict": false }: strict mode requires this file to be the default one verbatim,

@@ -63,7 +63,7 @@ export const EMULATOR_GROUPS: Group[] = [
 		matches: url(/\/(busboy|streamsearch)\//),
 	},
 	{ name: 'sha256 of each part (node:crypto)', matches: url(/node:internal\/crypto\//) },
-	{ name: 'emulator code (test/emulator)', matches: url(/\/test\/emulator\//) },
+	{ name: 'emulator code (dev/emulator)', matches: url(/\/dev\/emulator\//) },
 	{
 		name: 'http / net (Node core)',
 		matches: url(/node:(_http_|http|net|internal\/stream_base_commons|internal\/net)/),

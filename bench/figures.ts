@@ -10,8 +10,8 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 
-import type { Emulator } from '../test/emulator';
-import { createPoller, executeNode } from '../test/harness';
+import type { Emulator } from '../dev/emulator';
+import { createPoller, executeNode } from '../dev/harness';
 import { WAIT_SCHEDULE } from '../nodes/ExtractionAgents/helpers/runWaiter';
 import type { UploadChildArgs } from './upload-child';
 
@@ -647,7 +647,7 @@ async function agentsForTrigger(
 	count: number,
 	agentRunCounter: 'made' | 'absent',
 ): Promise<{ emu: Emulator; agents: number[] }> {
-	const { startEmulator } = await import('../test/emulator');
+	const { startEmulator } = await import('../dev/emulator');
 	const emu = await startEmulator({
 		logErrors: false,
 		seed: 42,

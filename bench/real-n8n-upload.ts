@@ -30,8 +30,8 @@ import * as inspector from 'node:inspector';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { startEmulator } from '../test/emulator';
-import { callWebhook, startSession, type Session } from '../test/e2e/n8n-session';
+import { startEmulator } from '../dev/emulator';
+import { callWebhook, startSession, type Session } from '../dev/n8n/session';
 import {
 	ACTION_TYPE,
 	chain,
@@ -41,7 +41,7 @@ import {
 	workflow,
 	type NodeJson,
 	type WorkflowJson,
-} from '../test/e2e/workflows';
+} from '../dev/n8n/workflows';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/descriptions/options';
 import {
 	median,

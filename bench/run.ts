@@ -14,8 +14,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { startEmulator } from '../test/emulator';
-import { setSecretScanning, shutdownHarness } from '../test/harness';
+import { startEmulator } from '../dev/emulator';
+import { setSecretScanning, shutdownHarness } from '../dev/harness';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/descriptions/options';
 import {
 	benchBatch,

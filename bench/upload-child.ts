@@ -14,7 +14,7 @@
  *            {type:'after', rss, ms} → {type:'done', ok, error?, runId?, ms}
  */
 import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
-import { executeNode, loadExtractionAgentsNode, shutdownHarness } from '../test/harness';
+import { executeNode, loadExtractionAgentsNode, shutdownHarness } from '../dev/harness';
 import { BaselineUpload } from './BaselineUpload.node';
 
 export interface UploadChildArgs {

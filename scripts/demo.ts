@@ -10,14 +10,14 @@
  *   npm run demo -- --n8n 1.123.81   another n8n version;  --port 5678  the editor's port
  *
  * The first run on a machine installs n8n into ~/.cache/n8n-nodes-extraction-agents (a few
- * minutes; see scripts/n8n-host.ts).
+ * minutes; see dev/n8n/host.ts).
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEMO_AGENT_IDS, startEmulator } from '../test/emulator';
-import { callWebhook, host, nodeItems, OWNER, startSession } from '../test/e2e/n8n-session';
+import { DEMO_AGENT_IDS, startEmulator } from '../dev/emulator';
+import { callWebhook, host, nodeItems, OWNER, startSession } from '../dev/n8n/session';
 import {
 	headlineWorkflow,
 	pollTimesEvery,
@@ -26,7 +26,7 @@ import {
 	usageWorkflow,
 	WEBHOOK_PATHS,
 	WORKFLOW_IDS,
-} from '../test/e2e/workflows';
+} from '../dev/n8n/workflows';
 
 const SAMPLE_INVOICES = [
 	{

@@ -5,7 +5,7 @@
  */
 import { SMOKE } from '../../bench/figures';
 import { renderResults, runBench, type BenchResults } from '../../bench/run';
-import { shutdownHarness } from '../harness';
+import { shutdownHarness } from '../../dev/harness';
 
 jest.setTimeout(120_000);
 

@@ -9,7 +9,7 @@
  */
 import * as fs from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import { aptUnavailableReason, installWithApt, onPath } from '../harness/apt';
+import { aptUnavailableReason, installWithApt, onPath } from '../../dev/harness/apt';
 
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 

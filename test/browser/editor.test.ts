@@ -12,21 +12,26 @@
  * README showing the old one.
  *
  * Installs Chromium with apt when it is missing (see chromium.ts); the n8n install is the one the
- * E2E suite uses (scripts/n8n-host.ts, cached). Set N8N_BROWSER=skip (or N8N_E2E=skip, which
+ * E2E suite uses (dev/n8n/host.ts, cached). Set N8N_BROWSER=skip (or N8N_E2E=skip, which
  * leaves out everything that needs the real n8n) to leave this suite out.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { DEMO_AGENT_IDS, startEmulator, type Emulator, type RequestLogEntry } from '../emulator';
-import { OWNER, startSession, type Session } from '../e2e/n8n-session';
+import {
+	DEMO_AGENT_IDS,
+	startEmulator,
+	type Emulator,
+	type RequestLogEntry,
+} from '../../dev/emulator';
+import { OWNER, startSession, type Session } from '../../dev/n8n/session';
 import {
 	ACTION_TYPE,
 	CREDENTIAL_ID,
 	CREDENTIAL_NAME,
 	INVOICE_LINES_TEMPLATE_ID,
 	type WorkflowJson,
-} from '../e2e/workflows';
+} from '../../dev/n8n/workflows';
 import { launchChromium } from './chromium';
 import { IMAGES_DIR, README_PICTURES, recordScreenshots } from './screenshots';
 

@@ -13,8 +13,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEMO_AGENT_IDS, type Emulator } from '../emulator';
-import { callWebhook, type Session } from './n8n-session';
+import { DEMO_AGENT_IDS, type Emulator } from '../../dev/emulator';
+import { callWebhook, type Session } from '../../dev/n8n/session';
 import {
 	messageText,
 	SCRIPTED_MODEL_ID,
@@ -30,7 +30,7 @@ import {
 	workflow,
 	type NodeJson,
 	type WorkflowJson,
-} from './workflows';
+} from '../../dev/n8n/workflows';
 
 export const TOOL_TYPE = `${ACTION_TYPE}Tool`;
 export const AI_AGENT_WORKFLOW_ID = 'eaE2eAiAgentTool';

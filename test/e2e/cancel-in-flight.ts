@@ -5,8 +5,14 @@
  * Stop button does) and checks that it ends within seconds and that the service sees no request
  * after the stop.
  */
-import { ACTION_TYPE, CREDENTIAL_ID, CREDENTIAL_NAME, webhook, workflow } from './workflows';
-import type { NodeJson, WorkflowJson } from './workflows';
+import {
+	ACTION_TYPE,
+	CREDENTIAL_ID,
+	CREDENTIAL_NAME,
+	webhook,
+	workflow,
+} from '../../dev/n8n/workflows';
+import type { NodeJson, WorkflowJson } from '../../dev/n8n/workflows';
 
 export const CANCEL_IN_FLIGHT = {
 	upload: { workflowId: 'eaE2eCancelUpload1', webhookPath: 'e2e-cancel-upload' },

@@ -15,7 +15,7 @@ import {
 	workflow,
 	type NodeJson,
 	type WorkflowJson,
-} from './workflows';
+} from '../../dev/n8n/workflows';
 
 export const ERROR_OUTPUT_WORKFLOW_ID = 'eaE2eErrorOut001';
 export const ERROR_OUTPUT_WEBHOOK_PATH = 'e2e-error-output';

@@ -19,8 +19,8 @@ import {
 	samplePdf,
 	webhook,
 	workflow,
-} from './workflows';
-import type { NodeJson, WorkflowJson } from './workflows';
+} from '../../dev/n8n/workflows';
+import type { NodeJson, WorkflowJson } from '../../dev/n8n/workflows';
 
 export const GMAIL_SHAPED = {
 	workflowId: 'eaE2eGmailShaped1',

@@ -2,14 +2,14 @@
  * End-to-end: the packed package installed into a real n8n server (2.41.1 by default; set
  * N8N_E2E_VERSION=1.123.81 for the compatibility run), used the way users do, against the
  * emulator of the service. The first run on a machine installs n8n into a cache folder (a few
- * minutes, see scripts/n8n-host.ts); later runs reuse it.
+ * minutes, see dev/n8n/host.ts); later runs reuse it.
  *
  * Set N8N_E2E=skip to leave this suite out (e.g. on a machine without the disk space).
  */
 import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../emulator';
+import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../../dev/emulator';
 import {
 	aiAgentCreateRunWorkflow,
 	aiAgentToolTests,
@@ -23,7 +23,7 @@ import {
 	ERROR_OUTPUT_WORKFLOW_ID,
 	errorOutputWorkflow,
 } from './error-output';
-import { callWebhook, nodeItems, OWNER, startSession, type Session } from './n8n-session';
+import { callWebhook, nodeItems, OWNER, startSession, type Session } from '../../dev/n8n/session';
 import {
 	SHEET_READY_FILES,
 	SHEET_READY_WEBHOOK_PATH,
@@ -52,7 +52,7 @@ import {
 	TRIGGER_TYPE,
 	WEBHOOK_PATHS,
 	WORKFLOW_IDS,
-} from './workflows';
+} from '../../dev/n8n/workflows';
 
 const VERSION = process.env.N8N_E2E_VERSION || '2.41.1';
 const SKIP = /^(skip|0|false|no)$/i.test(process.env.N8N_E2E ?? '');

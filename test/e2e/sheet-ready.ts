@@ -18,7 +18,7 @@ import {
 	workflow,
 	type NodeJson,
 	type WorkflowJson,
-} from './workflows';
+} from '../../dev/n8n/workflows';
 
 export const SHEET_READY_WORKFLOW_ID = 'eaE2eSheetReady1';
 export const SHEET_READY_WEBHOOK_PATH = 'e2e-sheet-ready';

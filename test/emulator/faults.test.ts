@@ -2,7 +2,7 @@
  * Rate limits (429 + Retry-After), injected one-shot faults, random faults, latency and a prompt
  * stop() even with stalled requests.
  */
-import { DEMO_KEYS, Emulator, startEmulator } from './index';
+import { DEMO_KEYS, Emulator, startEmulator } from '../../dev/emulator/index';
 import { client, filesForm, flattenRuns, rawRequest } from './test-helpers';
 
 let emu: Emulator;

@@ -5,7 +5,7 @@
  * Messages in:  {type: 'reset-peak'} | {type: 'report'} | {type: 'stop'}
  * Messages out: {type: 'ready', apiUrl, key, rss} | {type: 'peak-reset', rss} | {type: 'report', peak, rss, upload, status}
  */
-import { startEmulator } from './index';
+import { startEmulator } from '../../dev/emulator/index';
 
 async function main(): Promise<void> {
 	const send = (msg: unknown): void => {

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import FormDataPkg from 'form-data';
-import { DEMO_KEYS, Emulator, startEmulator } from './index';
+import { DEMO_KEYS, Emulator, startEmulator } from '../../dev/emulator/index';
 import { client, filesForm, flattenRuns, rawRequest, sleep } from './test-helpers';
 
 let emu: Emulator;

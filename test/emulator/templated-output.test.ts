@@ -5,7 +5,13 @@
 import ExcelJS from 'exceljs';
 import JSZip from 'jszip';
 import { PDFDocument } from 'pdf-lib';
-import { CONTENT_TYPES, DEMO_KEYS, Emulator, startEmulator, XLSM_MAIN } from './index';
+import {
+	CONTENT_TYPES,
+	DEMO_KEYS,
+	Emulator,
+	startEmulator,
+	XLSM_MAIN,
+} from '../../dev/emulator/index';
 import { client } from './test-helpers';
 
 let emu: Emulator;

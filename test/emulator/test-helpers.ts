@@ -2,7 +2,7 @@
  * Small HTTP helpers for the emulator's own tests (plain fetch / node:http, no client code).
  */
 import http from 'node:http';
-import type { Emulator } from './index';
+import type { Emulator } from '../../dev/emulator/index';
 
 type FetchBody = NonNullable<Parameters<typeof fetch>[1]>['body'];
 

@@ -4,7 +4,7 @@
  *   existing nodes, every node reachable from its trigger, credentials by placeholder name only;
  * - node types: ours (`n8n-nodes-extraction-agents.*` at their newest version, including n8n's AI
  *   Agent tool variant `extractionAgentsTool`) or n8n core and AI nodes at a typeVersion of n8n 2.41.1;
- *   when that n8n is installed (scripts/n8n-host.ts cache), their parameters are checked against
+ *   when that n8n is installed (dev/n8n/host.ts cache), their parameters are checked against
  *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
  *   operation, option values exist, collections hold only declared options;
@@ -20,7 +20,7 @@ import type {
 	IExecuteFunctions,
 } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
-import { startEmulator, type Emulator } from '../emulator';
+import { startEmulator, type Emulator } from '../../dev/emulator';
 import {
 	EXTRACTION_AGENTS_TRIGGER_TYPE,
 	EXTRACTION_AGENTS_TYPE,
@@ -29,9 +29,9 @@ import {
 	runWorkflow,
 	useHarness,
 	type WorkflowJson,
-} from '../harness';
-import { addBinariesToItem } from '../harness/nodes/AggregateBinaries.node';
-import { HARNESS_INPUT_TYPE, createHarnessInput } from '../harness/nodes/HarnessInput.node';
+} from '../../dev/harness';
+import { addBinariesToItem } from '../../dev/harness/nodes/AggregateBinaries.node';
+import { HARNESS_INPUT_TYPE, createHarnessInput } from '../../dev/harness/nodes/HarnessInput.node';
 import {
 	CORE_NODE_VERSIONS,
 	INVOICES,

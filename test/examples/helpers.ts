@@ -16,14 +16,14 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import {
 	EXTRACTION_AGENTS_TRIGGER_TYPE,
 	EXTRACTION_AGENTS_TYPE,
 	loadExtractionAgentsNode,
 	loadExtractionAgentsTriggerNode,
-} from '../harness';
-import { toolVariantDescription } from '../harness/tool-variant';
+} from '../../dev/harness';
+import { toolVariantDescription } from '../../dev/harness/tool-variant';
 
 export const EXAMPLES_DIR = resolve(__dirname, '../../examples');
 export const INVOICES = DEMO_AGENT_IDS.invoices;
@@ -290,7 +290,7 @@ export function ourDescription(type: string): INodeTypeDescription {
 
 /**
  * n8n 2.41.1's node descriptions (n8n-nodes-base's and the AI nodes' dist/types/nodes.json), when
- * scripts/n8n-host.ts installed it; names qualified with their package.
+ * dev/n8n/host.ts installed it; names qualified with their package.
  */
 export function installedN8nDescriptions(): INodeTypeDescription[] | undefined {
 	const cacheRoot =

@@ -2,8 +2,8 @@
  * The credential's "Test" button against the service emulator, run the way n8n's
  * CredentialsTester runs a credential's `test.request` (see ./credential-test.ts).
  */
-import { startEmulator } from '../emulator';
-import { getCredentialType, testCredential, useHarness } from './index';
+import { startEmulator } from '../../dev/emulator';
+import { getCredentialType, testCredential, useHarness } from '../../dev/harness/index';
 
 useHarness();
 

@@ -1,5 +1,5 @@
 /**
- * The harness's own tests, with test-only nodes (test/harness/nodes): binaries really go
+ * The harness's own tests, with test-only nodes (dev/harness/nodes): binaries really go
  * through n8n's binary data service in both modes, pairedItem and "On Error: Continue"
  * behave as in n8n, credentials are applied by the credential's own authenticate,
  * cancellation reaches the node, and poll static data is stored like n8n stores it.
@@ -26,10 +26,10 @@ import {
 	registerCredentialType,
 	runWorkflow,
 	useHarness,
-} from './index';
-import { HarnessPoller } from './nodes/HarnessPoller.node';
-import { SetBinaryFromFile } from './nodes/SetBinaryFromFile.node';
-import { HARNESS_PROBE_TYPE, HarnessProbe } from './nodes/HarnessProbe.node';
+} from '../../dev/harness/index';
+import { HarnessPoller } from '../../dev/harness/nodes/HarnessPoller.node';
+import { SetBinaryFromFile } from '../../dev/harness/nodes/SetBinaryFromFile.node';
+import { HARNESS_PROBE_TYPE, HarnessProbe } from '../../dev/harness/nodes/HarnessProbe.node';
 
 useHarness();
 

@@ -5,7 +5,7 @@ import {
 	scanForSecrets,
 	secretViolations,
 	setSecretScanning,
-} from './secret-scan';
+} from '../../dev/harness/secret-scan';
 
 // This file deliberately leaks: it does not call useHarness(), whose afterAll would fail it.
 describe('the suite-wide secret scan', () => {

@@ -1,5 +1,5 @@
 import { ExtractionAgents } from '../../nodes/ExtractionAgents/ExtractionAgents.node';
-import { executeNode, listSearch, useHarness } from '../harness';
+import { executeNode, listSearch, useHarness } from '../../dev/harness';
 import { requestLines, useEmulator } from './fixtures';
 
 useHarness();

@@ -1,5 +1,11 @@
-import { executeNode, listSearch, loadOptions, testCredential, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import {
+	executeNode,
+	listSearch,
+	loadOptions,
+	testCredential,
+	useHarness,
+} from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { agentById, requestLines, useEmulator } from './fixtures';
 
 useHarness();

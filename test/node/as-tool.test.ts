@@ -6,9 +6,9 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import type { INode } from 'n8n-workflow';
-import { executeNode, useHarness } from '../harness';
-import { loadExtractionAgentsToolNode } from '../harness/tool-variant';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, useHarness } from '../../dev/harness';
+import { loadExtractionAgentsToolNode } from '../../dev/harness/tool-variant';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { requestLines, useEmulator } from './fixtures';
 
 useHarness();

@@ -5,7 +5,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { executeNode, testCredential, useHarness } from '../harness';
+import { executeNode, testCredential, useHarness } from '../../dev/harness';
 import { useEmulator } from './fixtures';
 
 useHarness();

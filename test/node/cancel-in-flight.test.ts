@@ -4,7 +4,7 @@
  * and a stalled read both end within a few seconds of the stop, no Run is created by the
  * aborted upload, and nothing is sent after the stop (no retry, no further read).
  */
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf, useEmulator } from './fixtures';
 
 useHarness();

@@ -4,7 +4,7 @@
  * those — must reach the error output with its message, description and, where the item had
  * created a Run, the Run's fields; "Continue" (regular output) keeps the error item's shape.
  */
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import {
 	createRunParameters,
 	INVOICES,

@@ -1,6 +1,11 @@
 import type { INodeParameters } from 'n8n-workflow';
 import { createHash } from 'crypto';
-import { DEMO_AGENT_IDS, startEmulator, type Emulator, type EmulatorOptions } from '../emulator';
+import {
+	DEMO_AGENT_IDS,
+	startEmulator,
+	type Emulator,
+	type EmulatorOptions,
+} from '../../dev/emulator';
 
 export const sha256 = (data: Buffer | string) => createHash('sha256').update(data).digest('hex');
 

@@ -4,7 +4,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf } from './fixtures';
 
 useHarness();

@@ -3,8 +3,8 @@
  * array of Agents (docs/service-notes.md #11), a service that ignores page_number, an access-log
  * cursor that comes back again.
  */
-import { executeNode, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { useEmulator } from './fixtures';
 
 useHarness();

@@ -5,7 +5,7 @@
  * is skipped with the reason printed.
  */
 import { spawnSync } from 'node:child_process';
-import { aptUnavailableReason, installWithApt } from '../harness/apt';
+import { aptUnavailableReason, installWithApt } from '../../dev/harness/apt';
 
 /** Debian's interpreter: the one apt's python3-multipart is installed for. */
 const PYTHON = '/usr/bin/python3';

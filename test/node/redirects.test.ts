@@ -1,4 +1,4 @@
-import { executeNode, testCredential, useHarness } from '../harness';
+import { executeNode, testCredential, useHarness } from '../../dev/harness';
 import { INVOICES, agentById, finishedRun, requestLines, runById, useEmulator } from './fixtures';
 
 useHarness();

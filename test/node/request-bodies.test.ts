@@ -9,8 +9,8 @@ import type {
 	INodeTypeDescription,
 } from 'n8n-workflow';
 import { serviceRequest } from '../../nodes/ExtractionAgents/transport/serviceRequest';
-import { executeNode, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { useEmulator } from './fixtures';
 
 useHarness();

@@ -1,5 +1,5 @@
-import { executeNode, useHarness, type HarnessInputItem } from '../harness';
-import type { RequestLogEntry } from '../emulator';
+import { executeNode, useHarness, type HarnessInputItem } from '../../dev/harness';
+import type { RequestLogEntry } from '../../dev/emulator';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../../nodes/ExtractionAgents/descriptions/options';
 import { INVOICES, agentById, createRunParameters, pdf, runById, useEmulator } from './fixtures';
 

@@ -3,7 +3,7 @@
  * (`{{ $binary.data }}`, or a file of an earlier node) rather than a field name. Create Run takes
  * both forms, a list of either, and refuses anything else with a message that says what to enter.
  */
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 
 useHarness();

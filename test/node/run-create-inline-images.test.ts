@@ -4,7 +4,7 @@
  * they are left out, with a hint naming them, so that a Run holds the documents only. An
  * attached photo is still sent; version 1.1 sends every file as before.
  */
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf, useEmulator } from './fixtures';
 
 useHarness();

@@ -6,7 +6,7 @@
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 
 useHarness();

@@ -11,8 +11,8 @@ import {
 import { tmpdir } from 'os';
 import { join } from 'path';
 import { createHash, randomBytes } from 'crypto';
-import { executeNode, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { INVOICES, createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 
 useHarness();

@@ -3,8 +3,8 @@
  * service lists them in (docs/service-notes.md #13 promises none).
  */
 import { ExtractionAgents } from '../../nodes/ExtractionAgents/ExtractionAgents.node';
-import { executeNode, listSearch, useHarness } from '../harness';
-import { DEMO_AGENT_IDS, type ListOrder } from '../emulator';
+import { executeNode, listSearch, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS, type ListOrder } from '../../dev/emulator';
 import { agentById, useEmulator } from './fixtures';
 
 useHarness();

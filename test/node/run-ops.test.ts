@@ -1,5 +1,5 @@
-import { executeNode, loadOptions, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, loadOptions, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { INVOICES, agentById, finishedRun, requestLines, runById, useEmulator } from './fixtures';
 
 useHarness();

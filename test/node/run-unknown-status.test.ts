@@ -3,8 +3,8 @@
  * (say `cancelled`) is final once it has a `completed` time, so Wait for Completion
  * returns it instead of waiting until its timeout.
  */
-import { executeNode, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { agentById, useEmulator } from './fixtures';
 
 useHarness();

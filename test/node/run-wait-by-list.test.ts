@@ -5,8 +5,8 @@
  * promised (docs/service-notes.md #13): where it does not show the batch's Runs, they are read
  * one by one as before.
  */
-import { executeNode, useHarness, type HarnessInputItem } from '../harness';
-import type { RequestLogEntry } from '../emulator';
+import { executeNode, useHarness, type HarnessInputItem } from '../../dev/harness';
+import type { RequestLogEntry } from '../../dev/emulator';
 import { WAIT_SCHEDULE } from '../../nodes/ExtractionAgents/helpers/runWaiter';
 import { createRunParameters, pdf, useEmulator } from './fixtures';
 

@@ -1,5 +1,5 @@
-import { executeNode, createPoller, useHarness } from '../harness';
-import { DEMO_AGENT_IDS } from '../emulator';
+import { executeNode, createPoller, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import { agentById, runById, useEmulator } from './fixtures';
 
 useHarness();

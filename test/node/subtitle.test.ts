@@ -8,7 +8,7 @@ import {
 	HarnessNodeTypes,
 	EXTRACTION_AGENTS_TYPE,
 	loadExtractionAgentsNode,
-} from '../harness/node-types';
+} from '../../dev/harness/node-types';
 
 function subtitleFor(resource: string, operation: string): unknown {
 	const nodeTypes = new HarnessNodeTypes();

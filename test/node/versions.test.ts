@@ -3,10 +3,10 @@
  * belongs to version 1.1 and later. One test per version-gated behaviour, each run at both
  * versions so the gate itself is what is shown.
  */
-import type { HarnessInputItem } from '../harness';
+import type { HarnessInputItem } from '../../dev/harness';
 import type { NodeParameterValueType } from 'n8n-workflow';
-import { executeNode, listSearch, useHarness } from '../harness';
-import { DEMO_AGENT_IDS, type RequestLogEntry } from '../emulator';
+import { executeNode, listSearch, useHarness } from '../../dev/harness';
+import { DEMO_AGENT_IDS, type RequestLogEntry } from '../../dev/emulator';
 import { agentById, createRunParameters, INVOICES, pdf, useEmulator } from './fixtures';
 
 useHarness();

@@ -6,7 +6,7 @@
  * longer working.
  */
 import * as cancellation from '../../nodes/ExtractionAgents/transport/cancellation';
-import { executeNode, useHarness } from '../harness';
+import { executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf, useEmulator } from './fixtures';
 
 useHarness();

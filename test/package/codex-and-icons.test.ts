@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'fs';
 import { join, resolve } from 'path';
 import type { INodeType } from 'n8n-workflow';
 import { ExtractionAgentsApi } from '../../credentials/ExtractionAgentsApi.credentials';
-import { loadExtractionAgentsNode, loadExtractionAgentsTriggerNode } from '../harness';
+import { loadExtractionAgentsNode, loadExtractionAgentsTriggerNode } from '../../dev/harness';
 
 const ROOT = resolve(__dirname, '../..');
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {

@@ -44,7 +44,7 @@ const SHIPPED = [
 	'credentials/ExtractionAgentsApi.credentials.ts',
 	'package.json',
 ];
-const DEV = ['test/harness/core.ts', 'bench/run.ts', 'scripts/bootstrap.js', 'jest.config.js'];
+const DEV = ['dev/harness/core.ts', 'bench/run.ts', 'scripts/bootstrap.js', 'jest.config.js'];
 
 type Probed = Record<string, { project: Computed; cliDefault: Computed }>;
 

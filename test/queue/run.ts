@@ -27,9 +27,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-import { startEmulator, type Emulator } from '../emulator';
-import { host, OWNER, type N8nInstall, type N8nServer, type NodeRun } from '../e2e/n8n-session';
-import { credentialJson, samplePdf } from '../e2e/workflows';
+import { startEmulator, type Emulator } from '../../dev/emulator';
+import { host, OWNER, type N8nInstall, type N8nServer, type NodeRun } from '../../dev/n8n/session';
+import { credentialJson, samplePdf } from '../../dev/n8n/workflows';
 import {
 	ensureDebianPackages,
 	freePort,
@@ -102,7 +102,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// n8n workers (scripts/n8n-host.ts starts `n8n start`; a worker is `n8n worker`)
+// n8n workers (dev/n8n/host.ts starts `n8n start`; a worker is `n8n worker`)
 // ---------------------------------------------------------------------------------------------
 
 interface WorkerProcess {

@@ -9,12 +9,12 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { host } from '../e2e/n8n-session';
+import { host } from '../../dev/n8n/session';
 
 export const log = (message: string) => process.stderr.write(`[queue] ${message}\n`);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A free TCP port on 127.0.0.1 (the one helper scripts/n8n-host.ts has). */
+/** A free TCP port on 127.0.0.1 (the one helper dev/n8n/host.ts has). */
 export const freePort = (): Promise<number> => host.freePort();
 
 function which(command: string): string | undefined {

@@ -16,7 +16,7 @@ import {
 	webhook,
 	workflow,
 	type WorkflowJson,
-} from '../e2e/workflows';
+} from '../../dev/n8n/workflows';
 
 export const QUEUE_WORKFLOW_IDS = {
 	createRun: 'eaQueueCreateRun',

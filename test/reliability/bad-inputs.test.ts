@@ -7,8 +7,8 @@
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createPoller, executeNode, useHarness, type HarnessInputItem } from '../harness';
-import { DEMO_KEYS } from '../emulator';
+import { createPoller, executeNode, useHarness, type HarnessInputItem } from '../../dev/harness';
+import { DEMO_KEYS } from '../../dev/emulator';
 import {
 	BAD_INPUTS,
 	CATALOGUE_END,

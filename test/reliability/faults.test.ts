@@ -7,8 +7,8 @@
  * Stalls (a response that never comes) are in timeouts.test.ts.
  */
 import type { INodeParameters } from 'n8n-workflow';
-import { executeNode, useHarness } from '../harness';
-import type { FaultKind, InjectedFault, RetryAfterStyle } from '../emulator';
+import { executeNode, useHarness } from '../../dev/harness';
+import type { FaultKind, InjectedFault, RetryAfterStyle } from '../../dev/emulator';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { toNodeApiError } from '../../nodes/ExtractionAgents/transport/errors';
 import {

@@ -3,8 +3,8 @@
  * the emulator's own view of Runs by user-defined ID, request lines.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
-import type { HarnessInputItem } from '../harness';
-import type { Emulator, RequestLogEntry, RunRecord } from '../emulator';
+import type { HarnessInputItem } from '../../dev/harness';
+import type { Emulator, RequestLogEntry, RunRecord } from '../../dev/emulator';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { INVOICES, agentById, createRunParameters, pdf, runById } from '../node/fixtures';
 

@@ -5,7 +5,7 @@
  *   npm run soak                       1,000 Runs
  *   npm run soak -- --runs=200 --seed=3
  */
-import { shutdownHarness } from '../harness';
+import { shutdownHarness } from '../../dev/harness';
 import { formatSoakReport, runSoak, soakViolations } from './soak';
 
 function flag(name: string): number | undefined {

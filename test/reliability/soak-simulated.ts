@@ -12,9 +12,9 @@
  * meanwhile, so no wait of the action node is cut short. Judge: every Run made is emitted
  * exactly once.
  */
-import { startEmulator, type Emulator, type FaultKind } from '../emulator';
-import { createPoller } from '../harness';
-import { mulberry32 } from '../emulator/random';
+import { startEmulator, type Emulator, type FaultKind } from '../../dev/emulator';
+import { createPoller } from '../../dev/harness';
+import { mulberry32 } from '../../dev/emulator/random';
 
 export interface SimulatedSoakOptions {
 	/** Simulated minutes of new Runs (then up to 90 more to drain). */

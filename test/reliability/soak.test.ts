@@ -3,7 +3,7 @@
  * under 10% random faults on every endpoint, with the trigger polling throughout.
  * `npm run soak` runs the full size (1,000 Runs); see soak.ts for what is judged.
  */
-import { useHarness } from '../harness';
+import { useHarness } from '../../dev/harness';
 import { formatSoakReport, runSoak, soakViolations } from './soak';
 
 useHarness();

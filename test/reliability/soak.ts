@@ -27,8 +27,8 @@
  * and another deleted on one Agent between two polls. 0 duplicates, 0 missed.
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
-import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../emulator';
-import { createPoller, executeNode, type HarnessInputItem, type Poller } from '../harness';
+import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../../dev/emulator';
+import { createPoller, executeNode, type HarnessInputItem, type Poller } from '../../dev/harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { newAgent, triggerParameters } from '../trigger/helpers';
 import { uploadOnlyParameters, pdf } from './helpers';

@@ -7,7 +7,7 @@
  * The stalls use Options → Request Timeout (Seconds) = 1, the shortest the node allows.
  */
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
-import { createPoller, executeNode, listSearch, useHarness } from '../harness';
+import { createPoller, executeNode, listSearch, useHarness } from '../../dev/harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { requestTimeoutMs } from '../../nodes/ExtractionAgents/helpers/requestTimeoutOption';
 import { newAgent, runIdsOf, triggerParameters } from '../trigger/helpers';

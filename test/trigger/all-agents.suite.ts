@@ -2,7 +2,7 @@
  * Watch = All Agents: every Agent the API key can see, re-listed each poll, so an Agent
  * made after activation is picked up with the Runs it gets from then on.
  */
-import { DEMO_AGENT_IDS } from '../emulator';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
 import {
 	classify,
 	createPoller,

@@ -15,7 +15,7 @@
  * parameter can change without a second activation.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { ListOrder } from '../emulator';
+import type { ListOrder } from '../../dev/emulator';
 import { LOOKBACK_MS } from '../../nodes/ExtractionAgents/trigger/pollState';
 import {
 	classify,

@@ -3,7 +3,7 @@
  * once, in the poll right after it finished, whatever the list order or shape, and across
  * an n8n restart.
  */
-import type { ListOrder, RunsListShape } from '../emulator';
+import type { ListOrder, RunsListShape } from '../../dev/emulator';
 import { STATE_VERSION } from '../../nodes/ExtractionAgents/trigger/pollState';
 import {
 	classify,

@@ -5,7 +5,7 @@
  * Run only: the poll goes on without it.
  */
 import type { IDataObject } from 'n8n-workflow';
-import type { InjectedFault } from '../emulator';
+import type { InjectedFault } from '../../dev/emulator';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import {
 	createPoller,

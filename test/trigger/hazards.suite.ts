@@ -6,8 +6,8 @@
  * Each must leave "every finished Run once" intact.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { DEMO_AGENT_IDS } from '../emulator';
-import { container } from '../harness/core';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
+import { container } from '../../dev/harness/core';
 import {
 	classify,
 	createPoller,

@@ -2,16 +2,16 @@
  * Shared helpers of the trigger suite: fresh Agents on the emulator, trigger parameters,
  * a deterministic shuffle, and a probe that records the node's in-memory static data.
  */
-import { mulberry32 } from '../emulator/random';
+import { mulberry32 } from '../../dev/emulator/random';
 import type {
 	IDataObject,
 	INodeExecutionData,
 	INodeParameters,
 	IPollFunctions,
 } from 'n8n-workflow';
-import type { Emulator, RequestLogEntry } from '../emulator';
-import { DEMO_AGENT_IDS } from '../emulator';
-import { createPoller, type Poller } from '../harness';
+import type { Emulator, RequestLogEntry } from '../../dev/emulator';
+import { DEMO_AGENT_IDS } from '../../dev/emulator';
+import { createPoller, type Poller } from '../../dev/harness';
 import { ExtractionAgentsTrigger } from '../../nodes/ExtractionAgents/ExtractionAgentsTrigger.node';
 import { agentById } from '../node/fixtures';
 

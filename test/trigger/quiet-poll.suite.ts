@@ -4,7 +4,7 @@
  * Run, and a sweep that reads every Agent once per SWEEP_INTERVAL_MS whatever the counter
  * says, so that exactly-once never rests on it. Requests are counted in the emulator's log.
  */
-import type { Emulator } from '../emulator';
+import type { Emulator } from '../../dev/emulator';
 import { SWEEP_INTERVAL_MS } from '../../nodes/ExtractionAgents/trigger/pollState';
 import {
 	classify,

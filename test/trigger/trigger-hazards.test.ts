@@ -4,7 +4,7 @@
  * during a poll, Runs listed late, the poll budget, unknown statuses, static data size,
  * re-activation). See trigger.test.ts for why suites are gathered into few test files.
  */
-import { useHarness } from '../harness';
+import { useHarness } from '../../dev/harness';
 import './hazards.suite';
 
 useHarness();

@@ -3,7 +3,7 @@
  * with All Agents (quiet-poll.suite.ts). See trigger.test.ts for why suites are gathered
  * into few test files.
  */
-import { useHarness } from '../harness';
+import { useHarness } from '../../dev/harness';
 import './quiet-poll.suite';
 
 useHarness();

@@ -7,7 +7,7 @@
  *   manual.suite.ts   item 6: Fetch Test Event
  *   overlap.suite.ts  a poll that starts while the previous one still runs
  */
-import { useHarness } from '../harness';
+import { useHarness } from '../../dev/harness';
 import './faults.suite';
 import './cost.suite';
 import './pending.suite';

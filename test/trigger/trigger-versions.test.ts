@@ -5,7 +5,7 @@
  */
 import type { IDataObject, INodeParameters, INodeProperties } from 'n8n-workflow';
 import { NodeHelpers } from 'n8n-workflow';
-import { createPoller, useHarness } from '../harness';
+import { createPoller, useHarness } from '../../dev/harness';
 import { ExtractionAgentsTrigger } from '../../nodes/ExtractionAgents/ExtractionAgentsTrigger.node';
 import {
 	agentById,

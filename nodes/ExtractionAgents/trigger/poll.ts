@@ -18,6 +18,7 @@ import {
 import { pollAgents } from './pollAgents';
 import { hasChosenStatus, itemOfRun } from './runItems';
 import { newestFinishedRun } from './testEvent';
+import { adoptUncommittedState, rememberState, revisionOf } from './uncommittedState';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -66,6 +67,8 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
 	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	adoptUncommittedState(triggerKey, stored);
+	const revision = revisionOf(stored) + 1;
 	const { state, scopeChanged } = stateToStartFrom(this, stored, scopeKey, now);
 	const agents = agentsWithAbsencesTracked(state, agentIds, scopeChanged, now);
 
@@ -100,6 +103,8 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			...emitted.map((run) => Number(run.run_id)),
 		].slice(-RECENTLY_EMITTED_LIMIT),
 	});
+	stored.revision = revision;
+	rememberState(triggerKey, stored, items.length > 0);
 	return items.length > 0 ? [items] : null;
 }
 

@@ -92,7 +92,7 @@ export function linksOf(context: IExecuteFunctions, itemIndex: number, value: un
 }
 
 /** The file name a download gives: Content-Disposition's, else the last part of the link's path. */
-export function fileNameOf(link: string, contentDisposition: unknown): string {
+function fileNameOf(link: string, contentDisposition: unknown): string {
 	const header = typeof contentDisposition === 'string' ? contentDisposition : '';
 	const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
 	if (extended) {

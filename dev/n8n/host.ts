@@ -1,7 +1,7 @@
 /**
  * A real n8n for the end-to-end tests and the demo.
  *
- *   import * as host from './scripts/n8n-host';
+ *   import * as host from './host';
  *   const n8n = await host.ensureN8n('2.41.1');          // installs once per machine, then cached
  *   const pkg = await host.packPackage();                 // npm pack of this repo (after npm run build)
  *   await host.installPackageInto(userFolder, pkg);       // <userFolder>/.n8n/nodes/node_modules/...
@@ -19,7 +19,7 @@
  *   --ignore-scripts (some install scripts download from hosts that may be unreachable), then
  *   sqlite3, the one native module n8n needs to boot, is rebuilt from source for that Node.
  *
- * CLI: tsx scripts/n8n-host.ts [install] [--version 2.41.1]   installs (or reports the cached install)
+ * CLI: tsx dev/n8n/host.ts [install] [--version 2.41.1]   installs (or reports the cached install)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -29,7 +29,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const ROOT = path.resolve(__dirname, '..');
+export const ROOT = path.resolve(__dirname, '..', '..');
 export const DEFAULT_VERSION = '2.41.1';
 export const CACHE_ROOT =
 	process.env.N8N_HOST_CACHE || path.join(os.homedir(), '.cache', 'n8n-nodes-extraction-agents');

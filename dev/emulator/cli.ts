@@ -1,5 +1,5 @@
 /**
- * `npm run emulator` (tsx test/emulator/cli.ts [options]): starts the emulator with the demo data,
+ * `npm run emulator` (tsx dev/emulator/cli.ts [options]): starts the emulator with the demo data,
  * prints its URL, the demo API keys and Agents, and stays up until Ctrl-C.
  *
  * Options: --port N  --seed N  --latency MS  --run-duration MS  --run-outcome success|failed|never
@@ -40,7 +40,7 @@ async function main(): Promise<void> {
 	});
 	if (values.help) {
 		console.log(
-			'Usage: tsx test/emulator/cli.ts [--port 8787] [--seed 42] [--latency 0] [--run-duration 3000] ...',
+			'Usage: tsx dev/emulator/cli.ts [--port 8787] [--seed 42] [--latency 0] [--run-duration 3000] ...',
 		);
 		return;
 	}

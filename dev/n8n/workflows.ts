@@ -293,8 +293,18 @@ export function triggerWorkflow(
 		agentId = TRIGGER_AGENT_ID as number,
 		includeFullRun = true,
 		agentScope = 'one' as 'one' | 'all',
+		/** 1.1 puts Include Full Run and When Reactivated under Options. */
+		typeVersion = 1 as 1 | 1.1,
+		onReactivation = 'emit' as 'emit' | 'skip',
+		simplify = true,
+		/** The Extraction Agents credential (id and name) the trigger uses. */
+		credential = credentials.extractionAgentsApi,
 	} = {},
 ): WorkflowJson {
+	const settings =
+		typeVersion === 1
+			? { includeFullRun, onReactivation }
+			: { options: { includeFullRun, onReactivation } };
 	return workflow(
 		id,
 		name,
@@ -303,16 +313,16 @@ export function triggerWorkflow(
 				id: 'trigger-runs',
 				name: 'Run finished',
 				type: TRIGGER_TYPE,
-				typeVersion: 1,
+				typeVersion,
 				position: [0, 0],
-				credentials,
+				credentials: { extractionAgentsApi: credential },
 				parameters: {
 					pollTimes,
 					agentScope,
 					...(agentScope === 'one' ? { agent: agent(agentId) } : {}),
 					statuses: ['success', 'failed'],
-					simplify: true,
-					includeFullRun,
+					simplify,
+					...settings,
 				},
 			},
 			{

@@ -18,17 +18,11 @@ import {
 	type WorkflowJson,
 } from './workflows';
 
-import * as host from '../../scripts/n8n-host';
-import type { N8nInstall, N8nServer, Owner, RestClient } from '../../scripts/n8n-host';
+import * as host from './host';
+import type { N8nInstall, N8nServer, Owner, RestClient } from './host';
 
 export { host };
-export type {
-	N8nInstall,
-	N8nServer,
-	Owner,
-	RestClient,
-	RestResponse,
-} from '../../scripts/n8n-host';
+export type { N8nInstall, N8nServer, Owner, RestClient, RestResponse } from './host';
 
 export const OWNER: Owner = {
 	email: 'demo@extraction-agents.example',
@@ -81,6 +75,8 @@ export interface Session {
 	timings: Record<string, number>;
 	/** Publishes (activates) an imported workflow, as the editor's Publish does. */
 	publish(workflowId: string): Promise<void>;
+	/** Unpublishes (deactivates) a workflow, as the editor's Unpublish does. */
+	unpublish(workflowId: string): Promise<void>;
 	/** Execution data of one execution (the flatted string n8n stores, parsed). */
 	execution(id: string): Promise<ExecutionDetails>;
 	/** Executions of a workflow, newest first. */
@@ -281,6 +277,9 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		waitForExecutions,
 		async publish(workflowId: string) {
 			await host.publishWorkflowRest(api, n8n.version, workflowId);
+		},
+		async unpublish(workflowId: string) {
+			await host.unpublishWorkflowRest(api, n8n.version, workflowId);
 		},
 		async stop({ keepFolder = false } = {}) {
 			await server.stop();

@@ -2,7 +2,7 @@
  * Engine-level test harness: runs the package's nodes in-process with n8n-core's real
  * execution engine (WorkflowExecute, PollContext, RoutingNode, BinaryDataService).
  *
- *   import { executeNode, createPoller, testCredential, runWorkflow, useHarness } from '../harness';
+ *   import { executeNode, createPoller, testCredential, runWorkflow, useHarness } from '.';
  *   useHarness(); // afterAll: stop n8n-core's timers, remove the temp folder
  */
 import './env';
