@@ -1,7 +1,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { isPendingTooLong, PENDING_GIVE_UP_MS, type PendingRun } from './pollState';
-import { failureKeyOf, listedRun, readRun, withReadError } from './runReads';
+import { listedRun, readRun, withReadError } from './runReads';
 import type { PollBudget } from './pollBudget';
 
 /** Drops pending Runs still running days after they were created, with a line in n8n's log. */
@@ -57,12 +57,7 @@ export async function readPendingRuns(
 			stoppedEarly = true;
 			continue;
 		}
-		const read = await readRun(
-			context,
-			agentId,
-			runId,
-			failureKeyOf(options.triggerKey, agentId, runId),
-		);
+		const read = await readRun(context, agentId, runId, options.triggerKey);
 		if ('gone' in read) continue; // deleted while pending: nothing left to emit
 		if ('run' in read) {
 			if (isRunFinished(read.run)) finished.push(read.run);

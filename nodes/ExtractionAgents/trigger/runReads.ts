@@ -44,8 +44,10 @@ export async function readRun(
 	context: IPollFunctions,
 	agentId: number,
 	runId: number,
-	failureKey: string,
+	/** The trigger reading (its workflow and node id): failed reads are counted per trigger. */
+	triggerKey: string,
 ): Promise<RunRead> {
+	const failureKey = `${triggerKey}:${agentId}:${runId}`;
 	const read = await fetchRun(context, agentId, runId).then(
 		(run) => ({ run, failure: undefined }),
 		(failure: unknown) => ({ run: undefined, failure }),
@@ -77,9 +79,4 @@ export async function listedRun(
 
 export function withReadError(run: Run, failure: Error): Run {
 	return { ...run, [READ_ERROR_FIELD]: failure.message };
-}
-
-/** What counts one Run's failed reads across polls: the trigger, the Agent, the Run. */
-export function failureKeyOf(triggerKey: string, agentId: number, runId: number): string {
-	return `${triggerKey}:${agentId}:${runId}`;
 }

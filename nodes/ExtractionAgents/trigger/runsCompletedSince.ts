@@ -5,7 +5,7 @@ import { compareRuns, createdOf } from '../helpers/runList';
 import type { PollBudget } from './pollBudget';
 import { isNewRun, LOOKBACK_MS, seenNear, type AgentPollState, type PendingRun } from './pollState';
 import { readPendingRuns } from './pendingRuns';
-import { failureKeyOf, readRun, withReadError } from './runReads';
+import { readRun, withReadError } from './runReads';
 import { POLL_PAGE_SIZE, runsListedSince, type ListShape } from './runsListedSince';
 
 export interface AgentPollOptions {
@@ -120,12 +120,7 @@ async function readRunsFirstSeenFinished(
 			stoppedEarly = true;
 			continue;
 		}
-		const read = await readRun(
-			context,
-			agentId,
-			runId,
-			failureKeyOf(options.triggerKey, agentId, runId),
-		);
+		const read = await readRun(context, agentId, runId, options.triggerKey);
 		if ('run' in read) {
 			// A single read that lags the list (still running) would be dropped by the status
 			// filter and never emitted: the Run stays pending until its read shows it finished.
