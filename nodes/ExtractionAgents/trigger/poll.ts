@@ -27,7 +27,12 @@ import {
 	runsCompletedSince,
 	withoutStalePending,
 } from './runsCompletedSince';
-import { adoptUncommittedState, rememberState, revisionOf } from './uncommittedState';
+import {
+	adoptUncommittedState,
+	awaitsEmittedSave,
+	rememberState,
+	revisionOf,
+} from './uncommittedState';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -76,9 +81,11 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
 	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	const activationPoll = isActivationPoll(this);
+	// Handed a state from before an emitting poll's save: skip (uncommittedState.ts).
+	if (!activationPoll && awaitsEmittedSave(triggerKey, stored, now)) return null;
 	adoptUncommittedState(triggerKey, stored);
 	const revision = revisionOf(stored) + 1;
-	const activationPoll = isActivationPoll(this);
 	const skipWhileInactive = triggerSetting<string>(this, 'onReactivation', 'emit') === 'skip';
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {
