@@ -44,7 +44,8 @@ describe('Extraction Agents Trigger: n8n 2.41’s durable scheduler', () => {
 		const listReads = emulator
 			.requestsSince(since)
 			.filter((e) => listPath(agentId).test(e.path) && e.query.run_id === undefined);
-		expect(listReads.map((e) => e.query.page_size)).toEqual(['100']);
+		// One page: the history (1,100 Runs, pages of 1,000) is not read again.
+		expect(listReads.map((e) => e.query.page_number)).toEqual(['0']);
 		await expectNothing(poller);
 	});
 
