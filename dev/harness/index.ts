@@ -31,7 +31,13 @@ export {
 	type WorkflowJson,
 	type HarnessInputItem,
 } from './execute';
-export { createPoller, type CreatePollerOptions, type Poller, type PollRecord } from './poller';
+export {
+	createPoller,
+	type CreatePollerOptions,
+	type Poller,
+	type PollHazards,
+	type PollRecord,
+} from './poller';
 export { testCredential, type CredentialTestResult } from './credential-test';
 export { loadOptions, listSearch, type NodeMethodOptions } from './node-methods';
 export {

@@ -72,11 +72,33 @@ export interface CreatePollerOptions {
 	firstPollActivation?: WorkflowActivateMode;
 }
 
+/**
+ * Hazards of n8n 2.41's durable scheduler a scheduled poll can be put through
+ * (docs/trigger.md, "n8n's poll scheduling").
+ */
+export interface PollHazards {
+	/**
+	 * The poll is handed the static data as stored before the last save: the scheduler loads
+	 * it when a poll task starts, and saves an emitting poll's without waiting for the save
+	 * (n8n's trigger-execution-context.factory.js `__emit`), so a poll task that started
+	 * while another was running, or before that one's save landed, reads the older state.
+	 */
+	staticDataBeforeLastSave?: boolean;
+	/**
+	 * n8n drops what the poll returned and saves nothing: the workflow was deactivated during
+	 * the poll, or the poll ran past the scheduler's poll timeout (n8n's
+	 * poll-trigger-task-handler.js). The poll still resolves to what it returned.
+	 */
+	dropResult?: boolean;
+}
+
 export interface PollRecord {
 	mode: 'trigger' | 'manual';
 	ok: boolean;
 	items: number;
 	staticDataSaved: boolean;
+	/** What was put on the poll (PollHazards). */
+	hazards?: PollHazards;
 	error?: Error;
 }
 
@@ -84,9 +106,9 @@ export interface Poller {
 	/**
 	 * One poll. 'trigger' (default) is a scheduled poll of an active workflow; 'manual' is the
 	 * editor's "Fetch Test Event". Resolves to what poll() returned (null = nothing new);
-	 * rejects with the node's error.
+	 * rejects with the node's error. `hazards` apply to a scheduled poll only.
 	 */
-	poll(mode?: 'trigger' | 'manual'): Promise<INodeExecutionData[][] | null>;
+	poll(mode?: 'trigger' | 'manual', hazards?: PollHazards): Promise<INodeExecutionData[][] | null>;
 	/** The workflow's static data as n8n has it stored (JSON), replaced after each saving poll. */
 	readonly staticData: IDataObject;
 	/** `staticData['node:<name>']`: the node's part of it. */
@@ -145,17 +167,20 @@ export function createPoller(options: CreatePollerOptions): Poller {
 
 	let stored: IDataObject = jsonCopy(options.staticData ?? {});
 	if (options.nodeStaticData) stored[`node:${nodeName}`] = jsonCopy(options.nodeStaticData);
+	/** What was stored before the last save (PollHazards.staticDataBeforeLastSave). */
+	let storedBeforeLastSave: IDataObject = jsonCopy(stored);
 	const history: PollRecord[] = [];
 
 	async function poll(
 		mode: 'trigger' | 'manual' = 'trigger',
+		hazards: PollHazards = {},
 	): Promise<INodeExecutionData[][] | null> {
 		await ensureCore();
 		rememberSecret(options.credentials?.apiKey);
 		try {
 			const result = await withBinaryMode(
 				options.binaryMode ?? 'filesystem',
-				async () => await pollOnce(mode),
+				async () => await pollOnce(mode, mode === 'trigger' ? hazards : {}),
 			);
 			scanForSecrets(`poll(${nodeName}, ${mode})`, result, stored);
 			return result;
@@ -165,7 +190,11 @@ export function createPoller(options: CreatePollerOptions): Poller {
 		}
 	}
 
-	async function pollOnce(mode: 'trigger' | 'manual'): Promise<INodeExecutionData[][] | null> {
+	async function pollOnce(
+		mode: 'trigger' | 'manual',
+		hazards: PollHazards,
+	): Promise<INodeExecutionData[][] | null> {
+		const hazardsRecord = Object.keys(hazards).length > 0 ? { hazards } : {};
 		const { PollContext, TriggersAndPollers } = core();
 		const node: INode = {
 			id: nodeId,
@@ -184,7 +213,7 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			connections: {},
 			active: mode === 'trigger',
 			nodeTypes,
-			staticData: jsonCopy(stored),
+			staticData: jsonCopy(hazards.staticDataBeforeLastSave ? storedBeforeLastSave : stored),
 			settings: {
 				executionOrder: 'v1',
 				...(options.timezone ? { timezone: options.timezone } : {}),
@@ -223,19 +252,33 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			result = await triggersAndPollers.runPollFunction(workflow, workflowNode, pollFunctions);
 		} catch (error) {
 			// n8n: __emitError(error) → an error execution; static data is not saved.
-			history.push({ mode, ok: false, items: 0, staticDataSaved: false, error: error as Error });
+			history.push({
+				mode,
+				ok: false,
+				items: 0,
+				staticDataSaved: false,
+				...hazardsRecord,
+				error: error as Error,
+			});
 			throw error;
 		} finally {
 			await workflow.expression.releaseIsolate();
 		}
 
 		let staticDataSaved = false;
-		if (mode === 'trigger' && workflow.staticData.__dataChanged === true) {
+		if (mode === 'trigger' && !hazards.dropResult && workflow.staticData.__dataChanged === true) {
 			// WorkflowStaticDataService.saveStaticData: the JSON column takes the whole object.
+			storedBeforeLastSave = stored;
 			stored = jsonCopy(workflow.staticData);
 			staticDataSaved = true;
 		}
-		history.push({ mode, ok: true, items: result?.[0]?.length ?? 0, staticDataSaved });
+		history.push({
+			mode,
+			ok: true,
+			items: result?.[0]?.length ?? 0,
+			staticDataSaved,
+			...hazardsRecord,
+		});
 		return result;
 	}
 

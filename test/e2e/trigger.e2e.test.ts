@@ -553,7 +553,7 @@ for (const mode of MODES) {
 		);
 
 		test(
-			'(21.8) the state built at activation survives: each poll after it reads the first page of the list only, never the history again, and a Run that finished in between is emitted once',
+			'(21.8) the state built at activation survives: each poll after it reads the first page only, not the history, and a Run that finished in between is emitted once',
 			async () => {
 				const { case8 } = await recorded();
 				for (const w of ['catchUp', 'skip'] as const) {
@@ -561,8 +561,8 @@ for (const mode of MODES) {
 					expect({ w, scanPages: scan.length }).toEqual({ w, scanPages: 2 });
 					const reads = case8.readsAfterActivation[w];
 					expect(reads.length).toBeGreaterThanOrEqual(2);
-					// The history (1,100 Runs) would take a page after the first; the page's size may
-					// be 1000 when the hour before the newest Run holds many Runs (docs/trigger.md).
+					// The history (2 pages of 1,000) is not read again. The first read is of 1,000 when
+					// the history's last hour is busy (a busy Agent's lookback is read in the largest pages).
 					expect({ w, pages: [...new Set(reads.map((e) => e.query.page_number))] }).toEqual({
 						w,
 						pages: ['0'],
@@ -571,7 +571,7 @@ for (const mode of MODES) {
 					expect(emitted.filter((id) => id === case8.finishedAfterActivation[w])).toHaveLength(1);
 				}
 				report(
-					`(21.8) activation read 2 pages of ${SCAN_PAGE_SIZE}; the ${case8.readsAfterActivation.catchUp.length} list reads after it were each page 0 (sizes ${[...new Set(case8.readsAfterActivation.catchUp.map((e) => e.query.page_size))].join(', ')}); the Run that finished after activation was emitted once`,
+					`(21.8) activation read 2 pages of ${SCAN_PAGE_SIZE}; the ${case8.readsAfterActivation.catchUp.length} list reads after it were of page 0 (sizes ${[...new Set(case8.readsAfterActivation.catchUp.map((e) => e.query.page_size))].join(', ')}); the Run that finished after activation was emitted once`,
 				);
 			},
 			SCENARIO_TIMEOUT,

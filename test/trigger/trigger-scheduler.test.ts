@@ -6,6 +6,7 @@
  * would not keep, and the trigger must go on from the state the lost poll left.
  */
 import { useHarness } from '../../dev/harness';
+import { EMITTED_SAVE_GRACE_MS } from '../../nodes/ExtractionAgents/trigger/uncommittedState';
 import {
 	createPoller,
 	expectNothing,
@@ -13,6 +14,7 @@ import {
 	listPath,
 	newAgent,
 	runIdsOf,
+	simulatedClock,
 	triggerParameters,
 	useEmulator,
 } from './helpers';
@@ -42,7 +44,8 @@ describe('Extraction Agents Trigger: n8n 2.41’s durable scheduler', () => {
 		const listReads = emulator
 			.requestsSince(since)
 			.filter((e) => listPath(agentId).test(e.path) && e.query.run_id === undefined);
-		expect(listReads.map((e) => e.query.page_size)).toEqual(['100']);
+		// One page: the history (1,100 Runs, pages of 1,000) is not read again.
+		expect(listReads.map((e) => e.query.page_number)).toEqual(['0']);
 		await expectNothing(poller);
 	});
 
@@ -62,5 +65,56 @@ describe('Extraction Agents Trigger: n8n 2.41’s durable scheduler', () => {
 		const later = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await again.poll())).toEqual([later]);
 		expect(later).not.toBe(whileInactive);
+	});
+
+	describe('a poll handed the static data from before an emitting poll’s save', () => {
+		let clock: ReturnType<typeof simulatedClock> | undefined;
+		afterEach(() => clock?.restore());
+
+		it('skips its turn: the Run is emitted once, and the next poll emits only what is new', async () => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, 'stale read after emit');
+			const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+			await expectNothing(poller);
+			const first = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await poller.poll())).toEqual([first]);
+			expect(runIdsOf(await poller.poll('trigger', { staticDataBeforeLastSave: true }))).toEqual(
+				[],
+			);
+			await expectNothing(poller);
+			const second = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await poller.poll())).toEqual([second]);
+		});
+
+		it('a Run that finished meanwhile is emitted by the next poll, once', async () => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, 'stale read right after emit');
+			const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+			await expectNothing(poller);
+			const first = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await poller.poll())).toEqual([first]);
+			const second = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await poller.poll('trigger', { staticDataBeforeLastSave: true }))).toEqual(
+				[],
+			);
+			expect(runIdsOf(await poller.poll())).toEqual([second]);
+			await expectNothing(poller);
+		});
+
+		it('when n8n dropped the emitting poll’s result without saving, the Run is emitted again once the save is past due (never lost)', async () => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, 'emit dropped');
+			const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+			await expectNothing(poller);
+			clock = simulatedClock();
+			const run = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await poller.poll('trigger', { dropResult: true }))).toEqual([run]);
+			clock.advance(60_000);
+			await expectNothing(poller);
+			clock.advance(EMITTED_SAVE_GRACE_MS);
+			expect(runIdsOf(await poller.poll())).toEqual([run]);
+			clock.advance(60_000);
+			await expectNothing(poller);
+		});
 	});
 });

@@ -18,7 +18,12 @@ import {
 import { pollAgents } from './pollAgents';
 import { hasChosenStatus, itemOfRun } from './runItems';
 import { newestFinishedRun } from './testEvent';
-import { adoptUncommittedState, rememberState, revisionOf } from './uncommittedState';
+import {
+	adoptUncommittedState,
+	awaitsEmittedSave,
+	rememberState,
+	revisionOf,
+} from './uncommittedState';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -67,9 +72,12 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
 	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
+	const activationPoll = isActivationPoll(this);
+	// Handed a state from before an emitting poll's save: skip (uncommittedState.ts).
+	if (!activationPoll && awaitsEmittedSave(triggerKey, stored, now)) return null;
 	adoptUncommittedState(triggerKey, stored);
 	const revision = revisionOf(stored) + 1;
-	const { state, scopeChanged } = stateToStartFrom(this, stored, scopeKey, now);
+	const { state, scopeChanged } = stateToStartFrom(this, stored, scopeKey, now, activationPoll);
 	const agents = agentsWithAbsencesTracked(state, agentIds, scopeChanged, now);
 
 	// All requests first; the state is written only at the end, so a poll that fails
@@ -117,8 +125,8 @@ function stateToStartFrom(
 	stored: TriggerState,
 	scopeKey: string,
 	now: number,
+	activationPoll: boolean,
 ): { state: TriggerState; scopeChanged: boolean } {
-	const activationPoll = isActivationPoll(context);
 	const skipWhileInactive = triggerSetting<string>(context, 'onReactivation', 'emit') === 'skip';
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {

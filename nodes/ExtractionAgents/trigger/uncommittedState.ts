@@ -18,8 +18,24 @@ import type { TriggerState } from './pollState';
  * the in-memory poller does. Each poll stamps the state with a revision one higher than the one
  * it started from; the state a poll that emitted nothing left is remembered in this process,
  * and a poll that finds an older revision stored goes on from the remembered state.
+ *
+ * A poll that emitted Runs has its state saved by n8n without waiting for the save (with
+ * the scheduler, a poll task loads the static data when it starts, and the emitting poll's
+ * save is started as its execution is): a poll task that started while another was running,
+ * or before that one's save landed, is handed the state from before it, and would emit the
+ * same Runs again. So the revision a poll that emitted Runs stamped is remembered too, and a
+ * poll that finds an older one stored skips its turn, for EMITTED_SAVE_GRACE_MS; after that,
+ * what is stored is trusted: n8n dropped that poll's result without saving it (the workflow
+ * deactivated during the poll, the poll past n8n's poll timeout), and its Runs are emitted
+ * again rather than lost.
  */
 const remembered = new Map<string, { revision: number; json: string }>();
+const emittedRevisions = new Map<string, { revision: number; at: number }>();
+/**
+ * How long an emitting poll's save is waited for: n8n's poll timeout (45 s by default) and
+ * the time a poll task takes to load, with room for a loaded machine.
+ */
+export const EMITTED_SAVE_GRACE_MS = 2 * 60_000;
 /**
  * What is remembered at once, at most, in characters of JSON (one entry per active trigger of
  * this n8n; a state is under 64 KB with 200 Agents watched): the oldest entries go first.
@@ -36,6 +52,20 @@ export function adoptUncommittedState(triggerKey: string, stored: TriggerState):
 	Object.assign(stored, state);
 }
 
+/**
+ * Whether this poll must skip its turn: it was handed a state older than the one a poll that
+ * emitted Runs less than EMITTED_SAVE_GRACE_MS ago left (whose save has not landed).
+ */
+export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now: number): boolean {
+	const emitted = emittedRevisions.get(triggerKey);
+	if (!emitted) return false;
+	// Either way: a clock set back (a restore, another n8n main) must not prolong the wait.
+	const waiting = Math.abs(now - emitted.at) < EMITTED_SAVE_GRACE_MS;
+	if (revisionOf(stored) < emitted.revision && waiting) return true;
+	emittedRevisions.delete(triggerKey);
+	return false;
+}
+
 export function revisionOf(stored: TriggerState): number {
 	const revision = Number(stored.revision ?? 0);
 	return Number.isFinite(revision) ? revision : 0;
@@ -44,11 +74,18 @@ export function revisionOf(stored: TriggerState): number {
 /**
  * After a poll: remembers the state it left when it emitted nothing. A poll that emitted Runs
  * has its state committed with its execution (or, if n8n drops the execution, must not count
- * those Runs emitted), so nothing is remembered for it.
+ * those Runs emitted), so only its revision is remembered, and when.
  */
 export function rememberState(triggerKey: string, stored: TriggerState, emitted: boolean): void {
 	forget(triggerKey);
-	if (emitted) return;
+	if (emitted) {
+		// One small entry per active trigger; the limit only keeps a runaway in bounds.
+		if (emittedRevisions.size >= 100_000)
+			emittedRevisions.delete(emittedRevisions.keys().next().value as string);
+		// When the poll ended (it may have run for minutes): n8n saves from then on.
+		emittedRevisions.set(triggerKey, { revision: revisionOf(stored), at: Date.now() });
+		return;
+	}
 	const json = JSON.stringify(stored);
 	while (remembered.size > 0 && rememberedChars + json.length > REMEMBERED_CHARS_LIMIT)
 		forget(remembered.keys().next().value as string);
@@ -57,6 +94,7 @@ export function rememberState(triggerKey: string, stored: TriggerState, emitted:
 }
 
 function forget(triggerKey: string): void {
+	emittedRevisions.delete(triggerKey);
 	const kept = remembered.get(triggerKey);
 	if (!kept) return;
 	rememberedChars -= kept.json.length;
