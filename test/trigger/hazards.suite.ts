@@ -267,6 +267,30 @@ describe('Extraction Agents Trigger: an Agent whose Runs cannot be listed (All A
 		120_000,
 	);
 
+	it('an Agent whose Run list fails from activation on: once it can be read, the Runs made after activation are emitted, the older ones are history', async () => {
+		const { emulator, credentials } = ctx;
+		const blocked = await newAgent(emulator, 'list failing at activation');
+		await newAgent(emulator, 'healthy at activation');
+		finishedRun(emulator, blocked); // before activation: history
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		emulator.knobs.failingRunLists = { [blocked]: 403 };
+		const warnings = spyOnWarnings();
+		try {
+			await expectNothing(poller); // the activation: the blocked Agent is skipped
+			const madeAfter = finishedRun(emulator, blocked).run_id;
+			await expectNothing(poller);
+			emulator.knobs.failingRunLists = {};
+			expect(runIdsOf(await poller.poll())).toEqual([madeAfter]);
+			await expectNothing(poller);
+		} finally {
+			emulator.knobs.failingRunLists = {};
+			warnings.restore();
+		}
+	});
+
 	it('when no watched Agent can be read, the poll fails', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'the only one, failing');

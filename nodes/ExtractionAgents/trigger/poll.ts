@@ -88,6 +88,11 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		runCounters,
 		startAt: state.resumeAgent,
 		newAgentsAreHistory: state.newAgentsAreHistory,
+		// On the poll that made the past history, a first look takes it all as history.
+		historyBefore:
+			state.historyBefore !== undefined && state.historyBefore < now
+				? state.historyBefore
+				: undefined,
 		includeFullRun,
 		budget,
 		triggerKey,
@@ -104,6 +109,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		activatedAt: state.activatedAt,
 		scope: scopeKey,
 		newAgentsAreHistory: everyAgentLooked(agentIds, agents) ? false : state.newAgentsAreHistory,
+		historyBefore: state.historyBefore,
 		resumeAgent,
 		agents,
 		recentlyEmitted: [
@@ -137,6 +143,7 @@ function stateToStartFrom(
 			activatedAt: now,
 			scope: scopeKey,
 			newAgentsAreHistory: true,
+			historyBefore: now,
 			agents: {},
 			recentlyEmitted: [],
 		};
@@ -144,7 +151,7 @@ function stateToStartFrom(
 	const scopeChanged = state.scope !== scopeKey;
 	if (scopeChanged) {
 		// The user changed what is watched: the newly watched Agents' past is not news.
-		state = { ...state, scope: scopeKey, newAgentsAreHistory: true };
+		state = { ...state, scope: scopeKey, newAgentsAreHistory: true, historyBefore: now };
 	}
 	return { state, scopeChanged };
 }

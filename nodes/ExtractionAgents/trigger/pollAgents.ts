@@ -14,6 +14,8 @@ interface AgentsPoll extends AgentPollOptions {
 	/** The Agent the last poll stopped at: this one starts there. */
 	startAt: number | undefined;
 	newAgentsAreHistory: boolean | undefined;
+	/** While newAgentsAreHistory: the Runs created from this time on are new (see TriggerState). */
+	historyBefore: number | undefined;
 }
 
 /**
@@ -84,12 +86,13 @@ async function pollAgent(
 	let previous = agents[String(agentId)];
 	if (!previous || previous.scanPage !== undefined) {
 		// A first look at the Agent. On activation or a change of scope its past is
-		// history; an Agent first seen later ("All Agents") has as new the Runs created
-		// since this poll, less the lookback for slow uploads.
+		// history (looked at by a later poll: the past before that poll); an Agent first
+		// seen later ("All Agents") has as new the Runs created since this poll, less the
+		// lookback for slow uploads.
 		const floor = previous
 			? previous.floor
 			: poll.newAgentsAreHistory
-				? undefined
+				? poll.historyBefore
 				: now - LOOKBACK_MS;
 		const scanning: AgentPollState = previous ?? {
 			watermark: floor ?? 0,

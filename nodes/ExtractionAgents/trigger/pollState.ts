@@ -86,6 +86,11 @@ export interface TriggerState extends IDataObject {
 	scope?: string;
 	/** Agents without state are history (activation, a change of scope) until every watched Agent has state. */
 	newAgentsAreHistory?: boolean;
+	/**
+	 * When newAgentsAreHistory was set: an Agent first looked at by a later poll (its list
+	 * failed, or the poll's budget ran out before it) has as new the Runs created from then on.
+	 */
+	historyBefore?: number;
 	/** The Agent a poll stopped at for its budget: the next poll starts there. */
 	resumeAgent?: number;
 	agents?: Record<string, AgentPollState>;
@@ -217,6 +222,7 @@ interface PollOutcome {
 	activatedAt: number | undefined;
 	scope: string;
 	newAgentsAreHistory: boolean | undefined;
+	historyBefore: number | undefined;
 	/** The Agent the next poll starts at; undefined: every Agent had its turn. */
 	resumeAgent: number | undefined;
 	agents: Record<string, AgentPollState>;
@@ -229,6 +235,9 @@ export function writeTriggerState(stored: TriggerState, outcome: PollOutcome): v
 	stored.activatedAt = outcome.activatedAt;
 	stored.scope = outcome.scope;
 	stored.newAgentsAreHistory = outcome.newAgentsAreHistory;
+	if (outcome.newAgentsAreHistory && outcome.historyBefore !== undefined)
+		stored.historyBefore = outcome.historyBefore;
+	else delete stored.historyBefore;
 	if (outcome.resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = outcome.resumeAgent;
 	// Stored with `seen` encoded; readTriggerState decodes it.
