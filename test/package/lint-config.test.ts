@@ -156,7 +156,8 @@ describe('eslint.config.mjs (what `n8n-node lint` runs)', () => {
 			[join(ROOT, 'node_modules/@n8n/node-cli/bin/n8n-node.mjs'), 'cloud-support'],
 			{ cwd: ROOT, encoding: 'utf8', env: LINT_ENV },
 		);
-		const said = `${status.stdout}${status.stderr}`;
+		// Colours come on where the terminal or CI asks for them: read the text without them.
+		const said = `${status.stdout}${status.stderr}`.replace(/\u001b\[[0-9;]*m/g, '');
 		expect(said).toContain('Strict mode: enabled');
 		expect(said).toContain('ESLint config: using default config');
 		expect(said).toContain('eligible for n8n Cloud verification');
