@@ -371,10 +371,19 @@ async function reactivation(way: Way): Promise<Case8> {
 		which.every((w) => scanned(agents[w])),
 	);
 	await sleep(500);
-	const activatedAt = Date.now();
-	const activationScans = {
-		catchUp: way.listReads(agents.catchUp),
-		skip: way.listReads(agents.skip),
+	// The activation's scan ends with its read of page 1; a poll can follow within the wait above
+	// (its page-0 read of 1,000 belongs to the reads after activation, not to the scan).
+	const scanOf = (agentId: number) => {
+		const reads = way.listReads(agentId);
+		const last = reads.findIndex(
+			(e) => e.query.page_size === SCAN_PAGE_SIZE && e.query.page_number === '1',
+		);
+		return reads.slice(0, last + 1);
+	};
+	const activationScans = { catchUp: scanOf(agents.catchUp), skip: scanOf(agents.skip) };
+	const afterScan = (w: 'catchUp' | 'skip') => {
+		const lastSeq = activationScans[w].at(-1)?.seq ?? 0;
+		return way.listReads(agents[w]).filter((e) => e.seq > lastSeq);
 	};
 	const finishedAfterActivation = {
 		catchUp: Number(
@@ -391,10 +400,7 @@ async function reactivation(way: Way): Promise<Case8> {
 	for (const w of which)
 		await way.waitUntil(`one more poll (${w})`, () => way.polls(agents[w], settled).length >= 1);
 	for (const w of which) await session.unpublish(workflowOf[w]);
-	const readsAfterActivation = {
-		catchUp: way.listReads(agents.catchUp, activatedAt),
-		skip: way.listReads(agents.skip, activatedAt),
-	};
+	const readsAfterActivation = { catchUp: afterScan('catchUp'), skip: afterScan('skip') };
 	await way.quiet([agents.catchUp, agents.skip]);
 	const finishedWhileInactive = {
 		catchUp: Number(
