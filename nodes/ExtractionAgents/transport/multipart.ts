@@ -27,7 +27,7 @@ const CRLF = '\r\n';
  * (test/node/multipart.test.ts). Non-ASCII characters go as UTF-8, which both read
  * too. CR and LF cannot be inside a header, so they are percent-encoded as browsers do.
  */
-export function escapeHeaderValue(value: string): string {
+function escapeHeaderValue(value: string): string {
 	return value.replace(/[\\"]/g, '\\$&').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
 }
 
