@@ -82,6 +82,9 @@ export function parseUpload(
 				headers: req.headers,
 				// Filenames are UTF-8 in practice (browsers, form-data, undici); busboy's default is latin1.
 				defParamCharset: 'utf8',
+				// The service (python-multipart) keeps a file name as sent, path parts included;
+				// busboy would cut them off and hide a name such as ../../x.pdf.
+				preservePath: true,
 				// busboy flags a file when it REACHES fileSize, so allow one byte more: exactly maxFileSize is fine.
 				limits: { fileSize: limits.maxFileSize + 1, fieldSize: 1024 * 1024, fields: 1000 },
 			});

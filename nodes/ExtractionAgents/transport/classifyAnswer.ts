@@ -74,13 +74,27 @@ export function classifyThrown<T>(
 		// Not a failed request: nothing to retry.
 		throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
 	}
-	if (request.upload?.readFailure) {
+	const readFailure = request.upload?.readFailure;
+	if (readFailure) {
 		// The upload stopped because a file could not be read, not because of the network.
-		throw new NodeOperationError(context.getNode(), request.upload.readFailure.message, {
-			description:
-				'The upload stopped before the file was sent whole, so the service made no Run from it. Check the node that produced the file (was it changed or removed meanwhile?), then run the item again.',
+		throw new NodeOperationError(context.getNode(), readFailure.message, {
+			description: readFailure.description,
 			itemIndex: request.itemIndex,
 		});
+	}
+	const waitingFor = request.upload?.waitingFor;
+	if (waitingFor) {
+		// The request failed while the upload waited for a file's next bytes: the file's
+		// source was too slow, and the service cannot have made a Run from a partial upload.
+		throw new NodeOperationError(
+			context.getNode(),
+			`The upload stopped while waiting for the next bytes of file "${waitingFor.fileName}" from ${waitingFor.source ?? 'n8n’s binary data'}`,
+			{
+				description:
+					'No Run was made. The file’s source sent nothing for longer than Request Timeout. Try again, or raise Options → Request Timeout.',
+				itemIndex: request.itemIndex,
+			},
+		);
 	}
 	const { timeoutMs, ...facts } = attempt;
 	return {

@@ -1,5 +1,21 @@
 import { randomBytes } from 'crypto';
 
+/**
+ * Why a file's bytes could not be read whole, in words for the user: thrown by a part's
+ * source (a link, see actions/run/linkDownload.ts) or made here.
+ */
+export class FileReadError extends Error {
+	constructor(
+		message: string,
+		readonly description: string,
+	) {
+		super(message);
+	}
+}
+
+const BINARY_DATA_ADVICE =
+	'The upload stopped before the file was sent whole, so the service made no Run from it. Check the node that produced the file (was it changed or removed meanwhile?), then run the item again.';
+
 /** One file part: its bytes are read only while the body is being sent. */
 export interface MultipartFile {
 	fieldName: string;
@@ -9,6 +25,8 @@ export interface MultipartFile {
 	/** Where the bytes come from, for messages (n8n's binary data when not given). */
 	source?: string;
 	open: () => Promise<AsyncIterable<Uint8Array>> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+	/** Lets go of anything `open` would have read (a link's answer held open), if never opened. */
+	release?: () => void;
 }
 
 export interface MultipartField {
@@ -65,9 +83,12 @@ export class MultipartBody {
 	/**
 	 * Why the last pass stopped when a file could not be read whole. The HTTP client
 	 * reports such a failure as a broken connection, losing its reason; the transport
-	 * reads it from here instead.
+	 * reads it from here instead (transport/classifyAnswer.ts).
 	 */
-	readFailure: Error | undefined;
+	readFailure: FileReadError | undefined;
+
+	/** The file whose next bytes the last pass was waiting for, if it was. */
+	waitingFor: MultipartFile | undefined;
 
 	/** Each call starts a fresh pass over the files, so a retried request resends them. */
 	async *stream(): AsyncGenerator<Uint8Array> {
@@ -79,24 +100,47 @@ export class MultipartBody {
 			}
 			let sent = 0;
 			try {
+				this.waitingFor = segment;
 				for await (const chunk of await segment.open()) {
+					this.waitingFor = undefined;
+					if (sent + chunk.length > segment.size) {
+						// Never past the announced length: the surplus would reach the service as
+						// the start of another request.
+						throw new FileReadError(
+							`File "${segment.fileName}" from ${segment.source ?? 'n8n’s binary data'} is longer than the ${segment.size.toLocaleString('en-US')} bytes announced for it`,
+							BINARY_DATA_ADVICE,
+						);
+					}
 					sent += chunk.length;
 					yield chunk;
+					this.waitingFor = segment;
 				}
+				this.waitingFor = undefined;
 			} catch (error) {
-				this.readFailure = new Error(
-					`File "${segment.fileName}" could not be read from ${segment.source ?? 'n8n’s binary data'}: ${(error as Error).message}`,
-				);
+				this.waitingFor = undefined;
+				this.readFailure =
+					error instanceof FileReadError
+						? error
+						: new FileReadError(
+								`File "${segment.fileName}" could not be read from ${segment.source ?? 'n8n’s binary data'}: ${(error as Error).message}`,
+								BINARY_DATA_ADVICE,
+							);
 				throw this.readFailure;
 			}
 			if (sent !== segment.size) {
 				// A length mismatch would corrupt every later part; stop the upload instead.
-				this.readFailure = new Error(
+				this.readFailure = new FileReadError(
 					`File "${segment.fileName}" changed while uploading: expected ${segment.size} bytes, read ${sent}`,
+					BINARY_DATA_ADVICE,
 				);
 				throw this.readFailure;
 			}
 		}
+	}
+
+	/** Lets go of what the files not yet read hold (see MultipartFile.release). */
+	release(): void {
+		for (const segment of this.segments) if (!Buffer.isBuffer(segment)) segment.release?.();
 	}
 }
 

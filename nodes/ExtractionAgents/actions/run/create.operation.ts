@@ -250,19 +250,25 @@ export async function execute(
 				);
 	const body = encodeMultipartStream(files, fields);
 
-	// Another item failed meanwhile (without Continue On Fail): create nothing more.
-	throwIfStopped();
-	// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
-	// retried here (transport/retry.ts): a second attempt could create a duplicate Run.
-	// The request's timeout grows with the upload (helpers/requestTimeoutOption.ts).
-	const response = await serviceRequest(this, {
-		method: 'POST',
-		path: `/agents/${agentId}/runs`,
-		upload: body,
-		subject: { agentId },
-		itemIndex,
-		timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
-	});
+	let response;
+	try {
+		// Another item failed meanwhile (without Continue On Fail): create nothing more.
+		throwIfStopped();
+		// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
+		// retried here (transport/retry.ts): a second attempt could create a duplicate Run.
+		// The request's timeout grows with the upload (helpers/requestTimeoutOption.ts).
+		response = await serviceRequest(this, {
+			method: 'POST',
+			path: `/agents/${agentId}/runs`,
+			upload: body,
+			subject: { agentId },
+			itemIndex,
+			timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
+		});
+	} finally {
+		// Links' answers held open for the upload and never read (it stopped before them).
+		body.release();
+	}
 	let run = asRun(this, response.body, itemIndex, { created: true });
 	runCreated(run);
 	if (wait) {

@@ -1,6 +1,6 @@
-import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
-import type { MultipartFile } from '../../transport/multipart';
+import type { IDataObject, IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
+import { FileReadError, type MultipartFile } from '../../transport/multipart';
+import { resolveApiRoot } from '../../transport/credential';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 import {
 	MAX_FILE_BYTES,
@@ -8,42 +8,45 @@ import {
 	formatBytes,
 	formatMegabytes,
 } from '../../transport/serviceLimits';
+import {
+	fetchLink,
+	guardedBytes,
+	linkError,
+	refuseServiceApiLink,
+	type LinkAnswer,
+	type LinkFingerprint,
+	type LinkLimits,
+} from './linkDownload';
 
 /**
- * Files given as links (Run → Create, Files: Links, from node version 1.2). Each link is
- * downloaded while the upload reads it, so no file is held in memory. Before any Run is
- * created, every link is asked once for its headers: an error status, a web page where a
- * document was expected, a redirect loop or a file over the service's limit fails the item
- * there. A link that does not announce its size is read through once, counting, so that the
- * upload can announce an exact length (the body is streamed as a Blob, see multipart.ts).
+ * Files given as links (Run → Create, Files: Links, from node version 1.2). Before any Run is
+ * created, every link is asked for its file once (linkDownload.ts: no credential, redirects
+ * checked hop by hop): an error status, a web page, a redirect loop, a link into the service's
+ * own API or a file over the service's limit fails the item there. Where the host announces
+ * the file's length, that one answer's body is what the upload sends. Where it does not (or
+ * the answer came compressed), the first answer is read through to measure the file, and the
+ * upload reads the link a second time, stopping if it gives other bytes. A resent upload
+ * (after a 429) reads a link again under the same check. No file is held in memory.
  */
 
-/** How a downloaded body arrives from n8n's HTTP helper with `encoding: 'stream'`. */
-interface DownloadBody extends AsyncIterable<Uint8Array> {
-	destroy?: (error?: Error) => void;
+/**
+ * The links of one text: one per line, or separated by commas. A comma splits only where a
+ * new web address follows it, since a comma is a valid character inside an address.
+ */
+function linksInText(text: string): string[] {
+	return text
+		.split(/\s+|,(?=\s*https?:\/\/)/i)
+		.map((link) => link.trim())
+		.filter((link) => link !== '');
 }
 
-interface DownloadResponse {
-	statusCode: number;
-	statusMessage?: string;
-	headers: IDataObject;
-	body: DownloadBody;
-}
-
-const MAX_REDIRECTS = 10;
-
-function linkError(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	message: string,
-	description: string,
-): NodeOperationError {
-	return new NodeOperationError(context.getNode(), message, { description, itemIndex });
-}
-
-/** The links of the parameter: one per line (or comma-separated), or a list from an expression. */
+/**
+ * The links of the parameter: typed text (see linksInText), or a list from an expression,
+ * each of whose entries is one link.
+ */
 export function linksOf(context: IExecuteFunctions, itemIndex: number, value: unknown): string[] {
-	const entries = Array.isArray(value) ? value : [value];
+	const fromList = Array.isArray(value);
+	const entries = fromList ? value : [value];
 	const links: string[] = [];
 	for (const entry of entries) {
 		if (entry === undefined || entry === null) continue;
@@ -55,12 +58,11 @@ export function linksOf(context: IExecuteFunctions, itemIndex: number, value: un
 				'Enter one link per line (https://…), or an expression that gives a link or a list of links, such as {{ $json.url }}.',
 			);
 		}
-		links.push(
-			...entry
-				.split(/[\s,]+/)
-				.map((link) => link.trim())
-				.filter((link) => link !== ''),
-		);
+		if (fromList) {
+			if (entry.trim() !== '') links.push(entry.trim());
+		} else {
+			links.push(...linksInText(entry));
+		}
 	}
 	if (links.length === 0) {
 		throw linkError(
@@ -91,120 +93,45 @@ export function linksOf(context: IExecuteFunctions, itemIndex: number, value: un
 	return links;
 }
 
+/** The last part of a path, whichever slash separates it; never `.` or `..`. */
+function baseName(name: string): string {
+	const last = name.split(/[\\/]/).pop() ?? '';
+	return last === '.' || last === '..' ? '' : last;
+}
+
 /** The file name a download gives: Content-Disposition's, else the last part of the link's path. */
 function fileNameOf(link: string, contentDisposition: unknown): string {
 	const header = typeof contentDisposition === 'string' ? contentDisposition : '';
 	const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
 	if (extended) {
 		try {
-			return decodeURIComponent(extended[2].trim().replace(/^"|"$/g, ''));
+			const named = baseName(decodeURIComponent(extended[2].trim().replace(/^"|"$/g, '')));
+			if (named) return named;
 		} catch {
 			// A malformed encoding: fall back to the plain name.
 		}
 	}
 	const plain = /filename\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;]+))/i.exec(header);
-	const named = plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim();
-	if (named) return named.split(/[\\/]/).pop() || named;
+	const named = baseName(plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim() ?? '');
+	if (named) return named;
 	const segment = new URL(link).pathname.split('/').filter(Boolean).pop() ?? '';
 	try {
-		return decodeURIComponent(segment) || 'download';
+		return baseName(decodeURIComponent(segment)) || 'download';
 	} catch {
 		return segment || 'download';
 	}
 }
 
-const headerText = (headers: IDataObject, name: string): string => {
-	const value = headers[name];
-	return Array.isArray(value) ? String(value[0] ?? '') : String(value ?? '');
-};
-
-async function download(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	link: string,
-): Promise<DownloadResponse> {
-	const options: IHttpRequestOptions = {
-		method: 'GET',
-		url: link,
-		encoding: 'stream',
-		returnFullResponse: true,
-		ignoreHttpStatusErrors: true,
-		timeout: requestTimeoutMs(context, itemIndex),
-		maxRedirects: MAX_REDIRECTS,
-		headers: { Accept: '*/*' },
-	};
-	try {
-		// Through the credential like every request; it adds the API key only for the
-		// service's own address (credentials/ExtractionAgentsApi.credentials.ts).
-		return (await context.helpers.httpRequestWithAuthentication.call(
-			context,
-			'extractionAgentsApi',
-			options,
-		)) as DownloadResponse;
-	} catch (error) {
-		const { message, code } = error as { message?: string; code?: string };
-		if (code === 'ERR_FR_TOO_MANY_REDIRECTS' || /redirect/i.test(message ?? '')) {
-			throw linkError(
-				context,
-				itemIndex,
-				`The link ${link} redirects in a loop`,
-				`It was redirected more than ${MAX_REDIRECTS} times without reaching a file. Open it in a browser to find the file's own address, and use that.`,
-			);
-		}
-		throw linkError(
-			context,
-			itemIndex,
-			`The file at ${link} could not be downloaded: ${message ?? 'no answer'}`,
-			'Check that the link opens from where n8n runs (not only from your own computer), and that it needs no login.',
-		);
-	}
-}
-
-/** Asks for the file and checks what comes back; the body is left unread. */
-async function probe(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	link: string,
-): Promise<{ response: DownloadResponse; fileName: string; contentType: string; size?: number }> {
-	const response = await download(context, itemIndex, link);
-	const { statusCode, headers } = response;
-	if (statusCode >= 300) {
-		response.body.destroy?.();
-		throw linkError(
-			context,
-			itemIndex,
-			`The link ${link} answered ${statusCode}${response.statusMessage ? ` (${response.statusMessage})` : ''} instead of a file`,
-			statusCode === 401 || statusCode === 403
-				? 'The file needs a login or is not shared. Share it so that anyone with the link can download it, or download it with its own node (e.g. Google Drive → Download) and use File Fields.'
-				: 'Check that the link is right and the file still exists.',
-		);
-	}
-	const contentType = headerText(headers, 'content-type').split(';')[0].trim().toLowerCase();
-	if (contentType === 'text/html' || contentType === 'application/xhtml+xml') {
-		response.body.destroy?.();
-		throw linkError(
-			context,
-			itemIndex,
-			`The link ${link} gives a web page, not a document`,
-			'Links to a viewer or a sharing page (Google Drive, Dropbox, OneDrive) open a page about the file. Use the file’s direct download link, or download it with its own node and use File Fields.',
-		);
-	}
-	const announced = headerText(headers, 'content-length');
-	const size = /^\d+$/.test(announced) ? Number(announced) : undefined;
-	const fileName = fileNameOf(link, headers['content-disposition']);
-	if (size !== undefined) checkSize(context, itemIndex, link, fileName, size);
-	return { response, fileName, contentType: contentType || 'application/octet-stream', size };
-}
-
-function checkSize(
+/** Why a file of `size` bytes cannot be sent, if it cannot. */
+function sizeProblem(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	link: string,
 	fileName: string,
 	size: number,
-): void {
+): NodeOperationError | undefined {
 	if (size === 0) {
-		throw linkError(
+		return linkError(
 			context,
 			itemIndex,
 			`The file at ${link} is empty (0 bytes)`,
@@ -212,67 +139,139 @@ function checkSize(
 		);
 	}
 	if (size > MAX_FILE_BYTES) {
-		throw linkError(
+		return linkError(
 			context,
 			itemIndex,
 			`File "${fileName}" at ${link} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}`,
 			`The service accepts files of at most ${formatMegabytes(MAX_FILE_BYTES)}. Split or compress the file before uploading it.`,
 		);
 	}
+	return undefined;
 }
 
-/** Reads a body through without keeping it, stopping as soon as it passes the limit. */
-async function countBytes(
+/** Reads a body of unknown length through, counting and checksumming, without keeping it. */
+async function measure(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	link: string,
 	fileName: string,
-	body: DownloadBody,
-): Promise<number> {
+	answer: LinkAnswer,
+	timeoutMs: number,
+): Promise<LinkFingerprint> {
+	let fingerprint: LinkFingerprint | undefined;
 	let size = 0;
-	for await (const chunk of body) {
-		size += chunk.length;
-		if (size > MAX_FILE_BYTES) {
-			body.destroy?.();
-			checkSize(context, itemIndex, link, fileName, size);
+	try {
+		for await (const chunk of guardedBytes(context, link, answer, timeoutMs, {}, (complete) => {
+			fingerprint = complete;
+		})) {
+			size += chunk.length;
+			// Leaving the loop stops the download as soon as the file passes the limit.
+			if (size > MAX_FILE_BYTES) break;
 		}
+	} catch (error) {
+		throw linkError(
+			context,
+			itemIndex,
+			(error as Error).message,
+			error instanceof FileReadError ? error.description : 'No Run was made.',
+		);
 	}
-	checkSize(context, itemIndex, link, fileName, size);
-	return size;
+	const problem = sizeProblem(context, itemIndex, link, fileName, fingerprint?.size ?? size);
+	if (problem) throw problem;
+	return fingerprint as LinkFingerprint;
+}
+
+const contentTypeOf = (headers: IDataObject): string => {
+	const value = headers['content-type'];
+	const text = Array.isArray(value) ? String(value[0] ?? '') : String(value ?? '');
+	return text.split(';')[0].trim().toLowerCase() || 'application/octet-stream';
+};
+
+/** One link as a multipart file part; its first answer is `answer`. */
+async function linkPart(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	link: string,
+	answer: LinkAnswer,
+	limits: LinkLimits,
+): Promise<MultipartFile> {
+	const fileName = fileNameOf(answer.url, answer.headers['content-disposition']);
+	const contentType = contentTypeOf(answer.headers);
+	let fingerprint: LinkFingerprint;
+	let sizeFrom: 'announced' | 'first read' = 'announced';
+	let unread: LinkAnswer | undefined;
+	if (answer.length !== undefined) {
+		const problem = sizeProblem(context, itemIndex, link, fileName, answer.length);
+		if (problem) {
+			answer.abort();
+			throw problem;
+		}
+		fingerprint = { size: answer.length };
+		unread = answer;
+	} else {
+		fingerprint = await measure(context, itemIndex, link, fileName, answer, limits.timeoutMs);
+		sizeFrom = 'first read';
+	}
+	return {
+		fieldName: 'files',
+		fileName,
+		contentType,
+		size: fingerprint.size,
+		source: `its link ${link}`,
+		open: async () => {
+			let read = unread;
+			unread = undefined;
+			if (!read) {
+				read = await fetchLink(context, itemIndex, link, limits);
+				if (contentTypeOf(read.headers) !== contentType) {
+					read.abort();
+					throw linkError(
+						context,
+						itemIndex,
+						`The link ${link} gave a ${contentTypeOf(read.headers)} file where it first gave ${contentType}`,
+						'No Run was made. A link must give the same file each time it is read; use a link to a file that does not change.',
+					);
+				}
+			}
+			const expected = { size: fingerprint.size, sizeFrom, sha256: fingerprint.sha256 };
+			// Every later read is held to this one.
+			sizeFrom = 'first read';
+			return guardedBytes(context, link, read, limits.timeoutMs, expected, (complete) => {
+				fingerprint = complete;
+			});
+		},
+		release: () => {
+			unread?.abort();
+			unread = undefined;
+		},
+	};
 }
 
 /**
- * The links as multipart file parts. Each part downloads its file again when the upload
- * reaches it (and on a resend after a 429), and the upload stops if the file's length
- * differs from the one checked here.
+ * The links as multipart file parts, each link asked for its file before any Run is created.
+ * A part's body that the upload never reaches is released by the caller (MultipartBody.release).
  */
 export async function filesFromLinks(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	links: string[],
 ): Promise<MultipartFile[]> {
+	const limits: LinkLimits = {
+		apiRoot: await resolveApiRoot(context, itemIndex),
+		timeoutMs: requestTimeoutMs(context, itemIndex),
+	};
+	for (const link of links) refuseServiceApiLink(context, itemIndex, link, limits.apiRoot);
 	const files: MultipartFile[] = [];
-	for (const link of links) {
-		const checked = await probe(context, itemIndex, link);
-		const size =
-			checked.size ??
-			(await countBytes(context, itemIndex, link, checked.fileName, checked.response.body));
-		checked.response.body.destroy?.();
-		files.push({
-			fieldName: 'files',
-			fileName: checked.fileName,
-			contentType: checked.contentType,
-			size,
-			source: `its link ${link}`,
-			open: async () => {
-				const response = await download(context, itemIndex, link);
-				if (response.statusCode >= 300) {
-					response.body.destroy?.();
-					throw new Error(`the link answered ${response.statusCode} when the upload reached it`);
-				}
-				return response.body;
-			},
-		});
+	let complete = false;
+	try {
+		for (const link of links) {
+			const answer = await fetchLink(context, itemIndex, link, limits);
+			files.push(await linkPart(context, itemIndex, link, answer, limits));
+		}
+		complete = true;
+	} finally {
+		// A link that failed its check: the answers already held open are let go.
+		if (!complete) for (const file of files) file.release?.();
 	}
 	return files;
 }

@@ -1,0 +1,183 @@
+/**
+ * A file host on loopback for Files → Links: each path is a way a real host answers, the
+ * good ones and the hostile ones, so that tests and the soak can give links that misbehave
+ * exactly as a user's would. It logs every request with its headers, so that a test can
+ * show the API key never reached it.
+ *
+ *   const host = await startLinkHost();
+ *   host.link('/file/invoice.pdf')            // a plain file with a Content-Length
+ *   host.link('/gzip/invoice.pdf')            // gzip-encoded although identity was asked for
+ *   host.requests                             // [{ path, headers, ... }]
+ *   await host.stop();
+ *
+ * Every path ends in a file name; the file's bytes are derived from the whole path, so two
+ * links never give the same bytes and `host.bytesOf(path)` tells what a link serves.
+ */
+import { createHash } from 'node:crypto';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { gzipSync } from 'node:zlib';
+
+export interface LinkRequest {
+	method: string;
+	/** Path and query as sent. */
+	url: string;
+	path: string;
+	headers: http.IncomingHttpHeaders;
+}
+
+export interface LinkHost {
+	readonly url: string;
+	readonly requests: LinkRequest[];
+	/** The address of `path` on this host. */
+	link(path: string): string;
+	/** The bytes `path` serves (its first answer). */
+	bytesOf(path: string): Buffer;
+	/** Requests to `path` so far (query ignored). */
+	readsOf(path: string): number;
+	stop(): Promise<void>;
+}
+
+/**
+ * The hazards, by the first segment of the path:
+ * - `/file/…`: the file, with Content-Length.
+ * - `/chunked/…`: the file without a length (chunked).
+ * - `/once/…`: a single-use link: the first GET gives the file, every later one 410.
+ * - `/gzip/…`: gzip-encoded whatever Accept-Encoding asked, Content-Length of the gzip.
+ * - `/longer/…`: the file; each answer after the first is 4,096 bytes longer (and says so).
+ * - `/grows/…`: chunked, and each answer after the first is longer.
+ * - `/swapped/…`: chunked; later answers are other bytes of the same type and length.
+ * - `/trickle/…`: one byte a second (Content-Length announced).
+ * - `/stall/…`: the headers and half the file, then nothing.
+ * - `/silent/…`: accepts the connection and never answers.
+ * - `/redirect/<n>/…`: a 302 to `?to=` (URL-encoded absolute address), `n` times through itself first.
+ * - `/disposition/<value>/…`: the file with `Content-Disposition: <value>` (URL-decoded).
+ * - `/page/…`: an HTML page.
+ * - anything else: 404.
+ */
+export async function startLinkHost(): Promise<LinkHost> {
+	const requests: LinkRequest[] = [];
+	const reads = new Map<string, number>();
+	const server = http.createServer((req, res) => {
+		const url = req.url ?? '/';
+		const path = new URL(url, 'http://link-host').pathname;
+		requests.push({ method: req.method ?? 'GET', url, path, headers: { ...req.headers } });
+		const read = (reads.get(path) ?? 0) + 1;
+		reads.set(path, read);
+		serve(req, res, path, url, read);
+	});
+	server.keepAliveTimeout = 1000;
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	return {
+		url: base,
+		requests,
+		link: (path) => `${base}${path}`,
+		bytesOf: (path) => fileBytes(new URL(path, 'http://link-host').pathname),
+		readsOf: (path) => reads.get(new URL(path, 'http://link-host').pathname) ?? 0,
+		stop: async () => {
+			server.closeAllConnections();
+			await new Promise((resolve) => server.close(resolve));
+		},
+	};
+}
+
+/** A small PDF whose text is the path: distinct bytes per link. */
+export function fileBytes(path: string): Buffer {
+	const digest = createHash('sha256').update(path).digest('hex');
+	return Buffer.from(`%PDF-1.4\n% ${path}\n% ${digest}\n%%EOF\n`);
+}
+
+function serve(
+	req: http.IncomingMessage,
+	res: http.ServerResponse,
+	path: string,
+	url: string,
+	read: number,
+): void {
+	const [, kind, ...rest] = path.split('/');
+	const bytes = fileBytes(path);
+	const pdf = { 'Content-Type': 'application/pdf' };
+	switch (kind) {
+		case 'file':
+			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+			return void res.end(bytes);
+		case 'chunked':
+			res.writeHead(200, pdf);
+			res.write(bytes.subarray(0, 7));
+			return void res.end(bytes.subarray(7));
+		case 'once':
+			if (read > 1) {
+				res.writeHead(410, { 'Content-Type': 'text/plain' });
+				return void res.end('this download link was already used');
+			}
+			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+			return void res.end(bytes);
+		case 'gzip': {
+			// A large body that compresses well: the gzip is far shorter than the file.
+			const big = Buffer.concat(Array.from({ length: 64 }, () => bytes));
+			const zipped = gzipSync(big);
+			res.writeHead(200, { ...pdf, 'Content-Encoding': 'gzip', 'Content-Length': zipped.length });
+			return void res.end(zipped);
+		}
+		case 'longer': {
+			// Each answer after the first announces and sends more than the first did.
+			const body = read === 1 ? bytes : Buffer.concat([bytes, Buffer.alloc(4096, 0x41)]);
+			res.writeHead(200, { ...pdf, 'Content-Length': body.length });
+			return void res.end(body);
+		}
+		case 'grows':
+			res.writeHead(200, pdf);
+			return void res.end(read === 1 ? bytes : Buffer.concat([bytes, Buffer.alloc(100, 0x42)]));
+		case 'swapped':
+			if (read === 1) {
+				res.writeHead(200, pdf);
+				return void res.end(bytes);
+			}
+			// Same type, same length, other bytes: a sign-in page served as the file.
+			res.writeHead(200, pdf);
+			return void res.end(Buffer.from(`<html>${'x'.repeat(bytes.length)}`.slice(0, bytes.length)));
+		case 'trickle': {
+			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+			let sent = 0;
+			const tick = setInterval(() => {
+				if (res.destroyed || sent >= bytes.length) return void clearInterval(tick);
+				res.write(bytes.subarray(sent, sent + 1));
+				sent += 1;
+				if (sent >= bytes.length) res.end();
+			}, 1000);
+			res.on('close', () => clearInterval(tick));
+			return;
+		}
+		case 'stall':
+			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+			res.write(bytes.subarray(0, bytes.length >> 1));
+			return; // never ends
+		case 'silent':
+			return; // never answers
+		case 'redirect': {
+			const times = Number(rest[0]);
+			const to = new URL(url, 'http://link-host').searchParams.get('to') ?? '/';
+			if (times > 0) {
+				const next = ['', 'redirect', String(times - 1), ...rest.slice(1)].join('/');
+				res.writeHead(302, { Location: `${next}?to=${encodeURIComponent(to)}` });
+				return void res.end();
+			}
+			res.writeHead(302, { Location: to });
+			return void res.end();
+		}
+		case 'disposition':
+			res.writeHead(200, {
+				...pdf,
+				'Content-Length': bytes.length,
+				'Content-Disposition': decodeURIComponent(rest[0] ?? ''),
+			});
+			return void res.end(bytes);
+		case 'page':
+			res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
+			return void res.end('<html><body>Sign in to view this file</body></html>');
+		default:
+			res.writeHead(404, { 'Content-Type': 'text/plain' });
+			return void res.end('not found');
+	}
+}
