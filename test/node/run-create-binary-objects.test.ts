@@ -3,7 +3,7 @@
  * (`{{ $binary.data }}`, or a file of an earlier node) rather than a field name. Create Run takes
  * both forms, a list of either, and refuses anything else with a message that says what to enter.
  */
-import { executeNode, useHarness } from '../../dev/harness';
+import { binaryDataService, executeNode, useHarness } from '../../dev/harness';
 import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 
 useHarness();
@@ -65,5 +65,33 @@ describe('Run → Create: files given as binary objects', () => {
 		expect((result.error as Error & { description?: string }).description).toContain(
 			'attachment_0, attachment_1',
 		);
+	});
+
+	it('refuses a file object from the item’s JSON that names another workflow’s stored file, uploading nothing', async () => {
+		const secret = pdf('payroll of another workflow');
+		const stored = await binaryDataService().store(
+			{ type: 'execution', workflowId: 'another-workflow', executionId: '4242' },
+			secret,
+			{ data: '', mimeType: 'application/pdf', fileName: 'payroll.pdf' },
+		);
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({
+				binarySource: 'fields',
+				binaryPropertyName: '={{ $json.file }}',
+			}),
+			// As a webhook's JSON could carry it: a binary object with a stored file's id.
+			inputItems: [{ json: { file: { mimeType: 'application/pdf', id: stored.id } } }],
+		});
+		const uploads = ctx.emulator
+			.requestsSince(seq)
+			.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
+		expect(
+			uploads.flatMap((entry) => entry.upload?.files.map((file) => file.sha256) ?? []),
+		).not.toContain(sha256(secret));
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toMatch(/is not a file of this execution/);
 	});
 });

@@ -31,6 +31,27 @@ function isBinaryObject(value: unknown): value is IBinaryData {
 	);
 }
 
+/**
+ * Whether a binary object's id may be read: n8n hands an expression the id of a stored file,
+ * and the same shape can come from data (a webhook's JSON). An id is trusted only when it is
+ * a file of one of this node's input items, or one stored by this execution of this workflow
+ * (a file of an earlier node, `{{ $('Gmail').item.binary.attachment_0 }}`). Any other id could
+ * name another execution's or another workflow's file.
+ */
+function isFileOfThisExecution(context: IExecuteFunctions, id: string): boolean {
+	for (const item of context.getInputData()) {
+		for (const binary of Object.values(item.binary ?? {})) if (binary.id === id) return true;
+	}
+	const location = /^[^:]+:workflows\/([^/]+)\/executions\/([^/]+)\/binary_data\/[^/]+$/.exec(id);
+	if (!location) return false;
+	const [, workflowId, executionId] = location;
+	const ownExecution = context.getExecutionId();
+	return (
+		workflowId === String(context.getWorkflow().id) &&
+		(executionId === ownExecution || (executionId === 'temp' && !ownExecution))
+	);
+}
+
 /** A binary object whose bytes were left out (see fieldDescribedBy). */
 function isFileDescription(value: unknown): value is Partial<IBinaryData> {
 	return (
@@ -102,6 +123,13 @@ function isShownInEmailText(item: INodeExecutionData, binary: IBinaryData): bool
 	return false;
 }
 
+/** The file-field parameter's label as the node's version shows it. */
+function fieldsLabel(context: IExecuteFunctions): string {
+	return hasBehaviour(context.getNode(), 'allFilesByDefault')
+		? 'File Fields'
+		: 'Input Binary Fields';
+}
+
 function kindOf(value: unknown): string {
 	if (value === null) return 'empty (null)';
 	if (Array.isArray(value)) return 'a list';
@@ -164,6 +192,16 @@ export function selectFiles(
 	const chosen: ChosenFile[] = [];
 	for (const entry of entries) {
 		if (isBinaryObject(entry)) {
+			if (entry.id && !isFileOfThisExecution(context, entry.id)) {
+				throw new NodeOperationError(
+					context.getNode(),
+					`The file "${entry.fileName ?? 'without a name'}" given in ${fieldsLabel(context)} is not a file of this execution`,
+					{
+						description: `A file object that comes from data (e.g. a webhook’s JSON) cannot name stored files. Give the file itself: the name of the item’s file field, or an expression such as {{ $binary.data }}.`,
+						itemIndex,
+					},
+				);
+			}
 			chosen.push({ binary: entry });
 			continue;
 		}
