@@ -315,5 +315,6 @@ export async function execute(
 	}
 	return runToItemsJson(run, simplify, output, {
 		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+		collisionFree: hasBehaviour(this.getNode(), 'collisionFreeColumns'),
 	}).map((json) => ({ json }));
 }
