@@ -92,6 +92,13 @@ export interface CreateRunOptions {
 	hold?: boolean;
 	/** When the Run first appears in GET runs (ms); default its creation time. See knobs.lateListing. */
 	listedAt?: number;
+	/**
+	 * The Run's Prompts and the value each answers, instead of the Agent's: any name (`__proto__`,
+	 * `run_id`, `Total amount › currency`) and any JSON value, to test how a client names columns.
+	 */
+	prompts?: Array<{ name: string; value: unknown }>;
+	/** The Run's `order` as the service sends it, when not the Prompts' names (e.g. a name twice). */
+	order?: string[];
 }
 
 /** A request an afterRequest action waits for. */
@@ -361,6 +368,15 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 			});
 			if (o.hold) run.held = true;
 			if (o.listedAt !== undefined) run.listedMs = o.listedAt;
+			if (o.prompts)
+				run.prompts = o.prompts.map((prompt, index) => ({
+					id: 900_000 + index,
+					name: prompt.name,
+					generator: 'fixed',
+					webSearch: false,
+					value: prompt.value,
+				}));
+			if (o.order) run.order = [...o.order];
 			state.settle(now);
 			return fullView(run);
 		},

@@ -9,7 +9,14 @@ import { tsOffset } from './time';
 export interface ResultInput {
 	seed: number;
 	runId: number;
-	prompt: { id: number; name: string; generator: string; webSearch: boolean; fields?: string[] };
+	prompt: {
+		id: number;
+		name: string;
+		generator: string;
+		webSearch: boolean;
+		fields?: string[];
+		value?: unknown;
+	};
 	files: string[];
 	failed: boolean;
 	startMs: number;
@@ -108,6 +115,8 @@ function generate(
 ): { value: unknown; why: string } {
 	const { prompt } = input;
 	switch (prompt.generator) {
+		case 'fixed':
+			return { value: prompt.value ?? null, why: `The fixed value of "${prompt.name}".` };
 		case 'invoice_number': {
 			const digits = digitsOf(file);
 			const value = `INV-${digits ?? String(intBetween(rng, 10000, 99999))}`;

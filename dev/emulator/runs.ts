@@ -89,6 +89,16 @@ export function runProgress(run: RunRecord, now: number): RunProgress {
 	};
 }
 
+/** Sets an own key, whatever its name (`__proto__` included). */
+function defineKey(target: Record<string, unknown>, key: string, value: unknown): void {
+	Object.defineProperty(target, key, {
+		value,
+		enumerable: true,
+		writable: true,
+		configurable: true,
+	});
+}
+
 /** The full results of the done Prompts, keyed by Prompt name. */
 export function runResults(
 	run: RunRecord,
@@ -99,15 +109,20 @@ export function runResults(
 	for (const p of progress.prompts) {
 		if (!p.done) continue;
 		const prompt = run.prompts[p.index];
-		data[prompt.name] = buildResult({
-			seed: run.seed,
-			runId: run.runId,
-			prompt,
-			files,
-			failed: p.failed,
-			startMs: p.startMs,
-			endMs: p.endMs,
-		});
+		// Defined, not assigned: a Prompt may be named `__proto__` (assigning would set the prototype).
+		defineKey(
+			data,
+			prompt.name,
+			buildResult({
+				seed: run.seed,
+				runId: run.runId,
+				prompt,
+				files,
+				failed: p.failed,
+				startMs: p.startMs,
+				endMs: p.endMs,
+			}),
+		);
 	}
 	return data;
 }
@@ -153,7 +168,7 @@ export function runView(
 	const results = created ? {} : runResults(run, progress);
 	const data: Record<string, unknown> = {};
 	for (const [name, result] of Object.entries(results))
-		data[name] = mode === 'full' ? result : summariseResult(result);
+		defineKey(data, name, mode === 'full' ? result : summariseResult(result));
 	const status: RunStatus = created ? 'running' : progress.status;
 	const view: Record<string, unknown> = {
 		agent_id: run.agentId,
@@ -168,7 +183,7 @@ export function runView(
 				: null,
 		files: run.files.map((f) => f.name),
 		run_url: `${ctx.webUrl}/agents/${run.agentId}/runs/${run.runId}`,
-		order: run.prompts.map((p) => p.name),
+		order: run.order ?? run.prompts.map((p) => p.name),
 		data,
 		status: run.reportedStatus ?? status,
 	};

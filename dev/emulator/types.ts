@@ -240,6 +240,8 @@ export interface RunPromptSnapshot {
 	generator: string;
 	webSearch: boolean;
 	fields?: string[];
+	/** Generator 'fixed' (emulator.createRun's `prompts`): the value the Prompt answers, whatever the files. */
+	value?: unknown;
 }
 
 export interface RunRecord {
@@ -272,6 +274,8 @@ export interface RunRecord {
 	historical: boolean;
 	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
 	listedMs?: number;
+	/** The `order` the service sends, when not the Prompts' names (e.g. a name listed twice). */
+	order?: string[];
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
 }

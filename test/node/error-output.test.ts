@@ -100,3 +100,84 @@ describe('On Error → Continue (using error output)', () => {
 		expect(result.items[0].error).toBeUndefined();
 	});
 });
+
+/**
+ * Settings the node reads once, before any item runs (Options → Items in Parallel, the
+ * operation): when one is wrong, every item fails with its message. n8n passes a node's
+ * input through unchanged when `execute` itself throws with On Error set, so the node
+ * must route the failure per item itself.
+ */
+describe('A setting read before the items run fails every item', () => {
+	const twoItems = [{ json: { parallel: 50, n: 1 } }, { json: { parallel: 50, n: 2 } }];
+	const getWithParallelFromExpression = {
+		resource: 'run',
+		operation: 'get',
+		agent: { __rl: true, mode: 'id', value: String(INVOICES) },
+		run: runById(1),
+		options: { itemsInParallel: '={{ $json.parallel }}' },
+	};
+	const OUT_OF_RANGE = 'Items in Parallel "50" is not a whole number from 1 to 20';
+
+	it('Items in Parallel 50 from an expression, error output: both items on the error output with the message, none on the success output', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: getWithParallelFromExpression,
+			inputItems: twoItems,
+			onError: 'continueErrorOutput',
+		});
+		const [success, failed] = result.outputs;
+		expect(success).toEqual([]);
+		expect(result.error).toBeUndefined();
+		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }]);
+		for (const item of failed)
+			expect(item.json.error).toMatchObject({
+				message: OUT_OF_RANGE,
+				description: expect.stringContaining('Options → Items in Parallel'),
+			});
+		expect(ctx.emulator.requestsSince(seq)).toHaveLength(0);
+	});
+
+	it('Items in Parallel 50 from an expression, Continue (regular output): each item becomes an error item', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: getWithParallelFromExpression,
+			inputItems: twoItems,
+			continueOnFail: true,
+		});
+		expect(result.items.map((item) => [item.json.error, item.pairedItem])).toEqual([
+			[OUT_OF_RANGE, { item: 0 }],
+			[OUT_OF_RANGE, { item: 1 }],
+		]);
+		expect(result.error).toBeUndefined();
+	});
+
+	it('Items in Parallel 50 from an expression, neither option: the node fails with the message', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: getWithParallelFromExpression,
+			inputItems: twoItems,
+		});
+		expect(result.error?.message).toBe(OUT_OF_RANGE);
+	});
+
+	it('an operation that names none (a workflow from a newer version of the node), error output: both items on the error output', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: { ...getWithParallelFromExpression, operation: 'getEverything' },
+			inputItems: twoItems,
+			onError: 'continueErrorOutput',
+		});
+		const [success, failed] = result.outputs;
+		expect(success).toEqual([]);
+		expect(result.error).toBeUndefined();
+		expect(failed.map((item) => [item.json.error, item.pairedItem])).toEqual([
+			[{ message: 'The operation "getEverything" of "run" is not supported' }, { item: 0 }],
+			[{ message: 'The operation "getEverything" of "run" is not supported' }, { item: 1 }],
+		]);
+	});
+});

@@ -269,6 +269,17 @@ describe('Run → Create', () => {
 			expect(error.message).toMatch(/^Due Date 2020-01-01T00:00:00.000(Z|\+00:00) is in the past$/);
 		});
 
+		it('a User-Defined ID that an expression made an object, saying to pick one of its fields', async () => {
+			const error = await refused({ additionalFields: { userDefinedId: '={{ $json.ref }}' } }, [
+				{
+					json: { ref: { id: 'INV-1', mailbox: 'ap' } },
+					binary: { data: { data: pdf('x'), fileName: 'a.pdf' } },
+				},
+			]);
+			expect(error.message).toBe('User-Defined ID is an object, not text');
+			expect(error.description).toContain('{{ $json.ref.id }}');
+		});
+
 		it('a due date that is not a date', async () => {
 			const error = await refused({ additionalFields: { dueDate: 'next friday' } }, [
 				{ binary: { data: { data: pdf('x'), fileName: 'a.pdf' } } },

@@ -312,3 +312,54 @@ describe('Run → Download Templated Output: Output Template', () => {
 		expect(result.items[0].binary?.data.fileName).toMatch(/\.xlsx$/);
 	});
 });
+
+describe('Simplify on Runs, column names that collide', () => {
+	const collidingRun = () =>
+		Number(
+			ctx.emulator.createRun(INVOICES, [{ name: 'doc.pdf' }], {
+				durationMs: 0,
+				prompts: [
+					{ name: 'run_id', value: 'A' },
+					{ name: 'run_id (prompt)', value: 'B' },
+					{ name: 'Total amount', value: { currency: 'EUR' } },
+					{ name: 'Total amount › currency', value: 'USD' },
+				],
+			}).run_id,
+		);
+	const simplifiedRow = async (typeVersion: number) => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: {
+				resource: 'run',
+				operation: 'get',
+				agent: agentById(INVOICES),
+				run: { __rl: true, mode: 'id', value: String(collidingRun()) },
+			},
+		});
+		expect(result.error).toBeUndefined();
+		const row = result.items[0].json;
+		return Object.fromEntries(
+			Object.keys(row)
+				.slice(0, Object.keys(row).indexOf('run_id'))
+				.map((key) => [key, row[key]]),
+		);
+	};
+
+	it('version 1.3 gives a column name already taken " (2)": every value kept', async () => {
+		expect(await simplifiedRow(1.3)).toEqual({
+			'run_id (prompt)': 'A',
+			'run_id (prompt) (2)': 'B',
+			'Total amount › currency': 'EUR',
+			'Total amount › currency (2)': 'USD',
+		});
+	});
+
+	it('version 1.2 keeps its column names: the later value takes the column (docs/troubleshooting.md)', async () => {
+		expect(await simplifiedRow(1.2)).toEqual({
+			'run_id (prompt)': 'B',
+			'Total amount › currency': 'USD',
+		});
+	});
+});

@@ -448,6 +448,15 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Run → Create',
+		input: 'User-Defined ID `{{ { id: "INV-1" } }}` (an object from an expression)',
+		message: 'User-Defined ID is an object, not text',
+		requests: [],
+		node: 'action',
+		parameters: createRun({ additionalFields: { userDefinedId: '={{ { id: "INV-1" } }}' } }),
+		items: 'onePdf',
+	},
+	{
+		where: 'Run → Create',
 		input: 'Wait for Completion on, Timeout (Minutes) `0`',
 		message: 'Timeout (Minutes) must be more than 0, not "0"',
 		requests: [],

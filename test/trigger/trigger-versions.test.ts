@@ -114,3 +114,35 @@ describe('Extraction Agents Trigger: version 1.1 and version 1', () => {
 		expect(singleReads).toBe(1);
 	});
 });
+
+describe('Extraction Agents Trigger: Simplify with column names that collide, version 1.2 and 1.1', () => {
+	async function simplifiedRow(typeVersion: number) {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, `columns ${typeVersion}`);
+		emulator.createRun(agentId, [{ name: 'doc.pdf' }], {
+			durationMs: 0,
+			prompts: [
+				{ name: 'run_id', value: 'A' },
+				{ name: 'run_id (prompt)', value: 'B' },
+			],
+		});
+		const poller = createPoller({
+			parameters: triggerParameters(agentId),
+			credentials,
+			typeVersion,
+		});
+		const [row] = itemsOf(await poller.poll('manual'));
+		return Object.fromEntries(Object.entries(row).filter(([key]) => key.startsWith('run_id (')));
+	}
+
+	it('1.2 gives a column name already taken " (2)": both values kept', async () => {
+		expect(await simplifiedRow(1.2)).toEqual({
+			'run_id (prompt)': 'A',
+			'run_id (prompt) (2)': 'B',
+		});
+	});
+
+	it('1.1 keeps its column names: the later value takes the column', async () => {
+		expect(await simplifiedRow(1.1)).toEqual({ 'run_id (prompt)': 'B' });
+	});
+});

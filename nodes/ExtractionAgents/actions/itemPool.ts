@@ -110,11 +110,19 @@ export class ItemPool {
 	}
 
 	private asNodeError(error: unknown, itemIndex: number): NodeApiError | NodeOperationError {
-		const nodeError =
-			error instanceof NodeApiError || error instanceof NodeOperationError
-				? error
-				: new NodeOperationError(this.node, error as Error, { itemIndex });
+		const nodeError = asNodeError(this.node, error, itemIndex);
 		if (nodeError.context.itemIndex === undefined) nodeError.context.itemIndex = itemIndex;
 		return nodeError;
 	}
+}
+
+/** The error as the node's own kind (an expression's error, say, becomes a NodeOperationError). */
+export function asNodeError(
+	node: INode,
+	error: unknown,
+	itemIndex?: number,
+): NodeApiError | NodeOperationError {
+	return error instanceof NodeApiError || error instanceof NodeOperationError
+		? error
+		: new NodeOperationError(node, error as Error, itemIndex === undefined ? {} : { itemIndex });
 }

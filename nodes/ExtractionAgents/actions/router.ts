@@ -6,9 +6,9 @@ import type {
 	NodeOperationError,
 } from 'n8n-workflow';
 import { CreatedRuns } from './createdRuns';
-import { ItemPool } from './itemPool';
+import { asNodeError, ItemPool } from './itemPool';
 import { itemsInParallelFor, operationFor } from './operations';
-import type { ExecutionCache, ItemContext } from './types';
+import type { ExecutionCache, ItemContext, Operation } from './types';
 
 /**
  * The json of a failed item: the message, what to do, and the Run's fields where the item
@@ -61,13 +61,28 @@ function itemContextOf(
  */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const items = this.getInputData();
-	const resource = this.getNodeParameter('resource', 0) as string;
-	const operation = this.getNodeParameter('operation', 0) as string;
-	const handler = operationFor(this, resource, operation);
-	const cache: ExecutionCache = new Map();
 	const continueOnFail = this.continueOnFail();
 	const toErrorOutput = this.getNode().onError === 'continueErrorOutput';
-	const parallel = itemsInParallelFor(this, resource, operation);
+	let handler: Operation;
+	let parallel: number;
+	try {
+		// Read once for all items: a wrong value fails every item. Thrown from here, n8n would
+		// pass the input through unchanged on the success output under On Error.
+		const resource = this.getNodeParameter('resource', 0) as string;
+		const operation = this.getNodeParameter('operation', 0) as string;
+		handler = operationFor(this, resource, operation);
+		parallel = itemsInParallelFor(this, resource, operation);
+	} catch (error) {
+		const failure = asNodeError(this.getNode(), error);
+		if (!continueOnFail) throw failure;
+		return [
+			items.map((_, itemIndex) => ({
+				json: errorItemJson(failure, toErrorOutput),
+				pairedItem: { item: itemIndex },
+			})),
+		];
+	}
+	const cache: ExecutionCache = new Map();
 	const pool = new ItemPool(this.getNode(), parallel, !continueOnFail);
 	const createdRuns = new CreatedRuns(this, pool.stopSignal);
 

@@ -6,7 +6,7 @@ import type { DisplayCondition, INode } from 'n8n-workflow';
  * a saved workflow would notice comes with a new node version); test/node/versions.test.ts
  * shows each one at both sides of its version.
  */
-export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2];
+export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2, 1.3];
 
 const SINCE = {
 	/** Agent → Get / Get Many simplify by default. */
@@ -25,18 +25,22 @@ const SINCE = {
 	sheetReadyRuns: 1.2,
 	/** Download Templated Output picks the template with a resource locator (a dropdown before). */
 	outputTemplateLocator: 1.2,
+	/** Simplified Runs: a column name already taken gets " (2)", " (3)"… (a value overwrote another before). */
+	collisionFreeColumns: 1.3,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;
 
 /** The versions of the trigger node, and what each brought (see SINCE). */
-export const TRIGGER_NODE_VERSIONS = [1, 1.1];
+export const TRIGGER_NODE_VERSIONS = [1, 1.1, 1.2];
 
 const TRIGGER_SINCE = {
 	/** "Trigger On" for the statuses; Include Full Run and On Re-Activation under Options. */
 	settingsInOptions: 1.1,
 	/** Simplify gives the sheet-ready row of the action node's version 1.2. */
 	sheetReadyRuns: 1.1,
+	/** Simplify names columns as the action node's version 1.3 does (collisionFreeColumns). */
+	collisionFreeColumns: 1.2,
 } as const;
 
 export type TriggerBehaviour = keyof typeof TRIGGER_SINCE;

@@ -17,11 +17,61 @@ const RUN_FIELDS = [
 	'credits_used',
 ];
 
-/** Prompt names in the Agent's order, then any result the order does not name. */
+/**
+ * Prompt names in the Agent's order, then any result the order does not name; each once (an
+ * order naming a Prompt twice gave two rows, or wrote its column twice).
+ */
 function promptNamesOf(run: Run): string[] {
-	const names = Array.isArray(run.order) ? [...run.order] : [];
-	for (const name of Object.keys(run.data ?? {})) if (!names.includes(name)) names.push(name);
+	const names: string[] = [];
+	const listed = Array.isArray(run.order) ? run.order : [];
+	for (const name of [...listed, ...Object.keys(run.data ?? {})])
+		if (!names.includes(name)) names.push(name);
 	return names;
+}
+
+/**
+ * The Prompt's result: an own field of `data` only, so that a Prompt the Run does not hold
+ * (named `constructor`, `toString`…) reads as missing, not as Object's method.
+ */
+function resultOf(data: Record<string, PromptResult>, name: string): PromptResult | undefined {
+	return Object.prototype.hasOwnProperty.call(data, name) ? data[name] : undefined;
+}
+
+/**
+ * Sets a column, whatever its name: `row[name] = …` with a Prompt named `__proto__` sets the
+ * row's prototype instead, and the value is lost.
+ */
+function setColumn(row: IDataObject, name: string, value: unknown): void {
+	Object.defineProperty(row, name, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/**
+ * Column names of one row where no value may take another's (node version 1.3): a name
+ * already taken gets ` (2)`, ` (3)`…, the first number free. Names are taken in the order
+ * the row is built: the row's own fields first, then the Prompts in the Agent's order, an
+ * object's fields in their order.
+ */
+class ColumnNames {
+	private readonly taken = new Set<string>();
+
+	constructor(reserved: readonly string[]) {
+		for (const name of reserved) this.taken.add(name);
+	}
+
+	claim(wanted: string): string {
+		let name = wanted;
+		for (let number = 2; this.taken.has(name); number++) name = `${wanted} (${number})`;
+		this.taken.add(name);
+		return name;
+	}
+}
+
+/** How columns are named: as each version named them, or (1.3) collision-free. */
+export interface ColumnOptions {
+	/** Node version 1.3 (trigger 1.2): every value keeps a column of its own (ColumnNames). */
+	collisionFree?: boolean;
+	/** Names the caller adds to the row afterwards (the trigger's `read_error`). */
+	reserved?: readonly string[];
 }
 
 /** A Prompt named like a Run field ("status") must not overwrite it. */
@@ -51,10 +101,11 @@ export function simplifyRun(run: Run): IDataObject {
 		user_defined_id: run.user_defined_id ?? null,
 		created: normalizeServiceTimestamp(run.created),
 		completed: normalizeServiceTimestamp(run.completed),
-		failed_prompts: names.filter((name) => data[name]?.status === 'failed'),
+		failed_prompts: names.filter((name) => resultOf(data, name)?.status === 'failed'),
 		credits_used: creditsOf(run),
 	};
-	for (const name of names) simplified[promptKey(name)] = data[name]?.value ?? null;
+	for (const name of names)
+		setColumn(simplified, promptKey(name), resultOf(data, name)?.value ?? null);
 	return simplified;
 }
 
@@ -83,16 +134,20 @@ function cellText(value: unknown): string | number | boolean | null {
 		.join(', ');
 }
 
-/** An object's fields as columns `prefix › field` (nested objects likewise), lists as text. */
-function addColumns(row: IDataObject, column: string, value: unknown): void {
+/**
+ * An object's fields as columns `prefix › field` (nested objects likewise), lists as text.
+ * With `names` (1.3) each column takes a name of its own; without, a later column of the same
+ * name overwrote an earlier one.
+ */
+function addColumns(row: IDataObject, column: string, value: unknown, names?: ColumnNames): void {
 	if (value && typeof value === 'object' && !Array.isArray(value)) {
 		const fields = Object.entries(value as IDataObject);
-		if (fields.length === 0) row[column] = null;
+		if (fields.length === 0) setColumn(row, names ? names.claim(column) : column, null);
 		for (const [field, fieldValue] of fields)
-			addColumns(row, `${column}${FIELD_SEPARATOR}${field}`, fieldValue);
+			addColumns(row, `${column}${FIELD_SEPARATOR}${field}`, fieldValue, names);
 		return;
 	}
-	row[column] = cellText(value);
+	setColumn(row, names ? names.claim(column) : column, cellText(value));
 }
 
 /**
@@ -101,11 +156,15 @@ function addColumns(row: IDataObject, column: string, value: unknown): void {
  * field (`Total amount › currency`), a list becomes text (one entry per line); then the
  * Run's identity, with its lists (files, failed Prompts) as text too.
  */
-export function sheetRowOfRun(run: Run): IDataObject {
+export function sheetRowOfRun(run: Run, options: ColumnOptions = {}): IDataObject {
 	const data = run.data ?? {};
 	const names = promptNamesOf(run);
 	const row: IDataObject = {};
-	for (const name of names) addColumns(row, promptKey(name), data[name]?.value ?? null);
+	const columns = options.collisionFree
+		? new ColumnNames([...RUN_FIELDS, ...(options.reserved ?? [])])
+		: undefined;
+	for (const name of names)
+		addColumns(row, promptKey(name), resultOf(data, name)?.value ?? null, columns);
 	row.run_id = run.run_id;
 	row.status = run.status;
 	row.run_url = run.run_url ?? null;
@@ -113,7 +172,7 @@ export function sheetRowOfRun(run: Run): IDataObject {
 	row.user_defined_id = run.user_defined_id ?? null;
 	row.created = normalizeServiceTimestamp(run.created);
 	row.completed = normalizeServiceTimestamp(run.completed);
-	row.failed_prompts = cellText(names.filter((name) => data[name]?.status === 'failed'));
+	row.failed_prompts = cellText(names.filter((name) => resultOf(data, name)?.status === 'failed'));
 	row.credits_used = creditsOf(run);
 	row.agent_id = run.agent_id;
 	return row;
@@ -143,7 +202,7 @@ function promptResultRows(run: Run, simplify: boolean): IDataObject[] {
 		];
 	}
 	return names.map((name) => {
-		const result: PromptResult = data[name] ?? {};
+		const result: PromptResult = resultOf(data, name) ?? {};
 		const metadata = (result.metadata ?? {}) as IDataObject;
 		const row: IDataObject = {
 			run_id: run.run_id,
@@ -190,7 +249,11 @@ function citationsText(citations: unknown): string {
  * Prompt whose value is a list (e.g. line items) gives one row per entry, numbered in
  * `entry`; an object value becomes columns `value › field`; citations are text.
  */
-function sheetRowsOfPromptResults(run: Run): IDataObject[] {
+function sheetRowsOfPromptResults(run: Run, options: ColumnOptions): IDataObject[] {
+	// The row's own fields, and `value` for a value that is not an object.
+	const ownFields = ['run_id', 'agent_id', 'user_defined_id', 'prompt', 'status', 'entry'];
+	const columnsOf = () =>
+		options.collisionFree ? new ColumnNames([...ownFields, 'reasoning', 'citations']) : undefined;
 	return promptResultRows(run, true).flatMap((row) => {
 		const base: IDataObject = {
 			run_id: row.run_id,
@@ -206,13 +269,13 @@ function sheetRowsOfPromptResults(run: Run): IDataObject[] {
 		};
 		if (!Array.isArray(row.value)) {
 			const target: IDataObject = { ...base, entry: null };
-			addColumns(target, 'value', row.value ?? null);
+			addColumns(target, 'value', row.value ?? null, columnsOf());
 			return [withText(target)];
 		}
 		if (row.value.length === 0) return [withText({ ...base, entry: null, value: null })];
 		return row.value.map((entryValue, index) => {
 			const target: IDataObject = { ...base, entry: index + 1 };
-			addColumns(target, 'value', entryValue ?? null);
+			addColumns(target, 'value', entryValue ?? null, columnsOf());
 			return withText(target);
 		});
 	});
@@ -220,18 +283,19 @@ function sheetRowsOfPromptResults(run: Run): IDataObject[] {
 
 /**
  * The items one Run becomes, per the node's Simplify and Output settings; `sheetReady`
- * (node version 1.2) shapes simplified Runs as sheetRowOfRun and sheetRowsOfPromptResults do.
+ * (node version 1.2) shapes simplified Runs as sheetRowOfRun and sheetRowsOfPromptResults do,
+ * `collisionFree` (1.3) names their columns so that none takes another's value.
  */
 export function runToItemsJson(
 	run: Run,
 	simplify: boolean,
 	mode: RunOutputMode,
-	options: { sheetReady?: boolean } = {},
+	options: { sheetReady?: boolean } & ColumnOptions = {},
 ): IDataObject[] {
 	if (mode === 'promptResult')
 		return simplify && options.sheetReady
-			? sheetRowsOfPromptResults(run)
+			? sheetRowsOfPromptResults(run, options)
 			: promptResultRows(run, simplify);
 	if (!simplify) return [run];
-	return [options.sheetReady ? sheetRowOfRun(run) : simplifyRun(run)];
+	return [options.sheetReady ? sheetRowOfRun(run, options) : simplifyRun(run)];
 }

@@ -47,6 +47,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const simplify = this.getNodeParameter('simplify', true) as boolean;
 	const includeFullRun = triggerSetting(this, 'includeFullRun', true);
 	const sheetReady = triggerHasBehaviour(this.getNode(), 'sheetReadyRuns');
+	const collisionFree = triggerHasBehaviour(this.getNode(), 'collisionFreeColumns');
 	if (statuses.length === 0) {
 		throw new NodeOperationError(this.getNode(), 'No status selected', {
 			description: triggerHasBehaviour(this.getNode(), 'settingsInOptions')
@@ -63,7 +64,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		const full = includeFullRun
 			? await fetchRun(this, Number(run.agent_id), Number(run.run_id))
 			: run;
-		return [[{ json: itemOfRun(full, simplify, sheetReady) }]];
+		return [[{ json: itemOfRun(full, simplify, sheetReady, collisionFree) }]];
 	}
 
 	// A 429 asking for a wait past the budget ends the poll with what it has done (below).
@@ -103,7 +104,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
 	const items: INodeExecutionData[] = emitted
 		.filter((run) => hasChosenStatus(run, statuses))
-		.map((run) => ({ json: itemOfRun(run, simplify, sheetReady) }));
+		.map((run) => ({ json: itemOfRun(run, simplify, sheetReady, collisionFree) }));
 
 	writeTriggerState(stored, {
 		activatedAt: state.activatedAt,

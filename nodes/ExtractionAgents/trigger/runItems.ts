@@ -10,10 +10,20 @@ export function hasChosenStatus(run: Run, statuses: string[]): boolean {
 	return statuses.includes('other') && !['success', 'failed', 'running'].includes(status);
 }
 
-/** The Run as an item; a Run emitted from its list data keeps the error of its failed read. */
-export function itemOfRun(run: Run, simplify: boolean, sheetReady: boolean): IDataObject {
+/**
+ * The Run as an item; a Run emitted from its list data keeps the error of its failed read.
+ * With `collisionFree` (trigger 1.2) a Prompt column never takes `read_error`'s name.
+ */
+export function itemOfRun(
+	run: Run,
+	simplify: boolean,
+	sheetReady: boolean,
+	collisionFree = false,
+): IDataObject {
 	if (!simplify) return run;
-	const row = sheetReady ? sheetRowOfRun(run) : simplifyRun(run);
+	const row = sheetReady
+		? sheetRowOfRun(run, { collisionFree, reserved: [READ_ERROR_FIELD] })
+		: simplifyRun(run);
 	const readError = run[READ_ERROR_FIELD];
 	return readError === undefined ? row : { ...row, [READ_ERROR_FIELD]: readError };
 }

@@ -179,6 +179,49 @@ function dueDateField(
 	return { fieldName: 'due_date', value: dueDate };
 }
 
+/** An object (not a Date or the like, whose text is meaningful): as text it reads "[object Object]". */
+function isPlainObject(value: unknown): boolean {
+	if (value === null || typeof value !== 'object') return false;
+	const prototype: unknown = Object.getPrototypeOf(value);
+	return prototype === Object.prototype || prototype === null;
+}
+
+/**
+ * User-Defined ID as sent. An expression may give it an object (`{{ $json.ref }}` rather than
+ * `{{ $json.ref.id }}`), which as text is "[object Object]": refused before the upload, so
+ * that no Run is made under a useless ID. A list of plain values is sent as before (joined
+ * with commas); a list holding objects is refused likewise.
+ */
+function userDefinedIdField(
+	context: IExecuteFunctions,
+	raw: unknown,
+	itemIndex: number,
+): MultipartField | undefined {
+	const objectLike =
+		isPlainObject(raw) ||
+		(Array.isArray(raw) && raw.some((entry) => isPlainObject(entry) || Array.isArray(entry)));
+	if (objectLike) {
+		const kind = Array.isArray(raw) ? 'a list holding objects' : 'an object';
+		const fieldNames = isPlainObject(raw) ? Object.keys(raw as object) : [];
+		const expression = /^=\{\{\s*(\$json(?:\.[A-Za-z_$][\w$]*)*)\s*\}\}$/.exec(
+			String(
+				(context.getNode().parameters.additionalFields as { userDefinedId?: unknown } | undefined)
+					?.userDefinedId ?? '',
+			),
+		);
+		const example =
+			expression && fieldNames.length > 0 && /^[A-Za-z_$][\w$]*$/.test(fieldNames[0])
+				? `{{ ${expression[1]}.${fieldNames[0]} }}`
+				: '{{ $json.reference.id }}';
+		throw new NodeOperationError(context.getNode(), `User-Defined ID is ${kind}, not text`, {
+			description: `The expression for Additional Fields → User-Defined ID gave ${kind}${fieldNames.length > 0 ? ` (fields: ${fieldNames.slice(0, 5).join(', ')})` : ''}, which would be sent as "[object Object]". Point it at one text or number field, e.g. ${example}.`,
+			itemIndex,
+		});
+	}
+	const text = String(raw ?? '').trim();
+	return text === '' ? undefined : { fieldName: 'user_defined_id', value: text };
+}
+
 /**
  * n8n runs a tool (the AI Agent's `extractionAgentsTool`) with one item holding the model's
  * arguments and no binary data, so there is nothing to upload. The model sees only an
@@ -212,7 +255,7 @@ export async function execute(
 	const output = this.getNodeParameter('output', itemIndex) as RunOutputMode;
 	const additional = this.getNodeParameter('additionalFields', itemIndex, {}) as {
 		dueDate?: string;
-		userDefinedId?: string;
+		userDefinedId?: unknown;
 	};
 
 	// Checked before the upload: a wrong value here must not cost a Run.
@@ -229,8 +272,8 @@ export async function execute(
 	}
 
 	const fields: MultipartField[] = [];
-	const userDefinedId = String(additional.userDefinedId ?? '').trim();
-	if (userDefinedId !== '') fields.push({ fieldName: 'user_defined_id', value: userDefinedId });
+	const userDefinedId = userDefinedIdField(this, additional.userDefinedId, itemIndex);
+	if (userDefinedId) fields.push(userDefinedId);
 	const dueDate = dueDateField(this, additional.dueDate, itemIndex);
 	if (dueDate) fields.push(dueDate);
 
@@ -278,5 +321,6 @@ export async function execute(
 	}
 	return runToItemsJson(run, simplify, output, {
 		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+		collisionFree: hasBehaviour(this.getNode(), 'collisionFreeColumns'),
 	}).map((json) => ({ json }));
 }

@@ -35,5 +35,6 @@ export async function execute(
 	const run = await fetchRun(this, agentId, runId, itemIndex);
 	return runToItemsJson(run, simplify, output, {
 		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+		collisionFree: hasBehaviour(this.getNode(), 'collisionFreeColumns'),
 	}).map((json) => ({ json }));
 }

@@ -97,6 +97,7 @@ export async function execute(
 		.flatMap((run) =>
 			runToItemsJson(run, simplify, output, {
 				sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+				collisionFree: hasBehaviour(this.getNode(), 'collisionFreeColumns'),
 			}).map((json) => ({ json })),
 		);
 }
