@@ -21,6 +21,13 @@
  * workflow does), and Runs listed late (a share of new Runs appears in the list seconds
  * after its `created` time). It too must emit every finished Run of the soak's Agents once.
  *
+ * Every `linksEvery`-th execution gives its files as links (Files → Links) to a local file host
+ * that injects the link hazards (dev/links/host.ts): compressed answers, answers that change
+ * between reads, single-use, slow, stalled and silent links, web pages, redirects, and links
+ * into the service's own API. The judge adds: the key never reaches the file host, a Run made
+ * from links holds exactly the bytes the links gave, and an item with a link that cannot give
+ * its file the same way each time fails with a message naming the link and no Run.
+ *
  * Then a third part in simulated time (soak-simulated.ts): the All Agents trigger polled a
  * simulated minute apart for hours, with Runs listed up to 30 minutes late, single reads
  * lagging the list, Agents whose Run list fails, and the counter-based skip on with a Run made
@@ -28,10 +35,13 @@
  */
 import type { IDataObject, INodeExecutionData, INodeParameters } from 'n8n-workflow';
 import { startEmulator, type Emulator, type FaultKind, type RunRecord } from '../../dev/emulator';
+import { mulberry32 } from '../../dev/emulator/random';
+import { startLinkHost, type LinkHost } from '../../dev/links/host';
 import { createPoller, executeNode, type HarnessInputItem, type Poller } from '../../dev/harness';
 import { RETRY_LIMITS } from '../../nodes/ExtractionAgents/transport/retry';
 import { newAgent, triggerParameters } from '../trigger/helpers';
 import { uploadOnlyParameters, pdf } from './helpers';
+import { sha256 } from '../node/fixtures';
 import {
 	formatSimulatedSoak,
 	runSimulatedSoak,
@@ -47,6 +57,8 @@ export interface SoakOptions {
 	/** Fraction of requests (on every endpoint) that get a random fault. */
 	faultRate: number;
 	faultKinds: FaultKind[];
+	/** Every n-th execution gives its files as links to the hazard file host (0: none). */
+	linksEvery: number;
 	/** Every n-th execution waits for its Runs to finish (Wait for Completion). */
 	waitEvery: number;
 	/** Options → Request Timeout of both nodes (short, so that stalls end quickly). */
@@ -87,6 +99,7 @@ export const DEFAULT_SOAK_OPTIONS: SoakOptions = {
 	filesPerRun: 3,
 	faultRate: 0.1,
 	faultKinds: SOAK_FAULT_KINDS,
+	linksEvery: 3,
 	waitEvery: 20,
 	requestTimeoutSeconds: 1,
 	pollIntervalMs: 100,
@@ -159,6 +172,20 @@ export interface SoakReport {
 		unexpected: number;
 		drainPolls: number;
 	};
+	/** Items whose files were given as links to the hazard file host. */
+	links: {
+		items: number;
+		/** Links given, by kind of host behaviour. */
+		byKind: Record<string, number>;
+		/** Items with a link that cannot give its file the same way twice, or at all. */
+		hazardousItems: number;
+		/** Requests that reached the file host carrying Authorization: must be 0. */
+		keySent: number;
+		/** Runs made from links whose files are not the bytes the links gave: must be 0. */
+		wrongBytes: number;
+		/** Hazardous items that made a Run: must be 0. */
+		hazardousWithRun: number;
+	};
 	/** The All Agents trigger in simulated time, under the hazards that take hours to show. */
 	simulated: SimulatedSoakReport;
 	seconds: number;
@@ -173,11 +200,64 @@ const CLEAR_MESSAGES = [
 	/^The Extraction Agents service sent an answer the node cannot read$/,
 	/^The Extraction Agents service sent an incomplete answer for the Run$/,
 	/^Run \d+ did not finish within .+$/,
+	// Files → Links: a link that cannot give its file is named (dev/links/host.ts's hazards).
+	/^The link http:\/\/\S+ (answered|gives|gave|did not|could not|sent|stopped|redirects|is an address)\b/,
+	/^File ".+" at http:\/\/\S+ is /,
 ];
 /** What the error says when the Run may exist: check before running the item again. */
 const WARNS_TO_CHECK = /not repeated|may have been created|will finish on the service/;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The file host's kinds of link (dev/links/host.ts) and what they must give: `good` links a
+ * Run, `either` a Run with the right bytes or a failure naming the link (they misbehave only
+ * when read a second time, after a 429), `fails` a failure naming the link and no Run.
+ */
+const LINK_KINDS: Record<string, 'good' | 'either' | 'fails'> = {
+	file: 'good',
+	chunked: 'good',
+	disposition: 'good',
+	'redirect-to-file': 'good',
+	once: 'either',
+	longer: 'either',
+	gzip: 'fails',
+	grows: 'fails',
+	swapped: 'fails',
+	page: 'fails',
+	trickle: 'fails',
+	stall: 'fails',
+	silent: 'fails',
+	'redirect-to-api': 'fails',
+	api: 'fails',
+};
+
+function linkFor(kind: string, n: number, linkHost: LinkHost, emulator: Emulator): string {
+	const name = `soak-${n}.pdf`;
+	if (kind === 'api') return `${emulator.url}/api/v1/client/api-keys?page_size=50`;
+	if (kind === 'redirect-to-api') {
+		const to = encodeURIComponent(`${emulator.url}/api/v1/client/agents`);
+		return linkHost.link(`/redirect/1/${name}?to=${to}`);
+	}
+	if (kind === 'redirect-to-file') {
+		return linkHost.link(
+			`/redirect/2/${name}?to=${encodeURIComponent(linkHost.link(`/file/${n}/${name}`))}`,
+		);
+	}
+	if (kind === 'disposition') {
+		return linkHost.link(
+			`/disposition/${encodeURIComponent(`attachment; filename="${name}"`)}/${n}`,
+		);
+	}
+	return linkHost.link(`/${kind}/${n}/${name}`);
+}
+
+/** The path whose bytes a link of `kind` gives when it works. */
+function servedPath(link: string): string {
+	const url = new URL(link);
+	const to = url.searchParams.get('to');
+	return to && url.pathname.startsWith('/redirect/') ? new URL(to).pathname : url.pathname;
+}
 
 /** The Run IDs one poll emitted (outside jest: no `expect` here). */
 function runIdsOf(result: INodeExecutionData[][] | null): number[] {
@@ -219,10 +299,11 @@ export async function runSoak(overrides: Partial<SoakOptions> = {}): Promise<Soa
 		runDurationMs: 400,
 		promptFailureRate: 0.05,
 	});
+	const linkHost = await startLinkHost();
 	const savedBackoff = RETRY_LIMITS.baseBackoffMs;
 	RETRY_LIMITS.baseBackoffMs = 5;
 	try {
-		const report = await soak(emulator, options, started);
+		const report = await soak(emulator, linkHost, options, started);
 		log(`soak: the All Agents trigger for ${options.simulatedMinutes} simulated minutes…`);
 		report.simulated = await runSimulatedSoak({
 			minutes: options.simulatedMinutes,
@@ -236,12 +317,14 @@ export async function runSoak(overrides: Partial<SoakOptions> = {}): Promise<Soa
 		RETRY_LIMITS.baseBackoffMs = savedBackoff;
 		emulator.knobs.faultRate = 0;
 		await emulator.stop();
+		await linkHost.stop();
 		log(`soak: done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 	}
 }
 
 async function soak(
 	emulator: Emulator,
+	linkHost: LinkHost,
 	options: SoakOptions,
 	started: number,
 ): Promise<SoakReport> {
@@ -306,10 +389,31 @@ async function soak(
 	);
 
 	const outcomes: ItemOutcome[] = [];
+	const linkRandom = mulberry32(options.seed + 1);
+	const GOOD_KINDS = Object.keys(LINK_KINDS).filter((kind) => LINK_KINDS[kind] === 'good');
+	const OTHER_KINDS = Object.keys(LINK_KINDS).filter((kind) => LINK_KINDS[kind] !== 'good');
+	const linkKinds: Record<string, number> = {};
+	const linkItems = new Map<string, { links: string[]; kinds: string[] }>();
 	let executions = 0;
 	for (let first = 0; first < options.runs; first += options.itemsPerExecution) {
 		const count = Math.min(options.itemsPerExecution, options.runs - first);
+		const viaLinks = options.linksEvery > 0 && executions % options.linksEvery === 1;
 		const items = inputItems(first, count, options.filesPerRun, prefix);
+		if (viaLinks) {
+			for (const [offset, item] of items.entries()) {
+				const n = first + offset;
+				const kinds = Array.from({ length: options.filesPerRun }, () =>
+					linkRandom() < 0.6
+						? GOOD_KINDS[Math.floor(linkRandom() * GOOD_KINDS.length)]
+						: OTHER_KINDS[Math.floor(linkRandom() * OTHER_KINDS.length)],
+				);
+				const links = kinds.map((kind, f) => linkFor(kind, n * 10 + f, linkHost, emulator));
+				for (const kind of kinds) linkKinds[kind] = (linkKinds[kind] ?? 0) + 1;
+				delete item.binary;
+				item.json = { ...item.json, links };
+				linkItems.set(String(item.json.udid), { links, kinds });
+			}
+		}
 		const wait = executions % options.waitEvery === options.waitEvery - 1;
 		// Some Runs end failed, so that the trigger sees both statuses.
 		emulator.knobs.runOutcome = executions % 7 === 3 ? 'failed' : 'success';
@@ -323,6 +427,7 @@ async function soak(
 			timeoutMs: 300_000,
 			parameters: uploadOnlyParameters(
 				{
+					...(viaLinks ? { binarySource: 'links', fileLinks: '={{ $json.links }}' } : {}),
 					waitForCompletion: wait,
 					additionalFields: { userDefinedId: '={{ $json.udid }}' },
 					options: requestOptions,
@@ -440,9 +545,32 @@ async function soak(
 			).length,
 			drainPolls,
 		},
+		links: {
+			items: linkItems.size,
+			byKind: linkKinds,
+			hazardousItems: [...linkItems.values()].filter(({ kinds }) =>
+				kinds.some((kind) => LINK_KINDS[kind] === 'fails'),
+			).length,
+			keySent: linkHost.requests.filter((request) => request.headers.authorization !== undefined)
+				.length,
+			wrongBytes: 0,
+			hazardousWithRun: 0,
+		},
 		simulated: undefined as unknown as SimulatedSoakReport, // filled in by runSoak
 		seconds: 0,
 	};
+	// Runs made from links: the bytes of each file are the ones its link gave.
+	for (const entry of emulator.requestsSince(firstSeq)) {
+		if (entry.method !== 'POST' || entry.status !== 201 || !entry.upload) continue;
+		const given = linkItems.get(String(entry.upload.fields.user_defined_id));
+		if (!given) continue;
+		if (given.kinds.some((kind) => LINK_KINDS[kind] === 'fails')) report.links.hazardousWithRun++;
+		const expected = given.links.map((link) =>
+			link.startsWith(linkHost.url) ? sha256(linkHost.bytesOf(servedPath(link))) : '',
+		);
+		const sent = entry.upload.files.map((file) => file.sha256);
+		if (JSON.stringify(sent) !== JSON.stringify(expected)) report.links.wrongBytes++;
+	}
 	const udids = new Set(outcomes.map((outcome) => outcome.udid));
 	report.orphanRuns = [...runsByUdid.entries()]
 		.filter(([udid]) => !udids.has(udid))
@@ -493,6 +621,13 @@ export function formatSoakReport(report: SoakReport): string {
 		`  items lost (no output, or Run not found): ${report.lostItems}; Runs of no item: ${report.orphanRuns}`,
 		`  unclear error messages:              ${report.unclearErrors.length}`,
 		...(messages.length ? ['  errors of the failed items:', ...messages] : []),
+		`Files → Links: ${report.links.items} items gave their files as links to the hazard host (${Object.entries(
+			report.links.byKind,
+		)
+			.sort(([a], [b]) => a.localeCompare(b))
+			.map(([kind, n]) => `${kind} ${n}`)
+			.join(', ')}); ${report.links.hazardousItems} items had a link that cannot give its file`,
+		`  requests to the file host with the API key: ${report.links.keySent}; Runs with other bytes than the links gave: ${report.links.wrongBytes}; Runs made from a hazardous link: ${report.links.hazardousWithRun}`,
 		`Trigger: ${t.polls} polls (${t.failedPolls} failed under faults and were retried whole; ${t.drainPolls} clean polls after the faults stopped)`,
 		...(pollErrors.length ? ['  errors of the failed polls:', ...pollErrors] : []),
 		`  finished Runs: ${t.finishedRuns}, emitted: ${t.emitted}, duplicates: ${t.duplicates}, missed: ${t.missed}, unexpected: ${t.unexpected}`,
@@ -532,6 +667,16 @@ export function soakViolations(report: SoakReport): string[] {
 	if (report.churn.missed) problems.push(`All Agents trigger missed ${report.churn.missed} Runs`);
 	if (report.churn.unexpected)
 		problems.push(`All Agents trigger emitted ${report.churn.unexpected} unexpected Runs`);
+	if (report.links.keySent)
+		problems.push(`the API key reached the file host ${report.links.keySent} times`);
+	if (report.links.wrongBytes)
+		problems.push(
+			`${report.links.wrongBytes} Runs from links hold other bytes than the links gave`,
+		);
+	if (report.links.hazardousWithRun)
+		problems.push(
+			`${report.links.hazardousWithRun} Runs made from a link that cannot give its file`,
+		);
 	problems.push(...simulatedSoakViolations(report.simulated));
 	if (
 		report.trigger.finishedRuns !==
