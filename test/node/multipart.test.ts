@@ -111,6 +111,29 @@ describe('encodeMultipartStream', () => {
 		);
 	});
 
+	it('never sends a byte past a part’s announced size: the surplus would reach the service as another request', async () => {
+		const announced = 90;
+		const body = encodeMultipartStream([
+			{
+				fieldName: 'files',
+				fileName: 'unzipped.pdf',
+				contentType: 'application/pdf',
+				size: announced,
+				source: 'its link https://files.example.com/unzipped.pdf',
+				open: () => [Buffer.alloc(60, 1), Buffer.alloc(60, 2), Buffer.alloc(4922, 3)],
+			},
+		]);
+		const sent: Buffer[] = [];
+		await expect(
+			(async () => {
+				for await (const chunk of body.stream()) sent.push(Buffer.from(chunk));
+			})(),
+		).rejects.toThrow(
+			'File "unzipped.pdf" from its link https://files.example.com/unzipped.pdf is longer than the 90 bytes announced for it',
+		);
+		expect(Buffer.concat(sent).length).toBeLessThanOrEqual(body.size);
+	});
+
 	it('is a Blob to n8n’s HTTP client, so it is streamed with a Content-Length', () => {
 		const body = encodeMultipartStream(asParts());
 		expect(Object.prototype.toString.call(body)).toBe('[object Blob]');
