@@ -82,16 +82,17 @@ export function classifyThrown<T>(
 			itemIndex: request.itemIndex,
 		});
 	}
-	const waitingFor = request.upload?.waitingFor;
-	if (waitingFor) {
-		// The request failed while the upload waited for a file's next bytes: the file's
-		// source was too slow, and the service cannot have made a Run from a partial upload.
+	const waiting = request.upload?.waitingFor;
+	if (waiting && Date.now() - waiting.sinceMs >= attempt.timeoutMs / 2) {
+		// The request failed after the upload had long waited for a file's next bytes: the
+		// file's source was too slow, and the service cannot have made a Run from a partial
+		// upload. (A failure just as a wait began is the connection's, judged below.)
 		throw new NodeOperationError(
 			context.getNode(),
-			`The upload stopped while waiting for the next bytes of file "${waitingFor.fileName}" from ${waitingFor.source ?? 'n8n’s binary data'}`,
+			`The upload stopped while waiting for the next bytes of file "${waiting.file.fileName}" from ${waiting.file.source ?? 'n8n’s binary data'}`,
 			{
 				description:
-					'No Run was made. The file’s source sent nothing for longer than Request Timeout. Try again, or raise Options → Request Timeout.',
+					'No Run was made. The file’s source sent nothing for a long time. Try again, or raise Options → Request Timeout.',
 				itemIndex: request.itemIndex,
 			},
 		);

@@ -87,8 +87,8 @@ export class MultipartBody {
 	 */
 	readFailure: FileReadError | undefined;
 
-	/** The file whose next bytes the last pass was waiting for, if it was. */
-	waitingFor: MultipartFile | undefined;
+	/** The file whose next bytes the last pass was waiting for, if it was, and since when. */
+	waitingFor: { file: MultipartFile; sinceMs: number } | undefined;
 
 	/** Each call starts a fresh pass over the files, so a retried request resends them. */
 	async *stream(): AsyncGenerator<Uint8Array> {
@@ -100,7 +100,7 @@ export class MultipartBody {
 			}
 			let sent = 0;
 			try {
-				this.waitingFor = segment;
+				this.waitingFor = { file: segment, sinceMs: Date.now() };
 				for await (const chunk of await segment.open()) {
 					this.waitingFor = undefined;
 					if (sent + chunk.length > segment.size) {
@@ -113,7 +113,7 @@ export class MultipartBody {
 					}
 					sent += chunk.length;
 					yield chunk;
-					this.waitingFor = segment;
+					this.waitingFor = { file: segment, sinceMs: Date.now() };
 				}
 				this.waitingFor = undefined;
 			} catch (error) {
