@@ -36,7 +36,7 @@ function itemsInParallelOption(
 		typeOptions: { minValue: 1, maxValue: MAX_ITEMS_IN_PARALLEL },
 		default: defaultCount,
 		description:
-			'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
+			'How many items are sent to the service at the same time. For Extract Data From Files this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
 		// Shown for any of these resources with any of these operations: the pairs that would
 		// add must name no operation (test/node/operations.test.ts checks it).
 		displayOptions: {

@@ -30,6 +30,8 @@ const SINCE = {
 	 * error, unless Options → Failed Runs says Output as Results (a result before).
 	 */
 	failedRunsAreErrors: 1.3,
+	/** Run → Create's Timeout (Minutes) is shown in whole minutes ("10", not "10.00"). */
+	wholeMinuteTimeout: 1.3,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;

@@ -1,4 +1,6 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
+import { hasBehaviour } from '../descriptions/versions';
+import type { ItemsSummary } from '../actions/types';
 import { NodeOperationError } from 'n8n-workflow';
 import type { Run } from './runs';
 import { attachErrorItemFields, runErrorFields } from './runWaiter';
@@ -56,4 +58,51 @@ export function failedRunError(
 		failed_prompts: failedPrompts.map(({ name }) => name).join(', '),
 		failure_reasons: reasons.join('\n'),
 	});
+}
+
+/**
+ * What a Run that ends without success is (docs/service-notes.md #17, #23): from node version
+ * 1.3 an error of its item unless Options → Failed Runs says Output as Results; before, a result.
+ */
+export function failedRunsMode(context: IExecuteFunctions, itemIndex: number): FailedRunsMode {
+	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors')) return 'results';
+	return context.getNodeParameter('options.failedRuns', itemIndex, 'error') as FailedRunsMode;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * The execution hint that counts what the Runs did, e.g. "3 Runs: 2 succeeded, 1 failed →
+ * error output" (from node version 1.3, when the node waited for its Runs): the output
+ * pane then says where the failed ones went without reading every item.
+ */
+export function runCountsHint(
+	context: IExecuteFunctions,
+	{ outcomes, createdRuns }: ItemsSummary,
+): string | undefined {
+	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors') || !createdRuns.waited) return;
+	const finished = createdRuns.finished;
+	const byStatus = new Map<string, number>();
+	for (const run of finished) byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
+	const succeeded = byStatus.get('success') ?? 0;
+	byStatus.delete('success');
+	const unsuccessful = finished.length - succeeded;
+	const parts = [`${succeeded} succeeded`];
+	for (const [status, count] of byStatus) parts.push(`${count} ${status}`);
+	const unfinished = createdRuns.createdCount - finished.length;
+	if (unfinished > 0) parts.push(`${unfinished} not finished`);
+	let hint = `${plural(createdRuns.createdCount, 'Run')}: ${parts.join(', ')}`;
+	if (unsuccessful > 0) {
+		const node = context.getNode();
+		if (failedRunsMode(context, 0) === 'results')
+			hint += ' → in the results (Failed Runs: Output as Results)';
+		else if (node.onError === 'continueErrorOutput') hint += ' → error output';
+		else if (context.continueOnFail()) hint += ' → error items in the output';
+		else hint += ' → the workflow stopped';
+	}
+	const notSent = outcomes.filter(
+		(outcome, itemIndex) => outcome?.kind === 'failed' && !createdRuns.hasRun(itemIndex),
+	).length;
+	if (notSent > 0) hint += `. ${plural(notSent, 'item')} failed before a Run was created`;
+	return hint;
 }

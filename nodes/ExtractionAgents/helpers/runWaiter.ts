@@ -4,6 +4,7 @@ import { sleepUnlessCancelled } from '../transport/cancellation';
 import { serviceRequest } from '../transport/serviceRequest';
 import { fetchRun, flattenRunList, isRunFinished, type Run } from './runs';
 import { requestTimeoutMs } from './requestTimeoutOption';
+import { REPORT_PROBLEM_URL } from './reportLink';
 
 /**
  * How often a waiting Run is read: every 10 % of its age, at least every second, so a
@@ -341,7 +342,7 @@ export class RunWaiter {
 				this.context.getNode(),
 				`Waiting for Run ${run.run_id} stopped because of an error in the node`,
 				{
-					description: `The Run goes on in the service${run.run_url ? ` (${run.run_url})` : ''}: fetch it later with Run → Get (Agent ${run.agent_id}, Run ${run.run_id}) or the Extraction Agents Trigger. The error was: ${reason}. If this keeps happening, report it with this message.`,
+					description: `The Run goes on in the service${run.run_url ? ` (${run.run_url})` : ''}: fetch it later with Run → Get (Agent ${run.agent_id}, Run ${run.run_id}) or the Extraction Agents Trigger. The error was: ${reason}. If this keeps happening, report it with this message at ${REPORT_PROBLEM_URL}`,
 					itemIndex: entry.itemIndex,
 				},
 			);

@@ -13,11 +13,12 @@ import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
-import { failedRunError, type FailedRunsMode } from '../../helpers/failedRuns';
+import { failedRunError, failedRunsMode, runCountsHint } from '../../helpers/failedRuns';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
+import { FILE_WORDS, FILE_WORDS_BEFORE_1_2, fileWordsOf } from '../../descriptions/panelWords';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -82,15 +83,15 @@ const properties: INodeProperties[] = [
 	// Version 1.2 speaks of files, not binary data, and uploads every file of the item by
 	// default, so Gmail's attachment_0, attachment_1… work without a setting.
 	...filesFields('fields', versionsWithout('allFilesByDefault'), {
-		fields: 'Specific Binary Fields',
-		all: 'All Binary Fields of the Item',
-		fieldList: 'Input Binary Fields',
+		fields: FILE_WORDS_BEFORE_1_2.specific,
+		all: FILE_WORDS_BEFORE_1_2.all,
+		fieldList: FILE_WORDS_BEFORE_1_2.fieldList,
 		hint: 'Comma-separated names of the binary fields to upload. To send files of several items in one Run, combine them first with the Aggregate node.',
 	}),
 	...filesFields('all', versionsWith('allFilesByDefault'), {
-		fields: 'Specific File Fields',
-		all: 'All Files of the Item',
-		fieldList: 'File Fields',
+		fields: FILE_WORDS.specific,
+		all: FILE_WORDS.all,
+		fieldList: FILE_WORDS.fieldList,
 		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0, attachment_1), or a file from an expression such as {{ $binary.data }}. To send the files of several items as one Run, combine them first with the Aggregate node.',
 		links: true,
 	}),
@@ -102,17 +103,24 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to wait until every Prompt has finished and return the results; otherwise the Run is returned at once, still running',
 	},
-	{
-		displayName: 'Timeout (Minutes)',
-		name: 'timeoutMinutes',
-		type: 'number',
-		default: 10,
-		typeOptions: { minValue: 0.05, numberPrecision: 2 },
-		description:
-			'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
-		displayOptions: { show: { waitForCompletion: [true] } },
-	},
-	simplifyField({}),
+	// Whole minutes from version 1.3 (the field showed "10.00"); a workflow saved before keeps
+	// the field that takes parts of a minute, so a saved 0.5 is shown as it is.
+	...[
+		{ versions: versionsWithout('wholeMinuteTimeout'), minValue: 0.05, numberPrecision: 2 },
+		{ versions: versionsWith('wholeMinuteTimeout'), minValue: 1, numberPrecision: 0 },
+	].map(
+		({ versions, minValue, numberPrecision }): INodeProperties => ({
+			displayName: 'Timeout (Minutes)',
+			name: 'timeoutMinutes',
+			type: 'number',
+			default: 10,
+			typeOptions: { minValue, numberPrecision },
+			description:
+				'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
+			displayOptions: { show: { waitForCompletion: [true], '@version': versions } },
+		}),
+	),
+	...simplifyField({}),
 	runOutputField({}),
 	{
 		displayName: 'Additional Fields',
@@ -148,8 +156,8 @@ const STILL_RUNNING_HINT =
 	'The Runs are still running: Wait for Completion is off, so the node returned each Run as soon as the service took the files. Get the results later with Run → Get or the Extraction Agents Trigger, or turn Wait for Completion on.';
 
 /** Said once per execution, so that leaving out an email's inline images is never silent. */
-function inlineImagesHint(fileNames: string[]): string {
-	return `Images shown inside an email's text (${fileNames.join(', ')}) were not uploaded: they are logos or signatures, not documents. To upload them, set Files to Specific File Fields and name their fields.`;
+function inlineImagesHint(context: IExecuteFunctions, fileNames: string[]): string {
+	return `Images shown inside an email's text (${fileNames.join(', ')}) were not uploaded: they are logos or signatures, not documents. To upload them, set Files to ${fileWordsOf(context.getNode()).specific} and name their fields.`;
 }
 
 /**
@@ -193,56 +201,9 @@ function refuseAsToolWithoutFiles(
 	if (!context.getNode().type.endsWith('Tool') || Object.keys(item.binary ?? {}).length > 0) return;
 	throw new NodeOperationError(
 		context.getNode(),
-		'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
+		'Extract Data From Files cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
 		{ itemIndex },
 	);
-}
-
-/**
- * What a Run that ends without success is (docs/service-notes.md #17, #23): from node version
- * 1.3 an error of its item unless Options → Failed Runs says Output as Results; before, a result.
- */
-function failedRunsMode(context: IExecuteFunctions, itemIndex: number): FailedRunsMode {
-	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors')) return 'results';
-	return context.getNodeParameter('options.failedRuns', itemIndex, 'error') as FailedRunsMode;
-}
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-
-/**
- * The execution hint that counts what the Runs did, e.g. "3 Runs: 2 succeeded, 1 failed →
- * error output" (from node version 1.3, when the node waited for its Runs): the output
- * pane then says where the failed ones went without reading every item.
- */
-export function runCountsHint(
-	context: IExecuteFunctions,
-	{ outcomes, createdRuns }: ItemsSummary,
-): string | undefined {
-	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors') || !createdRuns.waited) return;
-	const finished = createdRuns.finished;
-	const byStatus = new Map<string, number>();
-	for (const run of finished) byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
-	const succeeded = byStatus.get('success') ?? 0;
-	byStatus.delete('success');
-	const unsuccessful = finished.length - succeeded;
-	const parts = [`${succeeded} succeeded`];
-	for (const [status, count] of byStatus) parts.push(`${count} ${status}`);
-	const unfinished = createdRuns.createdCount - finished.length;
-	if (unfinished > 0) parts.push(`${unfinished} not finished`);
-	let hint = `${plural(createdRuns.createdCount, 'Run')}: ${parts.join(', ')}`;
-	if (unsuccessful > 0) {
-		const node = context.getNode();
-		if (failedRunsMode(context, 0) === 'results')
-			hint += ' → in the results (Failed Runs: Output as Results)';
-		else if (node.onError === 'continueErrorOutput') hint += ' → error output';
-		else if (context.continueOnFail()) hint += ' → error items in the output';
-		else hint += ' → the workflow stopped';
-	}
-	const notSent = outcomes.filter(
-		(outcome, itemIndex) => outcome?.kind === 'failed' && !createdRuns.hasRun(itemIndex),
-	).length;
-	if (notSent > 0) hint += `. ${plural(notSent, 'item')} failed before a Run was created`;
-	return hint;
 }
 
 export function afterItems(this: IExecuteFunctions, summary: ItemsSummary): void {
@@ -299,7 +260,7 @@ export async function execute(
 					this,
 					itemIndex,
 					selectFiles(this, item, itemIndex, source, fieldValue, (skipped) =>
-						hintOnce(this, cache, inlineImagesHint(skipped)),
+						hintOnce(this, cache, inlineImagesHint(this, skipped)),
 					),
 				);
 	const body = encodeMultipartStream(files, fields);
