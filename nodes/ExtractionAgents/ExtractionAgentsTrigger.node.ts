@@ -95,7 +95,8 @@ export class ExtractionAgentsTrigger implements INodeType {
 				description: 'Fire for Runs that finished with these statuses',
 			},
 			{
-				...simplifyField({}),
+				// The action node's field with its tooltip of before version 1.2: trigger 1 gives that row.
+				...simplifyField({})[0],
 				displayOptions: { show: { '@version': triggerVersions('sheetReadyRuns', false) } },
 			},
 			{

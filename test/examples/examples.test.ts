@@ -302,7 +302,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		// The email without attachments goes to Needs review: every field its columns read is there.
 		expect(review).toHaveLength(1);
 		const failed = review[0].json as IDataObject & { error: IDataObject };
-		expect(failed.error.message).toBe('Item 2 has no files (binary data)');
+		expect(failed.error.message).toBe('Item 2 has no files');
 		for (const field of jsonFieldsRead(toReview.parameters).filter((f) => f !== 'error'))
 			expect(failed).toHaveProperty([field]);
 		expect(JSON.stringify(toReview.parameters)).toContain('$json.error.message');

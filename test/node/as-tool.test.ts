@@ -108,7 +108,7 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 		};
 		const { error, requests } = await runTool(parameters, { agent_id: INVOICES });
 		expect(error?.message).toBe(
-			'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
+			'Extract Data From Files cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
 		);
 		expect(requests).toEqual([]);
 	});
@@ -138,7 +138,7 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 		expect(refused.error).toBeUndefined();
 		expect(refused.items.map((item) => item.json.error)).toEqual([
 			expect.stringMatching(
-				/^Run → Create cannot be used as an AI Agent tool: a tool receives no files/,
+				/^Extract Data From Files cannot be used as an AI Agent tool: a tool receives no files/,
 			),
 		]);
 		expect(refused.requests).toEqual([]);

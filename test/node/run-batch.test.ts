@@ -146,7 +146,7 @@ describe('Run → Create over many items', () => {
 			expect(result.items.map((item) => item.pairedItem)).toEqual(
 				Array.from({ length: 10 }, (_, item) => ({ item })),
 			);
-			expect(result.items[3].json.error).toBe('Item 4 has no files (binary data)');
+			expect(result.items[3].json.error).toBe('Item 4 has no files');
 			const others = result.items.filter((_, index) => index !== 3);
 			expect(others.map((item) => item.json.status)).toEqual(Array(9).fill('success'));
 			expect(others.map((item) => item.json.files)).toEqual(
@@ -164,7 +164,7 @@ describe('Run → Create over many items', () => {
 				inputItems: documents(12, { withoutFileAt: 9 }),
 			});
 			const error = result.error as Error & { description?: string };
-			expect(error.message).toBe('Item 10 has no files (binary data)');
+			expect(error.message).toBe('Item 10 has no files');
 			const created = [...ctx.emulator.state.runs.keys()].filter((runId) => !before.has(runId));
 			// Item 10 starts only once five earlier items have uploaded, so at least five Runs exist.
 			expect(created.length).toBeGreaterThanOrEqual(5);
@@ -195,7 +195,7 @@ describe('Run → Create over many items', () => {
 					index === 1 ? { json: {} } : item,
 				),
 			});
-			expect(result.error?.message).toBe('Item 2 has no files (binary data)');
+			expect(result.error?.message).toBe('Item 2 has no files');
 		});
 	});
 
@@ -246,7 +246,7 @@ describe('Run → Create over many items', () => {
 		const error = result.error as Error & { description?: string };
 		// The time as the workflow's time zone tells it, named.
 		const shown = error.message.match(
-			/^The Extraction Agents service is rate limiting this API key until (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \(Asia\/Tokyo\) \(429\)$/,
+			/^The Extraction Agents service got too many requests from this API key and asked the node to wait until (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) \(Asia\/Tokyo\) \(429\)$/,
 		);
 		expect(shown).not.toBeNull();
 		const until = Date.parse(`${shown![1].replace(' ', 'T')}+09:00`);
@@ -272,7 +272,7 @@ describe('Run → Create over many items', () => {
 			const error = result.error as Error & { description?: string };
 			expect(error.message).toMatch(/^Run \d+ did not finish within 3 seconds$/);
 			expect(error.description).toContain(
-				'The last check of the Run failed: The Extraction Agents service is rate limiting this API key until',
+				'The last check of the Run failed: The Extraction Agents service got too many requests from this API key and asked the node to wait until',
 			);
 			// The one read refused with Retry-After 30 s was not sent again within the 3 s.
 			expect(sent(seq, 'GET', RUN_READ).map((entry) => entry.status)).toEqual([429]);

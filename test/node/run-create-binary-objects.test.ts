@@ -60,7 +60,7 @@ describe('Run → Create: files given as binary objects', () => {
 		const { result, uploads } = await uploadWith('={{ 42 }}');
 		expect(uploads).toEqual([]);
 		expect(result.error?.message).toBe(
-			'Input Binary Fields must name the fields to upload, or give files from an expression; it is a number',
+			'File Fields must name the fields to upload, or give files from an expression; it is a number',
 		);
 		expect((result.error as Error & { description?: string }).description).toContain(
 			'attachment_0, attachment_1',

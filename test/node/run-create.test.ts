@@ -222,13 +222,13 @@ describe('Run → Create', () => {
 			const error = await refused({ binarySource: 'fields', binaryPropertyName: 'invoice' }, [
 				{ binary: { attachment_0: { data: pdf('x'), fileName: 'a.pdf' } } },
 			]);
-			expect(error.message).toBe('Item 1 has no binary field "invoice"');
+			expect(error.message).toBe('Item 1 has no file field "invoice"');
 			expect(error.description).toContain('attachment_0');
 		});
 
 		it('an item with no binary data at all', async () => {
 			const error = await refused({}, [{ json: { subject: 'no attachment' } }]);
-			expect(error.message).toBe('Item 1 has no files (binary data)');
+			expect(error.message).toBe('Item 1 has no files');
 			expect(error.description).toContain('Gmail');
 		});
 
@@ -236,7 +236,7 @@ describe('Run → Create', () => {
 			const error = await refused({}, [
 				{ binary: { data: { data: Buffer.alloc(0), fileName: 'empty.pdf' } } },
 			]);
-			expect(error.message).toBe('Binary field "data" (empty.pdf) of item 1 holds no data');
+			expect(error.message).toBe('File field "data" (empty.pdf) of item 1 holds no data');
 		});
 
 		it('more than 300 files', async () => {
@@ -258,7 +258,7 @@ describe('Run → Create', () => {
 				'filesystem',
 			);
 			expect(error.message).toBe(
-				'File "huge.pdf" in binary field "data" is 250,000,001 bytes; the limit is 250,000,000 bytes',
+				'File "huge.pdf" in file field "data" is 250,000,001 bytes; the limit is 250,000,000 bytes',
 			);
 		});
 
@@ -302,7 +302,7 @@ describe('Run → Create', () => {
 		});
 		expect(result.items).toHaveLength(3);
 		expect(result.items[0].json.status).toBe('running');
-		expect(result.items[1].json.error).toBe('Item 2 has no files (binary data)');
+		expect(result.items[1].json.error).toBe('Item 2 has no files');
 		expect(result.items[1].pairedItem).toEqual({ item: 1 });
 		expect(result.items[2].json.files).toEqual('ok2.pdf');
 	});
@@ -412,10 +412,24 @@ describe('Run → Create: hints', () => {
 		]);
 	});
 
-	it('with Wait for Completion on, no hint', async () => {
+	it('with Wait for Completion on, no still-running hint: only the count of Runs (version 1.3)', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
+			parameters: createRunParameters(),
+			inputItems: [{ binary: { data: { data: pdf('c'), fileName: 'c.pdf' } } }],
+		});
+		expect(result.items[0].json.status).toBe('success');
+		expect((result.runData[result.nodeName][0].hints ?? []).map((hint) => hint.message)).toEqual([
+			'1 Run: 1 succeeded',
+		]);
+	});
+
+	it('with Wait for Completion on, version 1.2 shows no hint', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.2,
 			parameters: createRunParameters(),
 			inputItems: [{ binary: { data: { data: pdf('c'), fileName: 'c.pdf' } } }],
 		});

@@ -137,9 +137,9 @@ describe('429 Too Many Requests: waited out on every request, then one result', 
 			},
 		]);
 		expect(error?.message).toBe(
-			'The Extraction Agents service is rate limiting this API key (429)',
+			'The Extraction Agents service got too many requests from this API key and asked the node to slow down (429)',
 		);
-		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.rateLimitedRetries} time(s)`);
+		expect(error?.description).toContain(`tried again ${RETRY_LIMITS.rateLimitedRetries} time(s)`);
 		expect(sent).toHaveLength(RETRY_LIMITS.rateLimitedRetries + 1);
 	});
 });

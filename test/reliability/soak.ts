@@ -194,7 +194,7 @@ export interface SoakReport {
 /** The messages the node gives when a request fails (the error's first line). */
 const CLEAR_MESSAGES = [
 	/^The Extraction Agents service failed \(\d{3}\)$/,
-	/^The Extraction Agents service is rate limiting this API key \(429\)$/,
+	/^The Extraction Agents service got too many requests from this API key and asked the node to slow down \(429\)$/,
 	/^The connection to the Extraction Agents service was interrupted$/,
 	/^The Extraction Agents service did not answer within \d+ s$/,
 	/^The Extraction Agents service sent an answer the node cannot read$/,

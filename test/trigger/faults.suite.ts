@@ -198,7 +198,7 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 				retryAfter: '0',
 				times: RETRY_LIMITS.rateLimitedRetries + 1,
 			},
-			/rate limiting this API key \(429\)/,
+			/too many requests from this API key and asked the node to slow down \(429\)/,
 		);
 	});
 

@@ -36,7 +36,7 @@ function itemsInParallelOption(
 		typeOptions: { minValue: 1, maxValue: MAX_ITEMS_IN_PARALLEL },
 		default: defaultCount,
 		description:
-			'How many items are sent to the service at the same time. For Create Run this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
+			'How many items are sent to the service at the same time. For Extract Data From Files this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
 		// Shown for any of these resources with any of these operations: the pairs that would
 		// add must name no operation (test/node/operations.test.ts checks it).
 		displayOptions: {
@@ -67,6 +67,36 @@ export const optionsField: INodeProperties = {
 		// would duplicate them). Sending several at once came with version 1.1.
 		itemsInParallelOption(versionsWithout('itemsInParallelByDefault'), 1),
 		itemsInParallelOption(versionsWith('itemsInParallelByDefault'), DEFAULT_ITEMS_IN_PARALLEL),
+		{
+			displayName: 'Failed Runs',
+			name: 'failedRuns',
+			type: 'options',
+			default: 'error',
+			options: [
+				{
+					name: 'Send to Error Output',
+					value: 'error',
+					description:
+						'A Run that failed is an error of its item: it goes to the error output when On Error is set to use it, and otherwise stops the workflow',
+				},
+				{
+					name: 'Output as Results',
+					value: 'results',
+					description:
+						'A Run that failed is a result like any other, with its status "failed" (the way before node version 1.3)',
+				},
+			],
+			description:
+				'What to do with a Run that ends without success (the service could not read the files). A Run that succeeded with some Prompts failed is always a result; its failed_prompts column names them.',
+			displayOptions: {
+				show: {
+					'/resource': ['run'],
+					'/operation': ['create'],
+					'/waitForCompletion': [true],
+					'@version': versionsWith('failedRunsAreErrors'),
+				},
+			},
+		},
 		{
 			displayName: 'Request Timeout (Seconds)',
 			name: 'requestTimeout',

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { DisplayCondition, INodeProperties } from 'n8n-workflow';
 import { versionsWith, versionsWithout } from './versions';
 
 /**
@@ -96,16 +96,29 @@ export function returnAllAndLimit(show: Record<string, string[]>): INodeProperti
 	];
 }
 
-export function simplifyField(show: Record<string, string[]>): INodeProperties {
-	return {
+/**
+ * Simplify of the Run operations, its tooltip describing the row the node version gives:
+ * the Run's fields first before version 1.2, the Prompt values first from it (sheetReadyRuns).
+ */
+export function simplifyField(show: Record<string, string[]>): INodeProperties[] {
+	const field = (description: string, versions: DisplayCondition[]): INodeProperties => ({
 		displayName: 'Simplify',
 		name: 'simplify',
 		type: 'boolean',
 		default: true,
-		description:
+		description,
+		displayOptions: { show: { ...show, '@version': versions } },
+	});
+	return [
+		field(
 			'Whether to return a flat version of the Run (its ID, status, link, files, and one field per Prompt holding its value) instead of the full API response',
-		...showWhen(show),
-	};
+			versionsWithout('sheetReadyRuns'),
+		),
+		field(
+			'Whether to return one row per Run, ready for a sheet: one column per Prompt first, holding its value (a value with several parts as one column per part), then the Run’s ID, status, link, files and failed Prompts; instead of the full API response',
+			versionsWith('sheetReadyRuns'),
+		),
+	];
 }
 
 export function runOutputField(show: Record<string, string[]>): INodeProperties {

@@ -27,6 +27,13 @@ const SINCE = {
 	outputTemplateLocator: 1.2,
 	/** Simplified Runs: a column name already taken gets " (2)", " (3)"… (a value overwrote another before). */
 	collisionFreeColumns: 1.3,
+	/**
+	 * Run → Create: a Run waited for that ends `failed` (or any end but `success`) is an item
+	 * error, unless Options → Failed Runs says Output as Results (a result before).
+	 */
+	failedRunsAreErrors: 1.3,
+	/** Run → Create's Timeout (Minutes) is shown in whole minutes ("10", not "10.00"). */
+	wholeMinuteTimeout: 1.3,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;

@@ -17,7 +17,7 @@ export function userDateToIso(
 	if (!parsed) {
 		throw new NodeOperationError(context.getNode(), `${fieldName} "${String(raw)}" is not a date`, {
 			description:
-				'Use an ISO 8601 date and time such as 2026-01-31T00:00:00Z, or pick one in the date field.',
+				'Pick the date in the date field, or write it as year-month-day and time, e.g. 2026-12-31T17:00 (read in the workflow’s time zone) or 2026-12-31T17:00:00Z (UTC).',
 			itemIndex,
 		});
 	}

@@ -4,6 +4,7 @@ import { sleepUnlessCancelled } from '../transport/cancellation';
 import { serviceRequest } from '../transport/serviceRequest';
 import { fetchRun, flattenRunList, isRunFinished, type Run } from './runs';
 import { requestTimeoutMs } from './requestTimeoutOption';
+import { REPORT_PROBLEM_URL } from './reportLink';
 
 /**
  * How often a waiting Run is read: every 10 % of its age, at least every second, so a
@@ -54,7 +55,7 @@ function eitherSignal(first: AbortSignal, second: AbortSignal | undefined): Abor
 }
 
 /** The Run's identity, put on every error the wait ends with so a workflow can route it. */
-function runErrorFields(run: Run): IDataObject {
+export function runErrorFields(run: Run): IDataObject {
 	return {
 		run_id: run.run_id,
 		agent_id: run.agent_id,
@@ -64,7 +65,7 @@ function runErrorFields(run: Run): IDataObject {
 }
 
 /** Fields for the error item of a failed item (see router.ts), kept on the error's context. */
-function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
+export function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
 	error: E,
 	fields: IDataObject,
 ): E {
@@ -341,7 +342,7 @@ export class RunWaiter {
 				this.context.getNode(),
 				`Waiting for Run ${run.run_id} stopped because of an error in the node`,
 				{
-					description: `The Run goes on in the service${run.run_url ? ` (${run.run_url})` : ''}: fetch it later with Run → Get (Agent ${run.agent_id}, Run ${run.run_id}) or the Extraction Agents Trigger. The error was: ${reason}. If this keeps happening, report it with this message.`,
+					description: `The Run goes on in the service${run.run_url ? ` (${run.run_url})` : ''}: fetch it later with Run → Get (Agent ${run.agent_id}, Run ${run.run_id}) or the Extraction Agents Trigger. The error was: ${reason}. If this keeps happening, report it with this message at ${REPORT_PROBLEM_URL}`,
 					itemIndex: entry.itemIndex,
 				},
 			);

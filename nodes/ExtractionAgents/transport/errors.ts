@@ -233,13 +233,14 @@ function mapHttpFailure(
 			if (failure.rateLimitedUntilMs !== undefined) {
 				const until = localTime(failure.rateLimitedUntilMs, timeZone);
 				return {
-					message: `The Extraction Agents service is rate limiting this API key until ${until} (429)`,
+					message: `The Extraction Agents service got too many requests from this API key and asked the node to wait until ${until} (429)`,
 					description: `That is longer than this item can wait, so it was not sent again. Run the workflow again after ${until}, or send fewer items at once (Options → Items in Parallel). ${said}`,
 				};
 			}
 			return {
-				message: 'The Extraction Agents service is rate limiting this API key (429)',
-				description: `Retried ${failure.retries} time(s) after the wait the service asked for. Run fewer items at once, or try again in a minute. ${said}`,
+				message:
+					'The Extraction Agents service got too many requests from this API key and asked the node to slow down (429)',
+				description: `The node waited as asked and tried again ${failure.retries} time(s). Send fewer items at once (Options → Items in Parallel), or run the workflow again in a minute. ${said}`,
 			};
 		default:
 			if (failure.status >= 500) {
@@ -312,18 +313,40 @@ function mapRedirectFailure(failure: Extract<RequestFailure, { kind: 'redirect' 
 	};
 }
 
+/** The server name of an address, for a message ("extraction.example.com"). */
+function hostOf(address: string): string {
+	try {
+		return new URL(address).hostname;
+	} catch {
+		return address;
+	}
+}
+
+/** The server name and port of an address ("127.0.0.1:9"), the port only when it is written. */
+function hostAndPortOf(address: string): string {
+	try {
+		return new URL(address).host;
+	} catch {
+		return address;
+	}
+}
+
 function mapNetworkFailure(
 	failure: Extract<RequestFailure, { kind: 'network' }>,
 	apiRoot: string,
 ): MappedError {
 	const notRepeated = repeatNote(failure);
 	switch (failure.code) {
-		case 'ECONNREFUSED':
 		case 'ENOTFOUND':
 		case 'EAI_AGAIN':
 			return {
 				message: `Could not reach the Extraction Agents service at ${apiRoot}`,
-				description: `Check the Base URL in the credential and that the service is up (${failure.code}).`,
+				description: `No server named "${hostOf(apiRoot)}" could be found. Check the Base URL in the Extraction Agents credential for a typo${failure.code === 'EAI_AGAIN' ? ', and that this n8n can reach the internet (the name could not be looked up just now)' : ''}. (${failure.code})`,
+			};
+		case 'ECONNREFUSED':
+			return {
+				message: `Could not reach the Extraction Agents service at ${apiRoot}`,
+				description: `Nothing answered at ${hostAndPortOf(apiRoot)}. Check the Base URL in the Extraction Agents credential (its address and port), and that the service is running; then try again. (${failure.code})`,
 			};
 		case 'ETIMEDOUT':
 		case 'ECONNABORTED':
@@ -335,7 +358,7 @@ function mapNetworkFailure(
 		default:
 			return {
 				message: 'The connection to the Extraction Agents service was interrupted',
-				description: `The network connection failed (${failure.code}).${notRepeated}`,
+				description: `The network connection broke before the answer came.${notRepeated} Try again; if it keeps happening, check the network or proxy between n8n and the service. (${failure.code})`,
 			};
 	}
 }

@@ -21,7 +21,7 @@ export async function newestFinishedRun(
 	}
 	if (!newest) {
 		throw new NodeOperationError(context.getNode(), 'No finished Run yet', {
-			description: `${agentIds.length === 1 ? `Agent ${agentIds[0]} has` : 'The watched Agents have'} no Run that finished with status ${statuses.join(' or ')}. Upload a file (Extraction Agents → Run → Create), wait for it to finish, then fetch again.`,
+			description: `${agentIds.length === 1 ? `Agent ${agentIds[0]} has` : 'The watched Agents have'} no Run that finished with status ${statuses.join(' or ')}. Send a file to the Agent (Extraction Agents → Extract Data From Files), wait for the Run to finish, then fetch again.`,
 		});
 	}
 	return newest;

@@ -12,11 +12,13 @@ import { asRun } from '../../helpers/runs';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
-import type { ExecutionCache, ItemContext } from '../types';
+import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
+import { failedRunError, failedRunsMode, runCountsHint } from '../../helpers/failedRuns';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
+import { FILE_WORDS, FILE_WORDS_BEFORE_1_2, fileWordsOf } from '../../descriptions/panelWords';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -81,15 +83,15 @@ const properties: INodeProperties[] = [
 	// Version 1.2 speaks of files, not binary data, and uploads every file of the item by
 	// default, so Gmail's attachment_0, attachment_1… work without a setting.
 	...filesFields('fields', versionsWithout('allFilesByDefault'), {
-		fields: 'Specific Binary Fields',
-		all: 'All Binary Fields of the Item',
-		fieldList: 'Input Binary Fields',
+		fields: FILE_WORDS_BEFORE_1_2.specific,
+		all: FILE_WORDS_BEFORE_1_2.all,
+		fieldList: FILE_WORDS_BEFORE_1_2.fieldList,
 		hint: 'Comma-separated names of the binary fields to upload. To send files of several items in one Run, combine them first with the Aggregate node.',
 	}),
 	...filesFields('all', versionsWith('allFilesByDefault'), {
-		fields: 'Specific File Fields',
-		all: 'All Files of the Item',
-		fieldList: 'File Fields',
+		fields: FILE_WORDS.specific,
+		all: FILE_WORDS.all,
+		fieldList: FILE_WORDS.fieldList,
 		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0, attachment_1), or a file from an expression such as {{ $binary.data }}. To send the files of several items as one Run, combine them first with the Aggregate node.',
 		links: true,
 	}),
@@ -101,17 +103,24 @@ const properties: INodeProperties[] = [
 		description:
 			'Whether to wait until every Prompt has finished and return the results; otherwise the Run is returned at once, still running',
 	},
-	{
-		displayName: 'Timeout (Minutes)',
-		name: 'timeoutMinutes',
-		type: 'number',
-		default: 10,
-		typeOptions: { minValue: 0.05, numberPrecision: 2 },
-		description:
-			'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
-		displayOptions: { show: { waitForCompletion: [true] } },
-	},
-	simplifyField({}),
+	// Whole minutes from version 1.3 (the field showed "10.00"); a workflow saved before keeps
+	// the field that takes parts of a minute, so a saved 0.5 is shown as it is.
+	...[
+		{ versions: versionsWithout('wholeMinuteTimeout'), minValue: 0.05, numberPrecision: 2 },
+		{ versions: versionsWith('wholeMinuteTimeout'), minValue: 1, numberPrecision: 0 },
+	].map(
+		({ versions, minValue, numberPrecision }): INodeProperties => ({
+			displayName: 'Timeout (Minutes)',
+			name: 'timeoutMinutes',
+			type: 'number',
+			default: 10,
+			typeOptions: { minValue, numberPrecision },
+			description:
+				'How long to wait for the Run before failing the item. The Run goes on in the service either way.',
+			displayOptions: { show: { waitForCompletion: [true], '@version': versions } },
+		}),
+	),
+	...simplifyField({}),
 	runOutputField({}),
 	{
 		displayName: 'Additional Fields',
@@ -147,8 +156,8 @@ const STILL_RUNNING_HINT =
 	'The Runs are still running: Wait for Completion is off, so the node returned each Run as soon as the service took the files. Get the results later with Run → Get or the Extraction Agents Trigger, or turn Wait for Completion on.';
 
 /** Said once per execution, so that leaving out an email's inline images is never silent. */
-function inlineImagesHint(fileNames: string[]): string {
-	return `Images shown inside an email's text (${fileNames.join(', ')}) were not uploaded: they are logos or signatures, not documents. To upload them, set Files to Specific File Fields and name their fields.`;
+function inlineImagesHint(context: IExecuteFunctions, fileNames: string[]): string {
+	return `Images shown inside an email's text (${fileNames.join(', ')}) were not uploaded: they are logos or signatures, not documents. To upload them, set Files to ${fileWordsOf(context.getNode()).specific} and name their fields.`;
 }
 
 /**
@@ -235,9 +244,15 @@ function refuseAsToolWithoutFiles(
 	if (!context.getNode().type.endsWith('Tool') || Object.keys(item.binary ?? {}).length > 0) return;
 	throw new NodeOperationError(
 		context.getNode(),
-		'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
+		'Extract Data From Files cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',
 		{ itemIndex },
 	);
+}
+
+export function afterItems(this: IExecuteFunctions, summary: ItemsSummary): void {
+	const hint = runCountsHint(this, summary);
+	if (hint === undefined || typeof this.addExecutionHints !== 'function') return;
+	this.addExecutionHints({ message: hint, location: 'outputPane' });
 }
 
 export async function execute(
@@ -288,7 +303,7 @@ export async function execute(
 					this,
 					itemIndex,
 					selectFiles(this, item, itemIndex, source, fieldValue, (skipped) =>
-						hintOnce(this, cache, inlineImagesHint(skipped)),
+						hintOnce(this, cache, inlineImagesHint(this, skipped)),
 					),
 				);
 	const body = encodeMultipartStream(files, fields);
@@ -316,6 +331,9 @@ export async function execute(
 	runCreated(run);
 	if (wait) {
 		run = await waitForRun(run, Number(timeoutMinutes) * 60_000);
+		if (run.status !== 'success' && failedRunsMode(this, itemIndex) === 'error') {
+			throw failedRunError(this, run, itemIndex);
+		}
 	} else {
 		hintOnce(this, cache, STILL_RUNNING_HINT);
 	}

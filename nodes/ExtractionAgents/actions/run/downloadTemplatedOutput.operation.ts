@@ -79,7 +79,7 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		default: 'data',
 		required: true,
-		hint: 'The name of the output binary field to put the file in',
+		hint: 'The name of the item’s field to put the file in (e.g. data)',
 	},
 ];
 

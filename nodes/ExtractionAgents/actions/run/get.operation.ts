@@ -15,7 +15,7 @@ import type { ItemContext } from '../types';
 const properties: INodeProperties[] = [
 	agentLocator,
 	runLocator,
-	simplifyField({}),
+	...simplifyField({}),
 	runOutputField({}),
 ];
 

@@ -47,7 +47,7 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	simplifyField({}),
+	...simplifyField({}),
 	runOutputField({}),
 ];
 

@@ -14,6 +14,41 @@ export const operations = {
 	getAll,
 } satisfies Record<string, Operation>;
 
+/**
+ * The Run operations in the order of use, not A–Z: the node picker shows them in this order
+ * under Run (test/node/picker-order.test.ts), the main job first. A named list for the same
+ * reason as the resources' (actions/nodeProperties.ts).
+ */
+const RUN_OPERATIONS: OperationSelector<keyof typeof operations>['options'] = [
+	{
+		// The main job: users call it extracting data from files, not creating a Run.
+		name: 'Extract Data From Files',
+		value: 'create',
+		description:
+			'Send the item’s files to an Agent (this creates a Run) and, by default, wait for the extracted data',
+		action: 'Extract data from files',
+	},
+	{ name: 'Get', value: 'get', description: 'Get a Run with its results', action: 'Get run' },
+	{
+		name: 'Get Many',
+		value: 'getAll',
+		description: 'List the Runs of an Agent',
+		action: 'Get many runs',
+	},
+	{
+		name: 'Download Templated Output',
+		value: 'downloadTemplatedOutput',
+		description: 'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
+		action: 'Download templated output',
+	},
+	{
+		name: 'Delete',
+		value: 'delete',
+		description: 'Delete a Run and its files',
+		action: 'Delete run',
+	},
+];
+
 export const description: INodeProperties[] = [
 	{
 		displayName: 'Operation',
@@ -21,36 +56,7 @@ export const description: INodeProperties[] = [
 		type: 'options',
 		noDataExpression: true,
 		displayOptions: { show: { resource: ['run'] } },
-		options: [
-			{
-				name: 'Delete',
-				value: 'delete',
-				description: 'Delete a Run and its files',
-				action: 'Delete run',
-			},
-			{
-				name: 'Download Templated Output',
-				value: 'downloadTemplatedOutput',
-				description:
-					'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
-				action: 'Download templated output',
-			},
-			{
-				// The main job: users call it extracting data from files, not creating a Run.
-				name: 'Extract Data From Files',
-				value: 'create',
-				description:
-					'Send the item’s files to an Agent (this creates a Run) and, by default, wait for the extracted data',
-				action: 'Extract data from files',
-			},
-			{ name: 'Get', value: 'get', description: 'Get a Run with its results', action: 'Get run' },
-			{
-				name: 'Get Many',
-				value: 'getAll',
-				description: 'List the Runs of an Agent',
-				action: 'Get many runs',
-			},
-		],
+		options: RUN_OPERATIONS,
 		default: 'create',
 	} satisfies OperationSelector<keyof typeof operations>,
 	...create.description,

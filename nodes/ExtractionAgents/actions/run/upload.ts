@@ -2,6 +2,7 @@ import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { BINARY_ENCODING, NodeOperationError } from 'n8n-workflow';
 import type { MultipartFile } from '../../transport/multipart';
 import { hasBehaviour } from '../../descriptions/versions';
+import { fileWordsOf } from '../../descriptions/panelWords';
 
 import {
 	MAX_FILE_BYTES,
@@ -80,12 +81,12 @@ function fieldDescribedBy(
 			(described.fileSize === undefined || binary.fileSize === described.fileSize),
 	);
 	if (same.length === 1) return { field: same[0][0], binary: same[0][1] };
+	const words = fileWordsOf(context.getNode());
 	throw new NodeOperationError(
 		context.getNode(),
-		`The file "${described.fileName ?? 'without a name'}" given in Input Binary Fields holds no data`,
+		`The file "${described.fileName ?? 'without a name'}" given in ${words.fieldList} holds no data`,
 		{
-			description:
-				'n8n leaves the bytes of files kept in memory out of expressions. Enter the name of the binary field instead (e.g. attachment_0), or choose "All Binary Fields of the Item".',
+			description: `n8n leaves the bytes of files kept in memory out of expressions. Enter the name of the ${words.field} instead (e.g. attachment_0), or choose "${words.all}".`,
 			itemIndex,
 		},
 	);
@@ -137,21 +138,22 @@ function kindOf(value: unknown): string {
 	return `a ${typeof value}`;
 }
 
+/**
+ * An item without files. Most come from a Gmail Trigger left at its defaults, which gives
+ * the email without its attachments: the description names the two settings that bring them.
+ */
 function noFilesError(context: IExecuteFunctions, itemIndex: number): NodeOperationError {
-	return new NodeOperationError(
-		context.getNode(),
-		`Item ${itemIndex + 1} has no files (binary data)`,
-		{
-			description:
-				'Create Run uploads the item’s binary data. Connect a node that outputs files before this one, e.g. Gmail (Download Attachments on), Google Drive (Download) or Read/Write Files from Disk.',
-			itemIndex,
-		},
-	);
+	const words = fileWordsOf(context.getNode());
+	return new NodeOperationError(context.getNode(), `Item ${itemIndex + 1} has no ${words.files}`, {
+		description:
+			'Extract Data From Files uploads the files the item carries, and this item carries none. From a Gmail Trigger: open it, turn Simplify off, and under Options → Add option turn Download Attachments on; then fetch a test event again. Otherwise connect a node that outputs files before this one, e.g. Google Drive (Download) or Read/Write Files from Disk.',
+		itemIndex,
+	});
 }
 
 /**
- * The files of the item that become files of the Run: every binary field ("all"), or what
- * Input Binary Fields gives — comma-separated field names, a binary object from an
+ * The files of the item that become files of the Run: every file field ("all"), or what
+ * File Fields (Input Binary Fields before version 1.2) gives — comma-separated field names, a binary object from an
  * expression, or a list of either. From node version 1.2, "all" leaves out the images an
  * email shows inside its text; `onInlineImagesSkipped` hears their names.
  */
@@ -180,14 +182,14 @@ export function selectFiles(
 				context.getNode(),
 				`Item ${itemIndex + 1} has only images shown inside the email text, no attached document`,
 				{
-					description:
-						'Images placed in an email’s text (logos, signatures) are not sent. To send them anyway, choose Specific File Fields and name them (e.g. attachment_0).',
+					description: `Images placed in an email’s text (logos, signatures) are not sent. To send them anyway, choose ${fileWordsOf(context.getNode()).specific} and name them (e.g. attachment_0).`,
 					itemIndex,
 				},
 			);
 		}
 		return attached;
 	}
+	const words = fileWordsOf(context.getNode());
 	const entries = Array.isArray(fieldValue) ? fieldValue : [fieldValue];
 	const chosen: ChosenFile[] = [];
 	for (const entry of entries) {
@@ -212,9 +214,9 @@ export function selectFiles(
 		if (typeof entry !== 'string') {
 			throw new NodeOperationError(
 				context.getNode(),
-				`Input Binary Fields must name the fields to upload, or give files from an expression; it is ${kindOf(entry)}`,
+				`${words.fieldList} must name the fields to upload, or give files from an expression; it is ${kindOf(entry)}`,
 				{
-					description: `Enter field names separated by commas${available.length ? ` (this item has: ${available.join(', ')})` : ''}, or an expression that gives a file such as {{ $binary.data }}, or choose "All Binary Fields of the Item".`,
+					description: `Enter field names separated by commas${available.length ? ` (this item has: ${available.join(', ')})` : ''}, or an expression that gives a file such as {{ $binary.data }}, or choose "${words.all}".`,
 					itemIndex,
 				},
 			);
@@ -228,9 +230,9 @@ export function selectFiles(
 			if (!available.includes(field)) {
 				throw new NodeOperationError(
 					context.getNode(),
-					`Item ${itemIndex + 1} has no binary field "${field}"`,
+					`Item ${itemIndex + 1} has no ${words.field} "${field}"`,
 					{
-						description: `This item’s binary fields are: ${available.join(', ')}. Put one of them in Input Binary Fields, or choose "All Binary Fields of the Item".`,
+						description: `This item’s ${words.fields} are: ${available.join(', ')}. Put one of them in ${words.fieldList}, or choose "${words.all}".`,
 						itemIndex,
 					},
 				);
@@ -240,8 +242,8 @@ export function selectFiles(
 	}
 	if (chosen.length === 0) {
 		if (available.length === 0) throw noFilesError(context, itemIndex);
-		throw new NodeOperationError(context.getNode(), 'Input Binary Fields is empty', {
-			description: `Enter the binary field names to upload (this item has: ${available.join(', ')}), or choose "All Binary Fields of the Item".`,
+		throw new NodeOperationError(context.getNode(), `${words.fieldList} is empty`, {
+			description: `Enter the names of the ${words.fields} to upload (this item has: ${available.join(', ')}), or choose "${words.all}".`,
 			itemIndex,
 		});
 	}
@@ -267,12 +269,13 @@ export async function filesForUpload(
 	itemIndex: number,
 	chosen: ChosenFile[],
 ): Promise<MultipartFile[]> {
+	const words = fileWordsOf(context.getNode());
 	if (chosen.length > MAX_FILES_PER_RUN) {
 		throw new NodeOperationError(
 			context.getNode(),
 			`Item ${itemIndex + 1} has ${chosen.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
 			{
-				description: `Send at most ${MAX_FILES_PER_RUN} files per Run: choose Specific File Fields to pick the files to send, or split the item's files over several items (for example with a Code node) so that each becomes its own Run.`,
+				description: `Send at most ${MAX_FILES_PER_RUN} files per Run: choose ${words.specific} to pick the files to send, or split the item's files over several items (for example with a Code node) so that each becomes its own Run.`,
 				itemIndex,
 			},
 		);
@@ -282,7 +285,7 @@ export async function filesForUpload(
 		const stem = field ?? `file_${index}`;
 		const fileName =
 			binary.fileName || `${stem}${binary.fileExtension ? `.${binary.fileExtension}` : ''}`;
-		const where = field ? `binary field "${field}"` : `file ${index + 1} of Input Binary Fields`;
+		const where = field ? `${words.field} "${field}"` : `file ${index + 1} of ${words.fieldList}`;
 		const size = await binarySize(context, binary);
 		if (!Number.isFinite(size) || size <= 0) {
 			throw new NodeOperationError(
