@@ -60,6 +60,7 @@ function asParts(chunkSize = 4096): MultipartFile[] {
 		fileName: file.name,
 		contentType: file.type,
 		size: file.data.length,
+		source: `file field "${file.name}"`,
 		// Streamed in small chunks, as n8n's binary store hands them out.
 		open: async function* () {
 			for (let offset = 0; offset < file.data.length; offset += chunkSize)
@@ -150,6 +151,7 @@ describe('file names as real server parsers read them', () => {
 			fieldName: 'files',
 			fileName,
 			contentType: 'application/pdf',
+			source: 'file field "data"',
 			size: 3,
 			open: () => [Buffer.from('pdf')],
 		}));

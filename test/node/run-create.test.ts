@@ -573,10 +573,10 @@ describe('Run → Create: a file that cannot be read whole', () => {
 		);
 	});
 
-	it('says the file is missing from n8n’s binary data, with the store’s reason', async () => {
+	it('says the file is missing from its file field, with the store’s reason', async () => {
 		const result = await upload('delete');
 		expect(result.error?.message).toBe(
-			'File "scan.pdf" could not be read from n8n’s binary data: File not found',
+			'File "scan.pdf" could not be read from file field "data": File not found',
 		);
 	});
 });

@@ -89,7 +89,7 @@ export function classifyThrown<T>(
 		// upload. (A failure just as a wait began is the connection's, judged below.)
 		throw new NodeOperationError(
 			context.getNode(),
-			`The upload stopped while waiting for the next bytes of file "${waiting.file.fileName}" from ${waiting.file.source ?? 'n8n’s binary data'}`,
+			`The upload stopped while waiting for the next bytes of file "${waiting.file.fileName}" from ${waiting.file.source}`,
 			{
 				description:
 					'No Run was made. The file’s source sent nothing for a long time. Try again, or raise Options → Request Timeout.',

@@ -22,8 +22,8 @@ export interface MultipartFile {
 	fileName: string;
 	contentType: string;
 	size: number;
-	/** Where the bytes come from, for messages (n8n's binary data when not given). */
-	source?: string;
+	/** Where the bytes come from, for messages, in the words of the item's panel (e.g. `file field "data"`). */
+	source: string;
 	open: () => Promise<AsyncIterable<Uint8Array>> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
 	/** Lets go of anything `open` would have read (a link's answer held open), if never opened. */
 	release?: () => void;
@@ -107,7 +107,7 @@ export class MultipartBody {
 						// Never past the announced length: the surplus would reach the service as
 						// the start of another request.
 						throw new FileReadError(
-							`File "${segment.fileName}" from ${segment.source ?? 'n8n’s binary data'} is longer than the ${segment.size.toLocaleString('en-US')} bytes announced for it`,
+							`File "${segment.fileName}" from ${segment.source} is longer than the ${segment.size.toLocaleString('en-US')} bytes announced for it`,
 							BINARY_DATA_ADVICE,
 						);
 					}
@@ -122,7 +122,7 @@ export class MultipartBody {
 					error instanceof FileReadError
 						? error
 						: new FileReadError(
-								`File "${segment.fileName}" could not be read from ${segment.source ?? 'n8n’s binary data'}: ${(error as Error).message}`,
+								`File "${segment.fileName}" could not be read from ${segment.source}: ${(error as Error).message}`,
 								BINARY_DATA_ADVICE,
 							);
 				throw this.readFailure;

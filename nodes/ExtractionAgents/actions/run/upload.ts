@@ -310,6 +310,7 @@ export async function filesForUpload(
 			fileName,
 			contentType: binary.mimeType || 'application/octet-stream',
 			size,
+			source: where,
 			open: binaryId
 				? async () => await context.helpers.getBinaryStream(binaryId, 256 * 1024)
 				: () => [Buffer.from(binary.data, BINARY_ENCODING)],
