@@ -77,12 +77,14 @@ export function finishedRun(
 /**
  * Gives Runs created from now on a fate by file name, as each upload is handled: a Run of
  * `deleted` is deleted (a wait for it then reads 404), a Run of `held` never finishes (its
- * wait times out), a Run of `failed` ends `failed` at once (its Prompts not yet done fail).
- * Scans for new Runs rather than taking the newest, so that parallel uploads cannot swap them.
+ * wait times out), a Run of `failed` ends `failed` at once (its Prompts fail with a reason),
+ * a Run of `cancelled` ends at once in the status `cancelled`, one the node does not know
+ * (docs/service-notes.md #23). Scans for new Runs rather than taking the newest, so that
+ * parallel uploads cannot swap them.
  */
 export function shapeRunsByFileName(
 	emulator: Emulator,
-	names: { deleted?: string; held?: string; failed?: string },
+	names: { deleted?: string; held?: string; failed?: string; cancelled?: string },
 	uploads: number,
 ): void {
 	const known = new Set(emulator.state.runs.keys());
@@ -96,6 +98,10 @@ export function shapeRunsByFileName(
 				if (name === names.deleted) emulator.deleteRun(run.agentId, run.runId);
 				else if (name === names.held) emulator.holdRun(run.agentId, run.runId);
 				else if (name === names.failed) emulator.finishRun(run.agentId, run.runId, 'failed');
+				else if (name === names.cancelled) {
+					emulator.finishRun(run.agentId, run.runId);
+					run.reportedStatus = 'cancelled';
+				}
 			}
 		},
 		uploads,

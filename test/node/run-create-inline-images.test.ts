@@ -74,6 +74,8 @@ describe('Run → Create (version 1.2), All Files of the Item: images shown in a
 			expect.stringMatching(
 				/^Images shown inside an email's text \(image001\.png\) were not uploaded.*Specific File Fields/,
 			),
+			// Version 1.3's count of the Runs (test/node/failed-runs.test.ts).
+			'1 Run: 1 succeeded',
 		]);
 	});
 

@@ -401,10 +401,24 @@ describe('Run → Create: hints', () => {
 		]);
 	});
 
-	it('with Wait for Completion on, no hint', async () => {
+	it('with Wait for Completion on, no still-running hint: only the count of Runs (version 1.3)', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
+			parameters: createRunParameters(),
+			inputItems: [{ binary: { data: { data: pdf('c'), fileName: 'c.pdf' } } }],
+		});
+		expect(result.items[0].json.status).toBe('success');
+		expect((result.runData[result.nodeName][0].hints ?? []).map((hint) => hint.message)).toEqual([
+			'1 Run: 1 succeeded',
+		]);
+	});
+
+	it('with Wait for Completion on, version 1.2 shows no hint', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.2,
 			parameters: createRunParameters(),
 			inputItems: [{ binary: { data: { data: pdf('c'), fileName: 'c.pdf' } } }],
 		});

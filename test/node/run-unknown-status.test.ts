@@ -12,7 +12,7 @@ useHarness();
 const ctx = useEmulator({ runOutcome: 'never' });
 const INVOICES = DEMO_AGENT_IDS.invoices;
 
-it('Wait for Completion returns a Run that ends in a status the node does not know, once it has a completed time', async () => {
+async function createRunThatIsCancelled(typeVersion: number) {
 	const { emulator } = ctx;
 	// The service cancels the Run right after creating it.
 	emulator.afterRequest({ method: 'POST', path: new RegExp(`/agents/${INVOICES}/runs$`) }, () => {
@@ -22,9 +22,10 @@ it('Wait for Completion returns a Run that ends in a status the node does not kn
 		emulator.finishRun(INVOICES, created.runId);
 		created.reportedStatus = 'cancelled';
 	});
-	const result = await executeNode({
+	return await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
+		typeVersion,
 		parameters: {
 			resource: 'run',
 			operation: 'create',
@@ -45,8 +46,17 @@ it('Wait for Completion returns a Run that ends in a status the node does not kn
 			},
 		],
 	});
+}
+
+it('Wait for Completion returns a Run that ends in a status the node does not know, once it has a completed time (version 1.2)', async () => {
+	const result = await createRunThatIsCancelled(1.2);
 	expect(result.error).toBeUndefined();
 	expect(result.items.map((item) => [item.json.status, typeof item.json.completed])).toEqual([
 		['cancelled', 'string'],
 	]);
+}, 60_000);
+
+it('version 1.3 ends the wait as soon as the Run is cancelled, with an item error naming the status, not a timeout', async () => {
+	const result = await createRunThatIsCancelled(1.3);
+	expect(result.error?.message).toMatch(/^Run \d+ ended with the status "cancelled"$/);
 }, 60_000);

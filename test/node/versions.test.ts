@@ -7,7 +7,14 @@ import type { HarnessInputItem } from '../../dev/harness';
 import type { NodeParameterValueType } from 'n8n-workflow';
 import { executeNode, listSearch, useHarness } from '../../dev/harness';
 import { DEMO_AGENT_IDS, type RequestLogEntry } from '../../dev/emulator';
-import { agentById, createRunParameters, INVOICES, pdf, useEmulator } from './fixtures';
+import {
+	agentById,
+	createRunParameters,
+	INVOICES,
+	pdf,
+	shapeRunsByFileName,
+	useEmulator,
+} from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 300, latencyMs: 50 });
@@ -311,4 +318,39 @@ describe('Run → Download Templated Output: Output Template', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.items[0].binary?.data.fileName).toMatch(/\.xlsx$/);
 	});
+});
+
+describe('Run → Create, a Run that ends failed', () => {
+	const createFailedRun = (typeVersion: number) => {
+		shapeRunsByFileName(ctx.emulator, { failed: 'unreadable.pdf' }, 1);
+		return executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: createRunParameters(),
+			inputItems: [
+				{ json: {}, binary: { data: { data: pdf('unreadable'), fileName: 'unreadable.pdf' } } },
+			],
+			onError: 'continueErrorOutput',
+		});
+	};
+
+	it('version 1.3 sends it to the error output', async () => {
+		const result = await createFailedRun(1.3);
+		const [success, failed] = result.outputs;
+		expect(success).toEqual([]);
+		expect(failed.map((item) => (item.json.error as { status: string }).status)).toEqual([
+			'failed',
+		]);
+	});
+
+	it.each([1, 1.1, 1.2])(
+		'version %s gives it as a result on the success output, as it did',
+		async (typeVersion) => {
+			const result = await createFailedRun(typeVersion);
+			const [success, failed] = result.outputs;
+			expect(success.map((item) => item.json.status)).toEqual(['failed']);
+			expect(failed ?? []).toEqual([]);
+		},
+	);
 });

@@ -17,6 +17,12 @@ interface CreatedRun {
 export class CreatedRuns {
 	private readonly created: CreatedRun[] = [];
 
+	/** The Runs waited for that finished, by item. */
+	private readonly finishedRuns = new Map<number, Run>();
+
+	/** Whether any item waited for its Run. */
+	private anyWaited = false;
+
 	private readonly waiter: RunWaiter;
 
 	/** `stopSignal`: the items stop (ItemPool); waits are given up, the Runs go on in the service. */
@@ -35,7 +41,29 @@ export class CreatedRuns {
 
 	/** Waits for the Run together with every other item's Run. */
 	async waitFor(itemIndex: number, run: Run, timeoutMs: number): Promise<Run> {
-		return await this.waiter.waitFor(run, { timeoutMs, itemIndex });
+		this.anyWaited = true;
+		const finished = await this.waiter.waitFor(run, { timeoutMs, itemIndex });
+		this.finishedRuns.set(itemIndex, finished);
+		return finished;
+	}
+
+	/** How many Runs the items created. */
+	get createdCount(): number {
+		return this.created.length;
+	}
+
+	get waited(): boolean {
+		return this.anyWaited;
+	}
+
+	/** The Runs waited for that finished (in whatever status), in item order. */
+	get finished(): Run[] {
+		return [...this.finishedRuns.entries()].sort(([a], [b]) => a - b).map(([, run]) => run);
+	}
+
+	/** Whether the item created a Run. */
+	hasRun(itemIndex: number): boolean {
+		return this.created.some((created) => created.itemIndex === itemIndex);
 	}
 
 	/**

@@ -79,6 +79,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 				itemContextOf(itemIndex, items[itemIndex], cache, pool, createdRuns),
 			),
 	);
+	handler.afterItems?.call(this, { outcomes, createdRuns });
 	if (!continueOnFail) {
 		const failure = createdRuns.failureToThrow(outcomes);
 		if (failure) throw failure;

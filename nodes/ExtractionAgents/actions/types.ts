@@ -1,5 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
+import type { CreatedRuns } from './createdRuns';
+import type { ItemOutcome } from './itemPool';
 
 /** Lookups shared by the items of one execution (e.g. an Agent's templates). */
 export type ExecutionCache = Map<string, Promise<unknown>>;
@@ -23,10 +25,18 @@ export interface ItemContext {
 	waitForRun(run: Run, timeoutMs: number): Promise<Run>;
 }
 
+/** What the items of one execution did, for an operation to sum up (e.g. in an execution hint). */
+export interface ItemsSummary {
+	outcomes: ItemOutcome[];
+	createdRuns: CreatedRuns;
+}
+
 export interface Operation {
 	description: INodeProperties[];
 	/** Handles one input item; the router adds pairedItem and continueOnFail. */
 	execute(this: IExecuteFunctions, item: ItemContext): Promise<INodeExecutionData[]>;
+	/** Called once every item is done, before the node returns or fails. */
+	afterItems?(this: IExecuteFunctions, summary: ItemsSummary): void;
 }
 
 /**

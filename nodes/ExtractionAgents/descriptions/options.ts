@@ -68,6 +68,36 @@ export const optionsField: INodeProperties = {
 		itemsInParallelOption(versionsWithout('itemsInParallelByDefault'), 1),
 		itemsInParallelOption(versionsWith('itemsInParallelByDefault'), DEFAULT_ITEMS_IN_PARALLEL),
 		{
+			displayName: 'Failed Runs',
+			name: 'failedRuns',
+			type: 'options',
+			default: 'error',
+			options: [
+				{
+					name: 'Send to Error Output',
+					value: 'error',
+					description:
+						'A Run that failed is an error of its item: it goes to the error output when On Error is set to use it, and otherwise stops the workflow',
+				},
+				{
+					name: 'Output as Results',
+					value: 'results',
+					description:
+						'A Run that failed is a result like any other, with its status "failed" (the way before node version 1.3)',
+				},
+			],
+			description:
+				'What to do with a Run that ends without success (the service could not read the files). A Run that succeeded with some Prompts failed is always a result; its failed_prompts column names them.',
+			displayOptions: {
+				show: {
+					'/resource': ['run'],
+					'/operation': ['create'],
+					'/waitForCompletion': [true],
+					'@version': versionsWith('failedRunsAreErrors'),
+				},
+			},
+		},
+		{
 			displayName: 'Request Timeout (Seconds)',
 			name: 'requestTimeout',
 			type: 'number',

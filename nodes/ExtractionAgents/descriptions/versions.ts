@@ -6,7 +6,7 @@ import type { DisplayCondition, INode } from 'n8n-workflow';
  * a saved workflow would notice comes with a new node version); test/node/versions.test.ts
  * shows each one at both sides of its version.
  */
-export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2];
+export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2, 1.3];
 
 const SINCE = {
 	/** Agent → Get / Get Many simplify by default. */
@@ -25,6 +25,11 @@ const SINCE = {
 	sheetReadyRuns: 1.2,
 	/** Download Templated Output picks the template with a resource locator (a dropdown before). */
 	outputTemplateLocator: 1.2,
+	/**
+	 * Run → Create: a Run waited for that ends `failed` (or any end but `success`) is an item
+	 * error, unless Options → Failed Runs says Output as Results (a result before).
+	 */
+	failedRunsAreErrors: 1.3,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;

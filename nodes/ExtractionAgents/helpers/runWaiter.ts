@@ -54,7 +54,7 @@ function eitherSignal(first: AbortSignal, second: AbortSignal | undefined): Abor
 }
 
 /** The Run's identity, put on every error the wait ends with so a workflow can route it. */
-function runErrorFields(run: Run): IDataObject {
+export function runErrorFields(run: Run): IDataObject {
 	return {
 		run_id: run.run_id,
 		agent_id: run.agent_id,
@@ -64,7 +64,7 @@ function runErrorFields(run: Run): IDataObject {
 }
 
 /** Fields for the error item of a failed item (see router.ts), kept on the error's context. */
-function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
+export function attachErrorItemFields<E extends NodeApiError | NodeOperationError>(
 	error: E,
 	fields: IDataObject,
 ): E {

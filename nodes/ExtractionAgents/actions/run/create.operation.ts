@@ -12,7 +12,8 @@ import { asRun } from '../../helpers/runs';
 import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
-import type { ExecutionCache, ItemContext } from '../types';
+import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
+import { failedRunError, type FailedRunsMode } from '../../helpers/failedRuns';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
@@ -197,6 +198,59 @@ function refuseAsToolWithoutFiles(
 	);
 }
 
+/**
+ * What a Run that ends without success is (docs/service-notes.md #17, #23): from node version
+ * 1.3 an error of its item unless Options → Failed Runs says Output as Results; before, a result.
+ */
+function failedRunsMode(context: IExecuteFunctions, itemIndex: number): FailedRunsMode {
+	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors')) return 'results';
+	return context.getNodeParameter('options.failedRuns', itemIndex, 'error') as FailedRunsMode;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/**
+ * The execution hint that counts what the Runs did, e.g. "3 Runs: 2 succeeded, 1 failed →
+ * error output" (from node version 1.3, when the node waited for its Runs): the output
+ * pane then says where the failed ones went without reading every item.
+ */
+export function runCountsHint(
+	context: IExecuteFunctions,
+	{ outcomes, createdRuns }: ItemsSummary,
+): string | undefined {
+	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors') || !createdRuns.waited) return;
+	const finished = createdRuns.finished;
+	const byStatus = new Map<string, number>();
+	for (const run of finished) byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
+	const succeeded = byStatus.get('success') ?? 0;
+	byStatus.delete('success');
+	const unsuccessful = finished.length - succeeded;
+	const parts = [`${succeeded} succeeded`];
+	for (const [status, count] of byStatus) parts.push(`${count} ${status}`);
+	const unfinished = createdRuns.createdCount - finished.length;
+	if (unfinished > 0) parts.push(`${unfinished} not finished`);
+	let hint = `${plural(createdRuns.createdCount, 'Run')}: ${parts.join(', ')}`;
+	if (unsuccessful > 0) {
+		const node = context.getNode();
+		if (failedRunsMode(context, 0) === 'results')
+			hint += ' → in the results (Failed Runs: Output as Results)';
+		else if (node.onError === 'continueErrorOutput') hint += ' → error output';
+		else if (context.continueOnFail()) hint += ' → error items in the output';
+		else hint += ' → the workflow stopped';
+	}
+	const notSent = outcomes.filter(
+		(outcome, itemIndex) => outcome?.kind === 'failed' && !createdRuns.hasRun(itemIndex),
+	).length;
+	if (notSent > 0) hint += `. ${plural(notSent, 'item')} failed before a Run was created`;
+	return hint;
+}
+
+export function afterItems(this: IExecuteFunctions, summary: ItemsSummary): void {
+	const hint = runCountsHint(this, summary);
+	if (hint === undefined || typeof this.addExecutionHints !== 'function') return;
+	this.addExecutionHints({ message: hint, location: 'outputPane' });
+}
+
 export async function execute(
 	this: IExecuteFunctions,
 	{ itemIndex, item, cache, throwIfStopped, runCreated, waitForRun }: ItemContext,
@@ -267,6 +321,9 @@ export async function execute(
 	runCreated(run);
 	if (wait) {
 		run = await waitForRun(run, Number(timeoutMinutes) * 60_000);
+		if (run.status !== 'success' && failedRunsMode(this, itemIndex) === 'error') {
+			throw failedRunError(this, run, itemIndex);
+		}
 	} else {
 		hintOnce(this, cache, STILL_RUNNING_HINT);
 	}
