@@ -321,7 +321,7 @@ export function aiAgentToolTests(context: () => Context): void {
 			run_id: ASKED_RUN_ID,
 			agent_id: DEMO_AGENT_IDS.invoices,
 			status: 'success',
-			// The tools are at node version 1.2: the sheet-ready row, one column per field.
+			// The tools are at node version 1.2 or later: the sheet-ready row, one column per field.
 			'Total amount › amount': expected.amount,
 			'Total amount › currency': expected.currency,
 		});

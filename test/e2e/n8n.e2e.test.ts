@@ -23,6 +23,7 @@ import {
 	ERROR_OUTPUT_WORKFLOW_ID,
 	errorOutputWorkflow,
 } from './error-output';
+import { GMAIL_EXAMPLE, gmailExampleWorkflow } from './gmail-example';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from '../../dev/n8n/session';
 import {
 	SHEET_READY_FILES,
@@ -103,6 +104,7 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 				aiAgentToolWorkflow(),
 				aiAgentCreateRunWorkflow(),
 				errorOutputWorkflow(),
+				gmailExampleWorkflow(),
 				sheetReadyWorkflow(outputDir),
 				gmailShapedWorkflow(),
 				linkUploadWorkflow(),
@@ -249,6 +251,49 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		});
 		process.stderr.write(
 			`[e2e] (i) n8n ${VERSION}: ${extracted.length} item on success, ${review.length} on error: ${review.map((json) => `${json.document} → ${String(json.error.message)}`).join('; ')}\n`,
+		);
+	});
+
+	test('(i2) the Gmail example: an email whose Run failed reaches Needs review with the Run’s link, the good email reaches Invoices', async () => {
+		shapeRunsByFileName(emu, { failed: GMAIL_EXAMPLE.failingPdf }, GMAIL_EXAMPLE.emails.length);
+		const res = await callWebhook(session.server.url, GMAIL_EXAMPLE.webhookPath);
+		expect(res.status).toBe(200);
+		const [latest] = await session.waitForExecutions(GMAIL_EXAMPLE.workflowId, 1, 90_000);
+		expect(latest.status).toBe('success');
+		const details = await session.execution(latest.id);
+		const [good, scanned] = GMAIL_EXAMPLE.emails;
+		const invoices = nodeItems(details, GMAIL_EXAMPLE.invoicesSheet).map((item) => item.json);
+		expect(invoices).toEqual([
+			expect.objectContaining({
+				status: 'success',
+				user_defined_id: good.id,
+				files: good.pdfs.join(', '),
+			}),
+		]);
+		// The row the Needs review sheet gets, from the example's own Edit Fields step.
+		const review = nodeItems(details, GMAIL_EXAMPLE.reviewSheet).map(
+			(item) => item.json as Record<string, string>,
+		);
+		expect(review).toHaveLength(1);
+		const [row] = review;
+		expect(Object.keys(row)).toEqual([
+			'Received',
+			'From',
+			'Subject',
+			'Problem',
+			'What to do',
+			'Run',
+		]);
+		expect(row).toMatchObject({
+			From: 'billing@vendor.example',
+			Subject: scanned.subject,
+			Run: expect.stringMatching(/\/runs\/\d+$/),
+		});
+		expect(row.Problem).not.toBe('');
+		const runId = Number(/\/runs\/(\d+)$/.exec(row.Run)![1]);
+		expect(emu.getRun(DEMO_AGENT_IDS.invoices, runId)).toMatchObject({ status: 'failed' });
+		process.stderr.write(
+			`[e2e] (i2) n8n ${VERSION}: Invoices got ${invoices.length} row (${String(invoices[0].user_defined_id)}); Needs review got ${JSON.stringify(row)}\n`,
 		);
 	});
 

@@ -10,7 +10,11 @@
  *   operation, option values exist, collections hold only declared options;
  * - behaviour: the parts that touch only our nodes run in n8n-core's engine against the
  *   emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
- *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output.
+ *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output;
+ * - sheets: every Google Sheets append runs as n8n's own node (installed n8n, its Google API
+ *   answered by an in-memory spreadsheet, test/examples/google-sheets.ts) 100 times on the sheet
+ *   its note has the user create (empty, unless the note names a header row), and every row lands
+ *   under its columns.
  */
 import type {
 	IDataObject,
@@ -32,6 +36,7 @@ import {
 } from '../../dev/harness';
 import { addBinariesToItem } from '../../dev/harness/nodes/AggregateBinaries.node';
 import { HARNESS_INPUT_TYPE, createHarnessInput } from '../../dev/harness/nodes/HarnessInput.node';
+import { shapeRunsByFileName } from '../node/fixtures';
 import {
 	CORE_NODE_VERSIONS,
 	INVOICES,
@@ -53,7 +58,14 @@ import {
 	propertiesOf,
 	successors,
 	withDemoAgent,
+	type ExampleWorkflow,
 } from './helpers';
+import {
+	InMemorySpreadsheet,
+	installedAppendOperationFile,
+	installedGoogleSheetsNode,
+	installedSetNode,
+} from './google-sheets';
 
 useHarness();
 
@@ -240,9 +252,12 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(successors(workflow, 'Gmail Trigger')).toEqual([node.name]);
 		// Success to one sheet, n8n's error output to another.
 		expect(node.onError).toBe('continueErrorOutput');
-		const [toRows, toReview] = (workflow.connections[node.name].main ?? []).map((targets) =>
+		const [toRows, toReviewRow] = (workflow.connections[node.name].main ?? []).map((targets) =>
 			nodeNamed(workflow, targets![0].node),
 		);
+		// The error branch makes the review row's columns (Edit Fields), then appends it.
+		expect(toReviewRow.type).toBe('n8n-nodes-base.set');
+		const toReview = nodeNamed(workflow, successors(workflow, toReviewRow.name)[0]);
 		for (const sheets of [toRows, toReview]) {
 			expect(sheets.type).toBe('n8n-nodes-base.googleSheets');
 			expect(sheets.parameters.operation).toBe('append');
@@ -270,6 +285,18 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			},
 		};
 		const noAttachment = { json: { ...gmailItem.json, id: '18f2c0ffee000002' } };
+		// An email whose Run the service ends `failed`.
+		const unreadable = {
+			json: { ...gmailItem.json, id: '18f2c0ffee000003', subject: 'Scan' },
+			binary: {
+				attachment_0: {
+					data: pdf('a blurred scan'),
+					fileName: 'blurred-scan.pdf',
+					mimeType: 'application/pdf',
+				},
+			},
+		};
+		shapeRunsByFileName(emulator, { failed: 'blurred-scan.pdf' }, 2);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			typeVersion: node.typeVersion,
@@ -277,7 +304,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			onError: node.onError,
 			credentials,
 			parameters: withDemoAgent(node.parameters),
-			inputItems: [gmailItem, noAttachment],
+			inputItems: [gmailItem, noAttachment, unreadable],
 		});
 		expect(result.error).toBeUndefined();
 		const [rows, review] = result.outputs;
@@ -299,14 +326,21 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			});
 			expect(String(cell)).not.toMatch(/^[[{]|\[object Object\]/);
 		}
-		// The email without attachments goes to Needs review: every field its columns read is there.
-		expect(review).toHaveLength(1);
-		const failed = review[0].json as IDataObject & { error: IDataObject };
-		expect(failed.error.message).toBe('Item 2 has no files');
-		for (const field of jsonFieldsRead(toReview.parameters).filter((f) => f !== 'error'))
-			expect(failed).toHaveProperty([field]);
-		expect(JSON.stringify(toReview.parameters)).toContain('$json.error.message');
-		expect(JSON.stringify(toReview.parameters)).toContain('$json.error.description');
+		// The email without attachments and the email whose Run failed go to Needs review, the
+		// failed Run with its link and status: every field the review row reads is there.
+		const reviewed = review.map((item) => item.json as IDataObject & { error: IDataObject });
+		expect(reviewed.map((json) => json.id)).toEqual([noAttachment.json.id, unreadable.json.id]);
+		const [failed, failedRun] = reviewed;
+		expect(failed.error.message).toMatch(/^Item 2 has no files/);
+		expect(failedRun.error).toMatchObject({
+			status: 'failed',
+			run_url: expect.stringMatching(/\/runs\/\d+/),
+		});
+		for (const json of reviewed)
+			for (const field of jsonFieldsRead(toReviewRow.parameters).filter((f) => f !== 'error'))
+				expect({ email: json.id, has: field in json }).toEqual({ email: json.id, has: true });
+		expect(JSON.stringify(toReviewRow.parameters)).toContain('$json.error.message');
+		expect(JSON.stringify(toReviewRow.parameters)).toContain('$json.error.description');
 	});
 
 	it('(b) Trigger → Download Templated Output (xlsx) → Send with Gmail: the file is where the email attaches it from', async () => {
@@ -551,5 +585,185 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		};
 		for (const name of jsonFieldsRead(sheets.parameters))
 			expect(summaryItem).toHaveProperty([name]);
+	});
+});
+
+// ------------------------------------------------------------------------------------------
+// Every sheet the examples write to, with n8n's own Google Sheets node (installed n8n)
+// ------------------------------------------------------------------------------------------
+
+/**
+ * Where each Google Sheets append of the examples gets its items, and an item of the kind
+ * that reaches it (the `n`th of many): `from` is the first node after our node (or the
+ * Summarize) on the way to the sheet; the test runs the example's nodes from there on.
+ */
+const SHEET_WRITES: Array<{
+	file: string;
+	sheetsNode: string;
+	from: string;
+	item: (n: number) => IDataObject;
+}> = [
+	{
+		file: 'gmail-invoices-to-google-sheets.json',
+		sheetsNode: 'Add row to Invoices',
+		from: 'Add row to Invoices',
+		item: (n) => sheetReadyRun(n),
+	},
+	{
+		file: 'gmail-invoices-to-google-sheets.json',
+		sheetsNode: 'Add row to Needs review',
+		from: 'Row for review',
+		// What the error output gives: the Gmail Trigger's email and the error (a failed Run's).
+		item: (n) => ({
+			id: `18f2c0ffee${String(n).padStart(6, '0')}`,
+			threadId: `18f2c0ffee${String(n).padStart(6, '0')}`,
+			date: `2026-03-02T09:${String(n % 60).padStart(2, '0')}:00.000Z`,
+			subject: `Invoice ${n}`,
+			from: {
+				text: `billing${n}@vendor.example`,
+				value: [{ address: `billing${n}@vendor.example` }],
+			},
+			error: {
+				message: `Run ${5000 + n} failed`,
+				description: 'Open the Run to see which Prompts failed and why.',
+				run_id: 5000 + n,
+				run_url: `https://extraction.example.com/agents/1/runs/${5000 + n}`,
+				status: 'failed',
+			},
+		}),
+	},
+	{
+		file: 'google-drive-folder-as-one-run.json',
+		sheetsNode: 'Add row to sheet',
+		from: 'Add row to sheet',
+		item: (n) => sheetReadyRun(n),
+	},
+	{
+		file: 'monthly-usage-report-to-google-sheets.json',
+		sheetsNode: 'Google Sheets',
+		from: 'Google Sheets',
+		item: (n) => ({ agent_id: n, sum_credits_used: 10 * n }),
+	},
+];
+
+/** A Run as Simplify gives it at node version 1.2 and later (the Prompt values first). */
+function sheetReadyRun(n: number): IDataObject {
+	return {
+		'Invoice number': `INV-${n}`,
+		'Invoice date': '2026-03-01',
+		Vendor: 'Vendor Ltd',
+		'Total amount › amount': 100 + n,
+		'Total amount › currency': 'EUR',
+		run_id: 4000 + n,
+		status: 'success',
+		run_url: `https://extraction.example.com/agents/1/runs/${4000 + n}`,
+		files: `INV-${n}.pdf`,
+		user_defined_id: `email-${n}`,
+		failed_prompts: '',
+		agent_id: INVOICES,
+	};
+}
+
+/** The header row a sticky note tells the user to create on `sheet`, if it names one. */
+function headerRowTheNoteNames(workflow: ExampleWorkflow, sheet: string): string[] | undefined {
+	const note = workflow.nodes.find((node) => node.type === 'n8n-nodes-base.stickyNote');
+	const content = String(note?.parameters.content ?? '');
+	const named = new RegExp(`\\*${sheet}\\*[^.]*needs the header row ([^.]+)\\.`).exec(content);
+	return named?.[1].split(/,\s*/).map((column) => column.replace(/^\*|\*$/g, ''));
+}
+
+describe(`examples/: every sheet they append to, with n8n ${N8N_VERSION}'s own Google Sheets node`, () => {
+	const installed = Boolean(installedAppendOperationFile());
+	const ROWS = 100;
+
+	it('covers every Google Sheets append in examples/', () => {
+		const appends = exampleFiles.flatMap((file) =>
+			loadExample(file)
+				.nodes.filter(
+					(node) =>
+						node.type === 'n8n-nodes-base.googleSheets' && node.parameters.operation === 'append',
+				)
+				.map((node) => `${file} › ${node.name}`),
+		);
+		expect(appends.sort()).toEqual(
+			SHEET_WRITES.map((write) => `${write.file} › ${write.sheetsNode}`).sort(),
+		);
+	});
+
+	describe.each(SHEET_WRITES)('$file › $sheetsNode', ({ file, sheetsNode, from, item }) => {
+		(installed ? it : it.skip)(
+			`writes row after row from the first to the ${ROWS}th, on the sheet as its note has the user make it, under the columns of its first row`,
+			async () => {
+				const workflow = loadExample(file);
+				const sheets = nodeNamed(workflow, sheetsNode);
+				const sheetName = String((sheets.parameters.sheetName as IDataObject).value);
+				// The sheet starts empty unless the note tells the user to write its header row.
+				const header = headerRowTheNoteNames(workflow, sheetName);
+				const spreadsheet = new InMemorySpreadsheet(
+					[sheetName],
+					header ? { [sheetName]: header } : {},
+				);
+				const path = [from];
+				while (path[path.length - 1] !== sheetsNode)
+					path.push(successors(workflow, path[path.length - 1])[0]);
+				const documentId = { __rl: true, mode: 'id', value: 'spreadsheet-1' };
+				const nodes = path.map((name) => {
+					const node = structuredClone(nodeNamed(workflow, name));
+					delete node.credentials;
+					if (name === sheetsNode) node.parameters.documentId = documentId;
+					return node;
+				});
+				const nodeTypes = {
+					'n8n-nodes-base.googleSheets': installedGoogleSheetsNode(spreadsheet)!,
+					'n8n-nodes-base.set': installedSetNode()!,
+				};
+				const written: IDataObject[] = [];
+				for (let n = 1; n <= ROWS; n++) {
+					const input = item(n);
+					const result = await runWorkflow(
+						{
+							name: workflow.name,
+							nodes: [
+								{
+									name: 'Before the sheet',
+									type: HARNESS_INPUT_TYPE,
+									typeVersion: 1,
+									parameters: {},
+								},
+								...nodes,
+							],
+							connections: {
+								'Before the sheet': { main: [[{ node: from, type: 'main', index: 0 }]] },
+								...Object.fromEntries(
+									path
+										.slice(0, -1)
+										.map((name) => [name, { main: [workflow.connections[name].main[0]] }]),
+								),
+							},
+						} as WorkflowJson,
+						{
+							startNode: 'Before the sheet',
+							nodeTypes: {
+								...nodeTypes,
+								[HARNESS_INPUT_TYPE]: createHarnessInput([{ json: input }]),
+							},
+						},
+					);
+					expect({ row: n, error: result.error?.message }).toEqual({ row: n, error: undefined });
+					// What the sheet node wrote: the item (auto-map) or the row it mapped (map below).
+					written.push(result.outputOf(sheetsNode)[0].json);
+				}
+				const rows = spreadsheet.rows(sheetName);
+				expect(rows).toHaveLength(ROWS + 1);
+				const columns = rows[0] as string[];
+				expect(columns).toEqual(header ?? Object.keys(written[0]));
+				for (const [index, json] of written.entries())
+					expect({ row: index + 2, cells: rows[index + 1] }).toEqual({
+						row: index + 2,
+						cells: columns.map((column) => json[column] ?? ''),
+					});
+			},
+			120_000,
+		);
 	});
 });

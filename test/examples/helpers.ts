@@ -51,6 +51,7 @@ export const CORE_NODE_VERSIONS: Record<string, number> = {
 	'n8n-nodes-base.googleDrive': 3,
 	'n8n-nodes-base.aggregate': 1,
 	'n8n-nodes-base.summarize': 1.1,
+	'n8n-nodes-base.set': 3.4,
 	'n8n-nodes-base.scheduleTrigger': 1.3,
 	'n8n-nodes-base.manualTrigger': 1,
 	'n8n-nodes-base.stickyNote': 1,
