@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { DEMO_AGENT_IDS, startEmulator } from '../dev/emulator';
 import { callWebhook, host, nodeItems, OWNER, startSession } from '../dev/n8n/session';
 import {
+	CREDENTIAL_NAME,
 	headlineWorkflow,
 	pollTimesEvery,
 	samplePdf,
@@ -201,7 +202,7 @@ async function main(): Promise<void> {
 		console.log(`  email:    ${OWNER.email}`);
 		console.log(`  password: ${OWNER.password}`);
 		console.log(
-			`  Credential "Extraction Agents (emulator)" points at ${emu.url}; the example workflows are under Overview.`,
+			`  Credential "${CREDENTIAL_NAME}" points at ${emu.url} (the emulator); the example workflows are under Overview.`,
 		);
 		console.log(
 			'  The published "When an invoice Run finishes" workflow polls the Invoices Agent every minute.',

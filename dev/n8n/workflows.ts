@@ -10,7 +10,7 @@ export const ACTION_TYPE = `${PACKAGE_NAME}.extractionAgents`;
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.extractionAgentsTrigger`;
 
 export const CREDENTIAL_ID = 'eaCredential0001';
-export const CREDENTIAL_NAME = 'Extraction Agents (emulator)';
+export const CREDENTIAL_NAME = 'Extraction Agents account';
 
 export const WORKFLOW_IDS = {
 	headline: 'eaExampleInvoice',
