@@ -65,6 +65,8 @@ describe('Run → Create, version 1.3: a Run that ends failed is an item error',
 		});
 		expect(error.failure_reasons).toMatch(FAILED_REASON);
 		expect(error.description).toMatch(FAILED_REASON);
+		// One full stop after the reasons, not the reason's own and another.
+		expect(error.description).toMatch(/no usable answer\. See the Run/);
 		expect(error.description).toContain(String(error.run_url));
 	});
 

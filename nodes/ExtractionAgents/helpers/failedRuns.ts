@@ -34,7 +34,9 @@ export function failedRunError(
 ): NodeOperationError {
 	const failedPrompts = failedPromptsOf(run);
 	const reasons = failedPrompts.map(
-		({ name, reason }) => `${name}: ${reason ?? 'the service gave no reason'}`,
+		// A reason's own full stop is dropped: the list ends with one.
+		({ name, reason }) =>
+			`${name}: ${(reason ?? 'the service gave no reason').replace(/[.\s]+$/, '')}`,
 	);
 	const message =
 		run.status === 'failed'
