@@ -471,7 +471,7 @@ export function aiAgentToolTests(context: () => Context): void {
 
 /** The node's message for Run → Create run as a tool (nodes/ExtractionAgents/ExtractionAgents.node.ts). */
 const CREATE_AS_TOOL_ERROR =
-	'Run → Create cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.';
+	'Extract Data From Files cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.';
 
 /** The error text of a tool result: n8n sends `[{"error": "..."}]` (or `{"error": "..."}`). */
 export function extractError(result: string): string {
