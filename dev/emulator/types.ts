@@ -19,7 +19,7 @@ export type FaultKind =
 	| '429';
 
 /** Faults that can be queued one-shot with `emulator.injectFaults`. */
-export type InjectedFaultKind = FaultKind | 'missing-fields' | '403';
+export type InjectedFaultKind = FaultKind | 'missing-fields' | '403' | '404';
 
 /**
  * 'before': the fault replaces the request before the service handles it (nothing changes).
@@ -274,6 +274,8 @@ export interface RunRecord {
 	listedMs?: number;
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
+	/** A `created` the service reports instead of the real one (a text that does not parse, a clock ahead). */
+	reportedCreated?: string;
 }
 
 export interface UsageRecord {
