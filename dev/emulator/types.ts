@@ -125,6 +125,11 @@ export interface EmulatorKnobs {
 	 */
 	failingRunLists?: Record<number, number>;
 	/**
+	 * Runs GET runs leaves out while they are listed here (a list answer from a replica that
+	 * misses a Run for a moment); their single read works.
+	 */
+	runsMissingFromLists?: number[];
+	/**
 	 * What an Agent's `n_runs` counts (the API does not say what a delete does to it): 'made'
 	 * (default) every Run ever made, so a delete leaves it as it was; 'existing' the Runs the
 	 * Agent has now (a Run made and another deleted leave it unchanged); 'absent' leaves

@@ -1,0 +1,246 @@
+/**
+ * Schedules that lost, duplicated or blocked Runs before issue 28: a first look spanning
+ * polls, a catch-up after days, a Run stamped in the future, an Agent refused for good, a
+ * list answer that misses a pending Run, a re-activation during a running poll, a single read
+ * that hangs. Each names what it guards in its title.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { createPollerStorage } from '../../dev/harness';
+import {
+	classify,
+	createPoller,
+	expectNothing,
+	finishedRun,
+	heldRun,
+	listPath,
+	newAgent,
+	runIdsOf,
+	runPath,
+	simulatedClock,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+
+/** Polls until `count` Runs were emitted or `polls` polls ran; the ids emitted, in order. */
+async function pollUntil(
+	poller: ReturnType<typeof createPoller>,
+	count: number,
+	polls: number,
+): Promise<number[]> {
+	const emitted: number[] = [];
+	for (let poll = 0; poll < polls && emitted.length < count; poll++)
+		emitted.push(...runIdsOf(await poller.poll()));
+	return emitted;
+}
+
+describe('Extraction Agents Trigger: a first look that spans polls', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('a Run created and finished after activation, before the look reaches its page (oldest first), is emitted once', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'long history, oldest first');
+		emulator.addHistoricalRuns(agentId, 2_500, { createdBefore: emulator.now() - 60 * MINUTE });
+		emulator.knobs.listOrder = 'oldest-first';
+		try {
+			// A budget for about a page of 1,000 a poll: the look takes three polls.
+			const poller = createPoller({
+				parameters: triggerParameters(agentId, { includeFullRun: false }),
+				credentials,
+				pollBudgetMs: 150,
+			});
+			emulator.knobs.latencyMs = 100;
+			await expectNothing(poller);
+			emulator.knobs.latencyMs = 0;
+			expect((poller.nodeStaticData?.agents as IDataObject)[agentId]).toHaveProperty('scanPage');
+			const afterActivation = finishedRun(emulator, agentId).run_id;
+			const emitted = await pollUntil(poller, 1, 10);
+			expect(emitted).toEqual([afterActivation]);
+			await expectNothing(poller);
+		} finally {
+			emulator.knobs.listOrder = 'newest-first';
+			emulator.knobs.latencyMs = 0;
+		}
+	});
+});
+
+describe('Extraction Agents Trigger: Catch Up after more than 3 days', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => clock?.restore());
+
+	it('a Run running at deactivation, finished an hour later, is emitted when the workflow is activated again 4 days on', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'reactivated after 4 days');
+		const parameters = triggerParameters(agentId);
+		const before = createPoller({ parameters, credentials });
+		await expectNothing(before);
+		const running = heldRun(emulator, agentId);
+		await expectNothing(before); // pending at deactivation
+		clock = simulatedClock();
+		clock.advance(60 * MINUTE);
+		emulator.finishRun(agentId, running);
+		clock.advance(4 * DAY);
+		const again = createPoller({ parameters, credentials, staticData: before.staticData });
+		expect(runIdsOf(await again.poll())).toEqual([running]);
+		await expectNothing(again);
+	});
+});
+
+describe('Extraction Agents Trigger: a Run stamped in the future', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('a Run whose created time is 2 hours ahead does not hide the Runs after it', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'one Run 2 h ahead');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		const ahead = Number(
+			emulator.createRun(agentId, [{ name: 'ahead.pdf' }], {
+				createdAt: emulator.now() + 120 * MINUTE,
+				hold: true,
+			}).run_id,
+		);
+		emulator.finishRun(agentId, ahead);
+		expect(runIdsOf(await poller.poll())).toEqual([ahead]);
+		const next = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([next]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: an Agent refused for good (All Agents)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		ctx.emulator.knobs.failingRunLists = {};
+	});
+
+	it('an Agent moved in 2 hours after activation takes the rule of a new Agent: its Run created 90 minutes ago is history', async () => {
+		const { emulator, credentials } = ctx;
+		const refused = await newAgent(emulator, 'Runs refused for good');
+		emulator.knobs.failingRunLists = { [refused]: 403 };
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock = simulatedClock();
+		clock.advance(120 * MINUTE);
+		await expectNothing(poller);
+		const moved = await newAgent(emulator, 'moved in');
+		const old = Number(
+			emulator.createRun(moved, [{ name: 'old.pdf' }], {
+				createdAt: emulator.now() - 90 * MINUTE,
+				durationMs: 1,
+			}).run_id,
+		);
+		const recent = Number(
+			emulator.createRun(moved, [{ name: 'recent.pdf' }], {
+				createdAt: emulator.now() - MINUTE,
+				durationMs: 1,
+			}).run_id,
+		);
+		const ids = runIdsOf(await poller.poll());
+		expect(ids).not.toContain(old);
+		expect(ids).toEqual([recent]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: a list answer that misses a pending Run', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	afterEach(() => {
+		ctx.emulator.knobs.runsMissingFromLists = [];
+	});
+
+	it('the Run is emitted once, by one poll', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'list misses a pending Run');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		const running = heldRun(emulator, agentId);
+		await expectNothing(poller);
+		emulator.knobs.runsMissingFromLists = [running];
+		await expectNothing(poller);
+		emulator.knobs.runsMissingFromLists = [];
+		emulator.finishRun(agentId, running);
+		expect(runIdsOf(await poller.poll())).toEqual([running]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: re-activated with Skip Them while an older poll still runs', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('the Runs that finished while inactive stay skipped', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'skip during a running poll');
+		const parameters = triggerParameters(agentId, { onReactivation: 'skip' });
+		const storage = createPollerStorage();
+		const ids = { workflowId: 'wf-skip-overlap', nodeId: 'node-skip-overlap' };
+		const first = createPoller({ parameters, credentials, storage, ...ids });
+		await expectNothing(first);
+		// The old activation's last poll is still running when the user activates again; a Run
+		// finishes after that poll read the list, while the workflow is inactive.
+		let whileInactive = 0;
+		emulator.afterRequest({ method: 'GET', path: listPath(agentId) }, () => {
+			whileInactive = finishedRun(emulator, agentId).run_id;
+		});
+		emulator.knobs.latencyMs = 300;
+		const slow = first.poll();
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		const again = createPoller({ parameters, credentials, storage, ...ids });
+		const activation = await again.poll();
+		emulator.knobs.latencyMs = 0;
+		expect(runIdsOf(await slow)).toEqual([]);
+		expect(runIdsOf(activation)).toEqual([]);
+		expect(whileInactive).toBeGreaterThan(0);
+		await expectNothing(again);
+		const later = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await again.poll())).toEqual([later]);
+	});
+});
+
+describe('Extraction Agents Trigger: a single read that hangs', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('no request outlives the poll budget: the poll ends within it, with the other Runs emitted', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'one read hangs');
+		const pollBudgetMs = 4_500;
+		const poller = createPoller({
+			parameters: {
+				...triggerParameters(agentId),
+				options: { includeFullRun: true, requestTimeout: 6 },
+			},
+			credentials,
+			pollBudgetMs,
+		});
+		await expectNothing(poller);
+		const hanging = finishedRun(emulator, agentId).run_id;
+		const other = finishedRun(emulator, agentId).run_id;
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: runPath(agentId, hanging) }, kind: 'stall', times: 10 },
+		]);
+		const started = Date.now();
+		const ids = runIdsOf(await poller.poll());
+		const tookMs = Date.now() - started;
+		emulator.clearFaults();
+		expect(tookMs).toBeLessThan(pollBudgetMs);
+		expect(ids).toEqual([other]);
+		const since = emulator.lastSeq;
+		expect(runIdsOf(await poller.poll())).toEqual([hanging]);
+		expect(classify(emulator.requestsSince(since)).runReads).toHaveLength(1);
+		await expectNothing(poller);
+	}, 60_000);
+});
+
+export { sorted };
