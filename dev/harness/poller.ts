@@ -84,6 +84,12 @@ export interface CreatePollerOptions {
 	 * starts and saves it when it ends, as n8n's scheduler does.
 	 */
 	storage?: PollerStorage;
+	/**
+	 * n8n 2.41's durable scheduler: only a poll that emits (starts an execution) saves the
+	 * static data; what a poll that emitted nothing wrote is lost. Default: saved whenever the
+	 * poll changed it, as n8n's in-memory poller keeps it.
+	 */
+	saveOnlyWhenEmitting?: boolean;
 }
 
 /** One stored static data that several pollers load and save (n8n's `workflow_entity.staticData`). */
@@ -127,6 +133,12 @@ export interface PollHazards {
 	 * then reads the older state.
 	 */
 	saveDelayedUntil?: Promise<void>;
+	/**
+	 * n8n abandons the poll when it has run longer than this (the durable scheduler's poll
+	 * timeout, on Date.now): its result is dropped and nothing is saved, as with dropResult.
+	 * The poll still resolves to what it returned; PollRecord.abandoned says so.
+	 */
+	abandonAfterMs?: number;
 }
 
 export interface PollRecord {
@@ -136,6 +148,10 @@ export interface PollRecord {
 	staticDataSaved: boolean;
 	/** What was put on the poll (PollHazards). */
 	hazards?: PollHazards;
+	/** It ran past PollHazards.abandonAfterMs: n8n dropped its result. */
+	abandoned?: boolean;
+	/** How long the node's poll() ran (Date.now). */
+	durationMs?: number;
 	error?: Error;
 }
 
@@ -172,7 +188,6 @@ function applyPollingParameters(type: AnyNodeType): void {
 		}
 	}
 }
-
 
 export function createPoller(options: CreatePollerOptions): Poller {
 	const nodeTypeOption = options.nodeType ?? 'extractionAgentsTrigger';
@@ -288,6 +303,7 @@ export function createPoller(options: CreatePollerOptions): Poller {
 
 		await hazards.afterLoad?.();
 		const triggersAndPollers = container().get(TriggersAndPollers);
+		const startedAt = Date.now();
 		await workflow.expression.acquireIsolate();
 		let result: INodeExecutionData[][] | null;
 		try {
@@ -307,8 +323,17 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			await workflow.expression.releaseIsolate();
 		}
 
+		const durationMs = Date.now() - startedAt;
+		const abandoned = hazards.abandonAfterMs !== undefined && durationMs > hazards.abandonAfterMs;
+		const emitted = (result?.[0]?.length ?? 0) > 0;
 		let staticDataSaved = false;
-		if (mode === 'trigger' && !hazards.dropResult && workflow.staticData.__dataChanged === true) {
+		if (
+			mode === 'trigger' &&
+			!hazards.dropResult &&
+			!abandoned &&
+			(emitted || !options.saveOnlyWhenEmitting) &&
+			workflow.staticData.__dataChanged === true
+		) {
 			// WorkflowStaticDataService.saveStaticData: the JSON column takes the whole object.
 			const saved = jsonCopy(workflow.staticData);
 			const save = () => {
@@ -325,6 +350,8 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			items: result?.[0]?.length ?? 0,
 			staticDataSaved,
 			...hazardsRecord,
+			...(abandoned ? { abandoned } : {}),
+			durationMs,
 		});
 		return result;
 	}

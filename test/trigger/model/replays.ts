@@ -1,0 +1,268 @@
+/**
+ * Schedules replayed by name at every `npm test`: one per item of issue 28 (written by hand,
+ * each the smallest schedule that lost, duplicated or blocked on 5155bb0), then those the
+ * generator found (pasted from its output: seed and shrunk schedule).
+ *
+ * KNOWN_FAILURES names the replays that still fail, with what they show: they are run and
+ * reported, and the test fails when one of them passes (so the list is kept true) or when a
+ * replay not in it fails.
+ */
+import { DEFAULT_SETUP, type NamedSchedule, type ScheduleSetup, type Step } from './schedule';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+const setup = (overrides: Partial<ScheduleSetup>): ScheduleSetup => ({
+	...DEFAULT_SETUP,
+	history: 0,
+	...overrides,
+});
+/** `count` polls a minute apart on main A. */
+const minutes = (count: number): Step[] =>
+	Array.from({ length: count }, () => [
+		{ do: 'wait', ms: MINUTE } as Step,
+		{ do: 'poll' } as Step,
+	]).flat();
+
+export const REPLAYS: NamedSchedule[] = [
+	{
+		name: 'item 1: a first look spanning polls (2,500 old Runs, oldest first, a page a poll)',
+		why: 'A Run created and finished after activation, before the look reached its page, was read as history and never emitted.',
+		setup: setup({
+			scope: 'one',
+			agents: 1,
+			history: 2_500,
+			listOrder: 'oldest-first',
+			includeFullRun: false,
+			// A request takes 13 s of the 36 s budget (new requests stop at 21.6 s): two pages a poll.
+			requestCostMs: 13_000,
+		}),
+		steps: [{ do: 'create', agent: 0, done: 'success' }, ...minutes(6)],
+	},
+	{
+		name: 'item 2: Catch Up after more than 3 days',
+		why: 'A Run running at deactivation, finished an hour later, re-activated 4 days on, was dropped as "still running" and never emitted.',
+		setup: setup({ scope: 'one', agents: 1 }),
+		steps: [
+			{ do: 'create', agent: 0 },
+			...minutes(1),
+			{ do: 'deactivate' },
+			{ do: 'wait', ms: HOUR },
+			{ do: 'finish', run: 0, status: 'success' },
+			{ do: 'wait', ms: 4 * DAY },
+			{ do: 'activate' },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'item 2: n8n down for 4 days',
+		why: 'The same after a restart: a Run pending when n8n went down, finished an hour later, was never emitted.',
+		setup: setup({ scope: 'one', agents: 1 }),
+		steps: [
+			{ do: 'create', agent: 0 },
+			...minutes(1),
+			{ do: 'restart' },
+			{ do: 'wait', ms: HOUR },
+			{ do: 'finish', run: 0, status: 'success' },
+			{ do: 'wait', ms: 4 * DAY },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'item 3: one Run stamped 2 hours ahead',
+		why: 'The watermark took the future created time: every later Run was history until real time caught up.',
+		setup: setup({ scope: 'one', agents: 1 }),
+		steps: [
+			{ do: 'create', agent: 0, done: 'success', aheadMs: 2 * HOUR },
+			...minutes(1),
+			{ do: 'create', agent: 0, done: 'success' },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'item 4: the service’s clock a minute behind n8n’s, an Agent first read after activation',
+		why: 'historyBefore had no margin: a Run made just after activation, stamped before it, was history on the Agent read later.',
+		setup: setup({ agents: 2, inactiveAtStart: true }),
+		steps: [
+			{ do: 'skew', ms: -60_000 },
+			{ do: 'refuse', agent: 1, status: 500 },
+			{ do: 'activate' },
+			{ do: 'create', agent: 1, done: 'success' },
+			...minutes(1),
+			{ do: 'allow', agent: 1 },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'item 4: a pending Run whose single read answers 404 once',
+		why: 'One 404 (a proxy, a deploy) dropped the pending Run as deleted: never emitted.',
+		setup: setup({ scope: 'one', agents: 1 }),
+		steps: [
+			{ do: 'create', agent: 0 },
+			...minutes(1),
+			{ do: 'read404', run: 0 },
+			{ do: 'finish', run: 0, status: 'success' },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'item 4: a created time that does not parse',
+		why: 'It became 0: the Run was history and silently never emitted.',
+		setup: setup({ scope: 'one', agents: 1, history: 3 }),
+		steps: [{ do: 'create', agent: 0, done: 'success', badCreated: true }, ...minutes(2)],
+	},
+	{
+		name: 'item 4: owedSince never refreshed (two Runs counted before they are listed)',
+		why: 'The hour of reading an Agent at every poll ran from the first owed Run: the second, listed 90 minutes in, waited for the sweep.',
+		setup: setup({ agents: 2 }),
+		steps: [
+			{ do: 'create', agent: 0, done: 'success', lateMs: 50 * MINUTE },
+			...minutes(40),
+			{ do: 'create', agent: 0, done: 'success', lateMs: 50 * MINUTE },
+			...minutes(55),
+		],
+	},
+	{
+		name: 'item 5: two mains, main B adopts its own older memory after A emitted',
+		why: 'Revisions of two processes were compared: B went on from the state it remembered and emitted A’s Run again.',
+		setup: setup({ agents: 1, history: 1, scheduler: 'durable' }),
+		steps: [
+			{ do: 'poll' },
+			{ do: 'poll', main: 'B' },
+			{ do: 'create', agent: 0 },
+			{ do: 'poll' },
+			{ do: 'create', agent: 0 },
+			{ do: 'finish', run: 1, status: 'success' },
+			{ do: 'poll', main: 'B' },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'item 5: two mains, a Run finished between the activation on A and B’s first poll',
+		why: 'The activation poll saved nothing (it emitted nothing); B, with no memory, started afresh and took the Run for history.',
+		setup: setup({ agents: 1, scheduler: 'durable' }),
+		steps: [
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'wait', ms: MINUTE },
+			{ do: 'poll', main: 'B' },
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'wait', ms: MINUTE },
+			{ do: 'poll', main: 'B' },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'item 6: an Agent refused for good; an Agent moved in 2 hours after activation',
+		why: 'Not every Agent had its first look, so historyBefore stayed at activation: the moved-in Agent’s Run of 90 minutes ago was emitted.',
+		setup: setup({ agents: 3, inactiveAtStart: true }),
+		steps: [
+			{ do: 'refuse', agent: 1, status: 403 },
+			{ do: 'hide', agent: 2 },
+			{ do: 'activate' },
+			...minutes(1),
+			{ do: 'wait', ms: 30 * MINUTE },
+			{ do: 'create', agent: 2, done: 'success' },
+			{ do: 'wait', ms: 90 * MINUTE },
+			{ do: 'show', agent: 2 },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'item 6: an Agent back after 30 days while another is refused for good',
+		why: 'The Agent back after 30 days took Runs since activation as new: its Run emitted before (and 250 others since) was emitted again.',
+		setup: setup({ agents: 3, inactiveAtStart: true, includeFullRun: false }),
+		steps: [
+			{ do: 'refuse', agent: 1, status: 403 },
+			{ do: 'activate' },
+			{ do: 'create', agent: 0, done: 'success' },
+			...minutes(2),
+			{ do: 'create', agent: 2, done: 'success', count: 250 },
+			...minutes(2),
+			{ do: 'hide', agent: 0 },
+			...minutes(1),
+			{ do: 'wait', ms: 31 * DAY },
+			...minutes(1),
+			{ do: 'show', agent: 0 },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'item 7: a list answer that misses a pending Run',
+		why: 'Read as pending and found as new in one poll: emitted twice.',
+		setup: setup({ scope: 'one', agents: 1 }),
+		steps: [
+			{ do: 'create', agent: 0 },
+			...minutes(1),
+			{ do: 'missOnce', run: 0 },
+			...minutes(1),
+			{ do: 'finish', run: 0, status: 'success' },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'item 8: Skip Them, re-activated while an older poll still runs',
+		why: 'The activation poll returned null for the overlap; the next poll was not the activation poll and caught up.',
+		setup: setup({ scope: 'one', agents: 1, onReactivation: 'skip' }),
+		steps: [
+			...minutes(1),
+			{ do: 'deactivate' },
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'wait', ms: 10 * MINUTE },
+			{ do: 'activate', whileOldPollRuns: true },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'item 9: a hanging single read (budget 1.5 s, Request Timeout 1 s)',
+		why: 'Each attempt kept the full Request Timeout: the poll overran its budget (and the scheduler abandons it).',
+		setup: setup({
+			scope: 'one',
+			agents: 1,
+			budgetMs: 1_500,
+			requestCostMs: 5,
+			requestTimeoutSeconds: 1,
+		}),
+		steps: [
+			{ do: 'create', agent: 0 },
+			{ do: 'create', agent: 0 },
+			...minutes(1),
+			{ do: 'readHang', run: 0 },
+			{ do: 'finish', run: 0, status: 'success' },
+			{ do: 'finish', run: 1, status: 'success' },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'item 10: 3,000 Runs finished while inactive (catch-up list read)',
+		why: 'The catch-up read every page in one poll, past the budget.',
+		// A request takes 7 s of the 36 s budget: new requests stop after the fourth.
+		setup: setup({ scope: 'one', agents: 1, includeFullRun: false, requestCostMs: 7_000 }),
+		steps: [
+			...minutes(1),
+			{ do: 'deactivate' },
+			{ do: 'create', agent: 0, done: 'success', count: 3_000 },
+			{ do: 'wait', ms: 10 * MINUTE },
+			{ do: 'activate' },
+			...minutes(5),
+		],
+	},
+	{
+		name: 'item 11: 20 running Runs (each read singly at every poll)',
+		why: 'A quiet poll made 21 requests though the list already showed the 20 Runs running.',
+		setup: setup({ scope: 'one', agents: 1, includeFullRun: false }),
+		maxRequestsPerPoll: 3,
+		steps: [
+			{ do: 'create', agent: 0, count: 20 },
+			...minutes(4),
+			...Array.from({ length: 20 }, (_, run): Step => ({ do: 'finish', run, status: 'success' })),
+			...minutes(2),
+		],
+	},
+];
+
+/**
+ * Replays that still fail, by name, with what they show. Each is run and reported; remove a
+ * name when its fix lands (the test says so).
+ */
+export const KNOWN_FAILURES: Record<string, string> = {};
