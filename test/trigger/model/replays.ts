@@ -214,12 +214,12 @@ export const REPLAYS: NamedSchedule[] = [
 		],
 	},
 	{
-		name: 'item 9: a hanging single read (budget 1.5 s, Request Timeout 1 s)',
+		name: 'item 9: a hanging single read (budget 0.8 s, Request Timeout 1 s)',
 		why: 'Each attempt kept the full Request Timeout: the poll overran its budget (and the scheduler abandons it).',
 		setup: setup({
 			scope: 'one',
 			agents: 1,
-			budgetMs: 1_500,
+			budgetMs: 800,
 			requestCostMs: 5,
 			requestTimeoutSeconds: 1,
 		}),

@@ -311,6 +311,10 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 			const unguarded = late && lastSaver !== undefined && lastSaver !== memory;
 			if (record?.staticDataSaved) lastSaver = memory;
 			const took = record?.durationMs ?? Date.now() - at;
+			if (process.env.MODEL_DEBUG)
+				console.log(
+					`poll ${index} (${main}) took ${took} ms, ${emulator.requestsSince(seq).length} requests, ${items.length} items`,
+				);
 			if (took > setup.budgetMs)
 				violations.push(
 					`poll ${index} (main ${main}) took ${took} ms; its budget is ${setup.budgetMs} ms`,
@@ -452,6 +456,8 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 									path: new RegExp(`/agents/${agents[run.agent].id}/runs/${run.id}$`),
 								},
 								kind: step.do === 'read404' ? '404' : 'stall',
+								// A hang holds every attempt of the read (the trigger retries a timeout).
+								times: step.do === 'read404' ? 1 : 4,
 							},
 						]);
 					break;

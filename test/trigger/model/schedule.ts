@@ -72,7 +72,7 @@ export type Step =
 	| { do: 'readLag'; ms: number }
 	/** The Run's next single read answers 404 (a proxy, a deploy). */
 	| { do: 'read404'; run: number }
-	/** The Run's next single read never answers (until the client gives up). */
+	/** The Run's next 4 single reads (a read and its retries) never answer (until the client gives up). */
 	| { do: 'readHang'; run: number }
 	/** n8n restarts with the workflow active: every main's memory is gone. */
 	| { do: 'restart' }
