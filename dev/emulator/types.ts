@@ -19,7 +19,7 @@ export type FaultKind =
 	| '429';
 
 /** Faults that can be queued one-shot with `emulator.injectFaults`. */
-export type InjectedFaultKind = FaultKind | 'missing-fields' | '403';
+export type InjectedFaultKind = FaultKind | 'missing-fields' | '403' | '404';
 
 /**
  * 'before': the fault replaces the request before the service handles it (nothing changes).
@@ -277,6 +277,8 @@ export interface RunRecord {
 	historical: boolean;
 	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
 	listedMs?: number;
+	/** Served as `created` instead of the time: a timestamp the client cannot read. */
+	createdText?: string;
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
 }

@@ -173,7 +173,6 @@ function applyPollingParameters(type: AnyNodeType): void {
 	}
 }
 
-
 export function createPoller(options: CreatePollerOptions): Poller {
 	const nodeTypeOption = options.nodeType ?? 'extractionAgentsTrigger';
 	const type: AnyNodeType =

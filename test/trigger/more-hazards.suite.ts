@@ -46,15 +46,16 @@ describe('Extraction Agents Trigger: a first look that spans polls', () => {
 		emulator.addHistoricalRuns(agentId, 2_500, { createdBefore: emulator.now() - 60 * MINUTE });
 		emulator.knobs.listOrder = 'oldest-first';
 		try {
-			// A budget for about a page of 1,000 a poll: the look takes three polls.
+			// A slow service and a budget for one page of 1,000: the look spans polls.
 			const poller = createPoller({
 				parameters: triggerParameters(agentId, { includeFullRun: false }),
 				credentials,
-				pollBudgetMs: 150,
+				pollBudgetMs: 6_000,
 			});
-			emulator.knobs.latencyMs = 100;
+			emulator.knobs.latencyMs = 3_800;
 			await expectNothing(poller);
 			emulator.knobs.latencyMs = 0;
+			// The activation read page 0 only; pages 1 and 2 (the new Run's) are read later.
 			expect((poller.nodeStaticData?.agents as IDataObject)[agentId]).toHaveProperty('scanPage');
 			const afterActivation = finishedRun(emulator, agentId).run_id;
 			const emitted = await pollUntil(poller, 1, 10);
@@ -241,6 +242,29 @@ describe('Extraction Agents Trigger: a single read that hangs', () => {
 		expect(classify(emulator.requestsSince(since)).runReads).toHaveLength(1);
 		await expectNothing(poller);
 	}, 60_000);
+});
+
+describe('Extraction Agents Trigger: Fetch Test Event on a long history', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it.each(['newest-first', 'oldest-first'] as const)(
+		'reads the page holding the newest Runs, not all 20 pages of 20,000 Runs (%s)',
+		async (listOrder) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `fetch test event, ${listOrder}`);
+			emulator.addHistoricalRuns(agentId, 20_000);
+			const newest = finishedRun(emulator, agentId).run_id;
+			emulator.knobs.listOrder = listOrder;
+			try {
+				const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+				const since = emulator.lastSeq;
+				expect(runIdsOf(await poller.poll('manual'))).toEqual([newest]);
+				expect(classify(emulator.requestsSince(since)).lists.length).toBeLessThanOrEqual(2);
+			} finally {
+				emulator.knobs.listOrder = 'newest-first';
+			}
+		},
+	);
 });
 
 export { sorted };
