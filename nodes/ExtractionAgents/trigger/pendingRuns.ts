@@ -1,7 +1,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { isPendingTooLong, PENDING_GIVE_UP_MS, type PendingRun } from './pollState';
-import { listedRun, readRun, withReadError } from './runReads';
+import { listedRun, readRun, retryAfterNotFound, withReadError } from './runReads';
 import type { PollBudget } from './pollBudget';
 
 /**
@@ -70,7 +70,18 @@ export async function readPendingRuns(
 			continue;
 		}
 		const read = await readRun(context, agentId, runId, options.triggerKey);
-		if ('gone' in read) continue; // deleted while pending: nothing left to emit
+		if ('gone' in read) {
+			// Deleted while pending: nothing left to emit. Unless the list still shows it (a
+			// proxy or a deploy answering 404 for a moment): then it is read again next poll, as
+			// after a 5xx, and emitted from its list data after as many polls.
+			const stillListed =
+				fromList ?? (await listedRun(context, agentId, runId).catch(() => undefined));
+			if (!stillListed) continue;
+			if (retryAfterNotFound(options.triggerKey, agentId, runId)) readThisPoll.push(entry);
+			else if (isRunFinished(stillListed)) finished.push(withReadError(stillListed, read.failure));
+			else if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
+			continue;
+		}
 		if ('run' in read) {
 			if (isRunFinished(read.run)) finished.push(read.run);
 			else if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
