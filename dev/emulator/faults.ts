@@ -156,7 +156,7 @@ export function plainFaultResponse(
 				body: json({ detail: 'Not enough permissions' }),
 			};
 		case '404':
-			// A proxy or a deploy that answers 404 for a moment (the resource is there).
+			// A proxy or a deploy that answers 404 for a moment: the resource still exists.
 			return { status: 404, headers: jsonHeaders, body: json({ detail: 'Not Found' }) };
 		case '503':
 			return {

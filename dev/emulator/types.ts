@@ -277,10 +277,10 @@ export interface RunRecord {
 	historical: boolean;
 	/** When the Run first appears in GET runs (ms); its `created` time when absent. */
 	listedMs?: number;
+	/** Served as `created` instead of the time: a timestamp the client cannot read. */
+	createdText?: string;
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
-	/** A `created` the service reports instead of the real one (a text that does not parse, a clock ahead). */
-	reportedCreated?: string;
 }
 
 export interface UsageRecord {

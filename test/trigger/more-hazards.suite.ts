@@ -46,15 +46,16 @@ describe('Extraction Agents Trigger: a first look that spans polls', () => {
 		emulator.addHistoricalRuns(agentId, 2_500, { createdBefore: emulator.now() - 60 * MINUTE });
 		emulator.knobs.listOrder = 'oldest-first';
 		try {
-			// A budget for about a page of 1,000 a poll: the look takes three polls.
+			// A slow service and a budget for one page of 1,000: the look spans polls.
 			const poller = createPoller({
 				parameters: triggerParameters(agentId, { includeFullRun: false }),
 				credentials,
-				pollBudgetMs: 150,
+				pollBudgetMs: 6_000,
 			});
-			emulator.knobs.latencyMs = 100;
+			emulator.knobs.latencyMs = 3_800;
 			await expectNothing(poller);
 			emulator.knobs.latencyMs = 0;
+			// The activation read page 0 only; pages 1 and 2 (the new Run's) are read later.
 			expect((poller.nodeStaticData?.agents as IDataObject)[agentId]).toHaveProperty('scanPage');
 			const afterActivation = finishedRun(emulator, agentId).run_id;
 			const emitted = await pollUntil(poller, 1, 10);
@@ -241,6 +242,135 @@ describe('Extraction Agents Trigger: a single read that hangs', () => {
 		expect(classify(emulator.requestsSince(since)).runReads).toHaveLength(1);
 		await expectNothing(poller);
 	}, 60_000);
+});
+
+describe('Extraction Agents Trigger: Fetch Test Event on a long history', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it.each(['newest-first', 'oldest-first'] as const)(
+		'reads the page holding the newest Runs, not all 20 pages of 20,000 Runs (%s)',
+		async (listOrder) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `fetch test event, ${listOrder}`);
+			emulator.addHistoricalRuns(agentId, 20_000);
+			const newest = finishedRun(emulator, agentId).run_id;
+			emulator.knobs.listOrder = listOrder;
+			try {
+				const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+				const since = emulator.lastSeq;
+				expect(runIdsOf(await poller.poll('manual'))).toEqual([newest]);
+				expect(classify(emulator.requestsSince(since)).lists.length).toBeLessThanOrEqual(2);
+			} finally {
+				emulator.knobs.listOrder = 'newest-first';
+			}
+		},
+	);
+});
+
+describe('Extraction Agents Trigger: risks at the edges (issue 28, item 4)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		clock = undefined;
+		ctx.emulator.knobs.failingRunLists = {};
+		ctx.emulator.clearFaults();
+	});
+
+	it("the service's clock a minute behind n8n's: a Run made just after activation, on an Agent first read later, is emitted", async () => {
+		const { emulator, credentials } = ctx;
+		const blocked = await newAgent(emulator, 'clock behind, list failing at activation');
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		emulator.knobs.failingRunLists = { [blocked]: 403 };
+		await expectNothing(poller); // the activation: the blocked Agent is not read
+		emulator.advanceTime(-MINUTE); // the service stamps a minute behind n8n from now on
+		try {
+			const madeAfter = finishedRun(emulator, blocked).run_id;
+			emulator.knobs.failingRunLists = {};
+			expect(runIdsOf(await poller.poll())).toEqual([madeAfter]);
+			await expectNothing(poller);
+		} finally {
+			emulator.advanceTime(MINUTE);
+		}
+	});
+
+	it('a pending Run whose single read answers 404 for a moment (a proxy, a deploy) is emitted once it reads again', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, '404 for a moment');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		const running = heldRun(emulator, agentId);
+		await expectNothing(poller);
+		emulator.finishRun(agentId, running);
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: runPath(agentId, running) }, kind: '404' },
+		]);
+		const first = runIdsOf(await poller.poll());
+		expect(emulator.pendingFaults).toEqual([]);
+		const emitted = [...first, ...runIdsOf(await poller.poll())];
+		expect(emitted).toEqual([running]);
+		await expectNothing(poller);
+	});
+
+	it('a Run whose created time cannot be read is emitted once when it finishes', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'unreadable created');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		const odd = heldRun(emulator, agentId);
+		emulator.state.runs.get(odd)!.createdText = 'yesterday at noon';
+		await expectNothing(poller);
+		emulator.finishRun(agentId, odd);
+		expect(runIdsOf(await poller.poll())).toEqual([odd]);
+		await expectNothing(poller);
+		const next = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([next]);
+		await expectNothing(poller);
+	});
+
+	it('Runs counted but listed late, an hour apart: the Agent is read at every poll until the second is listed, and it is emitted then (owedSince refreshed)', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'owed twice');
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock = simulatedClock();
+		// A Run counted (n_runs moves) and deleted before any list shows it: owed for an hour.
+		const neverListed = Number(
+			emulator.createRun(agentId, [{ name: 'gone.pdf' }], {
+				durationMs: 1,
+				listedAt: emulator.now() + DAY,
+			}).run_id,
+		);
+		for (let minute = 0; minute < 50; minute++) {
+			clock.advance(MINUTE);
+			await expectNothing(poller);
+		}
+		emulator.deleteRun(agentId, neverListed);
+		// 50 minutes on, another Run is counted whose upload ends (listed) 15 minutes later.
+		const late = Number(
+			emulator.createRun(agentId, [{ name: 'late.pdf' }], {
+				durationMs: 1,
+				listedAt: emulator.now() + 15 * MINUTE,
+			}).run_id,
+		);
+		const emittedAt: number[] = [];
+		for (let minute = 1; minute <= 20 && emittedAt.length === 0; minute++) {
+			clock.advance(MINUTE);
+			if (runIdsOf(await poller.poll()).includes(late)) emittedAt.push(minute);
+		}
+		// Listed 15 minutes on: emitted by the poll a minute later at most.
+		expect(emittedAt).toEqual([expect.any(Number)]);
+		expect(emittedAt[0]).toBeLessThanOrEqual(16);
+	});
 });
 
 export { sorted };

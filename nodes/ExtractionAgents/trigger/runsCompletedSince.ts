@@ -1,9 +1,17 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
-import { compareRuns, createdOf } from '../helpers/runList';
+import { compareRuns } from '../helpers/runList';
 import type { PollBudget } from './pollBudget';
-import { isNewRun, LOOKBACK_MS, seenNear, type AgentPollState, type PendingRun } from './pollState';
+import {
+	isNewRun,
+	LOOKBACK_MS,
+	seenNear,
+	stampOf,
+	watermarkAfter,
+	type AgentPollState,
+	type PendingRun,
+} from './pollState';
 import { readPendingRuns } from './pendingRuns';
 import { readRun, withReadError } from './runReads';
 import { POLL_PAGE_SIZE, runsListedSince, type ListShape } from './runsListedSince';
@@ -58,16 +66,22 @@ export async function runsCompletedSince(
 		context,
 		agentId,
 		previous.pending,
-		found.running,
+		new Map(listed.map((run) => [Number(run.run_id), run])),
 		options,
 	);
-	const firstSeen = await readRunsFirstSeenFinished(context, agentId, found.finished, options);
+	const firstSeen = await readRunsFirstSeenFinished(
+		context,
+		agentId,
+		found.finished,
+		previous.watermark,
+		options,
+	);
 	const finished = [...pendingRead.finished, ...firstSeen.finished].sort(compareRuns);
 	return {
 		finished,
 		stoppedEarly: pendingRead.stoppedEarly || firstSeen.stoppedEarly,
 		discovered: found.discovered,
-		state: stateAfterRead(previous, listed, shape, [
+		state: stateAfterRead(previous, listed, shape, options.now, [
 			...pendingRead.notReached,
 			...found.running.entries(),
 			...firstSeen.stillPending,
@@ -81,14 +95,16 @@ function newRunsListed(
 	listed: Run[],
 	previous: AgentPollState,
 ): { finished: Run[]; running: Map<number, number>; discovered: number } {
-	const seen = new Set(previous.seen);
+	// A pending Run is known, whatever `seen` says (a list answer that missed it left it out
+	// of `seen`): readPendingRuns has it, and it must not be found new as well.
+	const seen = new Set([...previous.seen, ...previous.pending.map(([runId]) => runId)]);
 	const finished: Run[] = [];
 	const running = new Map<number, number>();
 	let discovered = 0;
 	for (const run of listed) {
 		if (!isNewRun(run, previous, seen)) continue;
 		if (isRunFinished(run)) finished.push(run);
-		else running.set(Number(run.run_id), createdOf(run));
+		else running.set(Number(run.run_id), stampOf(run, previous.watermark));
 		discovered++;
 	}
 	return { finished, running, discovered };
@@ -103,6 +119,7 @@ async function readRunsFirstSeenFinished(
 	context: IPollFunctions,
 	agentId: number,
 	listedFinished: Run[],
+	watermark: number,
 	options: AgentPollOptions,
 ): Promise<{ finished: Run[]; stillPending: PendingRun[]; stoppedEarly: boolean }> {
 	const finished: Run[] = [];
@@ -116,7 +133,7 @@ async function readRunsFirstSeenFinished(
 		}
 		if (options.budget.isSpent()) {
 			// Read next poll, as a pending Run (its single read is the full read).
-			stillPending.push([runId, createdOf(run)]);
+			stillPending.push([runId, stampOf(run, watermark)]);
 			stoppedEarly = true;
 			continue;
 		}
@@ -125,11 +142,11 @@ async function readRunsFirstSeenFinished(
 			// A single read that lags the list (still running) would be dropped by the status
 			// filter and never emitted: the Run stays pending until its read shows it finished.
 			if (isRunFinished(read.run)) finished.push(read.run);
-			else stillPending.push([runId, createdOf(run)]);
+			else stillPending.push([runId, stampOf(run, watermark)]);
 		} else if ('gone' in read) {
 			finished.push(run); // it finished, then was deleted: its list data is all there is
 		} else if (read.retryLater) {
-			stillPending.push([runId, createdOf(run)]); // read again next poll, as a pending Run
+			stillPending.push([runId, stampOf(run, watermark)]); // read again next poll, as a pending Run
 		} else {
 			finished.push(withReadError(run, read.failure));
 		}
@@ -142,15 +159,23 @@ function stateAfterRead(
 	previous: AgentPollState,
 	listed: Run[],
 	shape: ListShape,
+	now: number,
 	pending: PendingRun[],
 ): AgentPollState {
-	let watermark = previous.watermark;
-	for (const run of listed) watermark = Math.max(watermark, createdOf(run));
+	const watermark = watermarkAfter(previous.watermark, listed, now);
 	return {
 		watermark,
 		// Every Run within the lookback of the new watermark was on the pages read (they reach
-		// back past the old one), so the Runs read are exactly the ones to remember.
-		seen: seenNear(listed, watermark),
+		// back past the old one), so the Runs read are the ones to remember; and the Runs that
+		// were pending, in case one answer missed them.
+		seen: [
+			...new Set([
+				...seenNear(listed, watermark),
+				...previous.pending
+					.filter(([, created]) => created >= watermark - LOOKBACK_MS)
+					.map(([runId]) => runId),
+			]),
+		],
 		pending,
 		...shape,
 		// The floor matters only until the lookback has moved past it.

@@ -1,6 +1,7 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import type { Run } from '../helpers/runs';
+import { serviceTimestampMillis } from '../helpers/timestamps';
 import {
 	createdOf,
 	detectOrder,
@@ -26,6 +27,15 @@ export function fetchRunPage(
 	return fetchListPage(context, { agentId, qs: filter }, pageNumber, pageSize, {
 		totalRequired: true,
 	});
+}
+
+/**
+ * Whether a Run was created before `since`: a page holding one reaches back past it. A
+ * `created` that cannot be read tells nothing (it must not stop the reading early).
+ */
+function isBefore(run: Run, since: number): boolean {
+	const created = serviceTimestampMillis(run.created);
+	return created !== null && created < since;
 }
 
 /** What a read of the list learnt about it, for the next read (AgentPollState's list fields). */
@@ -61,7 +71,7 @@ async function readRunsSince(
 		if (fromEnd) return fromEnd;
 	}
 	const runs: Run[] = [];
-	const reachesBack = (page: Run[]) => page.some((run) => createdOf(run) < since);
+	const reachesBack = (page: Run[]) => page.some((run) => isBefore(run, since));
 	const first = await fetchRunPage(context, agentId, 0, pageSize);
 	runs.push(...first.runs);
 	const firstOrder = detectOrder(first.runs);
@@ -174,12 +184,12 @@ async function readOldestFirstFromEnd(
 		return undefined;
 	const runs = [...page.runs];
 	let pages = 1;
-	let reachedBack = last === 0 || runs.some((run) => createdOf(run) < since);
+	let reachedBack = last === 0 || runs.some((run) => isBefore(run, since));
 	for (let pageNumber = last - 1; pageNumber >= 0 && !reachedBack; pageNumber--) {
 		const earlier = await fetchRunPage(context, agentId, pageNumber, size);
 		runs.push(...earlier.runs);
 		pages++;
-		reachedBack = pageNumber === 0 || earlier.runs.some((run) => createdOf(run) < since);
+		reachedBack = pageNumber === 0 || earlier.runs.some((run) => isBefore(run, since));
 	}
 	return {
 		runs,
@@ -244,9 +254,4 @@ export async function runsListedSince(
 		previous = ids;
 	}
 	return { runs: [...found.values()], shape };
-}
-
-/** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
-export async function allRunsOf(context: IPollFunctions, agentId: number): Promise<Run[]> {
-	return (await readAllPages(context, agentId)).runs;
 }

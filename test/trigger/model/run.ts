@@ -210,10 +210,10 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 			const id = Number(json.run_id);
 			const record = emulator.state.runOf(agent.id, id);
 			if (record && step.aheadMs)
-				record.reportedCreated = new Date(serviceCreated + step.aheadMs)
+				record.createdText = new Date(serviceCreated + step.aheadMs)
 					.toISOString()
 					.replace('Z', '+00:00');
-			if (record && step.badCreated) record.reportedCreated = 'not a date';
+			if (record && step.badCreated) record.createdText = 'not a date';
 			const run: ModelRun = {
 				index: made.length,
 				id,
