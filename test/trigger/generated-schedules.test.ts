@@ -47,7 +47,8 @@ describe('Extraction Agents Trigger: generated schedules', () => {
 			count: SCHEDULES,
 			firstSeed: FIRST_SEED,
 			timeLimitMs: 100_000,
-			shrinkAttempts: 40,
+			shrinkAttempts: 60,
+			shrinkFirst: 3,
 			log: (line) => console.error(line),
 		});
 		console.log(formatCampaign(report).join('\n'));

@@ -15,6 +15,8 @@ export interface CampaignOptions {
 	timeLimitMs?: number;
 	/** Attempts the shrinker may make per failing schedule (0: no shrinking). */
 	shrinkAttempts: number;
+	/** Shrink only the first this many failures (default: all); the others print their seed. */
+	shrinkFirst?: number;
 	log?: (line: string) => void;
 }
 
@@ -65,7 +67,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 			report.hazards[hazard] = (report.hazards[hazard] ?? 0) + 1;
 		if (outcome.violations.length === 0) continue;
 		let shrunk = schedule;
-		if (options.shrinkAttempts > 0)
+		if (options.shrinkAttempts > 0 && report.failures.length < (options.shrinkFirst ?? Infinity))
 			shrunk = (
 				await shrinkSchedule(
 					schedule,

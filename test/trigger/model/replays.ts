@@ -259,10 +259,38 @@ export const REPLAYS: NamedSchedule[] = [
 			...minutes(2),
 		],
 	},
+	// Found by the generator (seed, then its shrunk schedule).
+	{
+		name: 'generated seed 39: durable scheduler, n8n restarted before any poll emitted',
+		why: 'The activation saved nothing (it emitted nothing) and its state lived in the process only: after the restart the trigger started afresh and took a Run that finished after activation for history.',
+		seed: 39,
+		setup: setup({ agents: 2, history: 3, scheduler: 'durable', requestCostMs: 132 }),
+		steps: [{ do: 'create', agent: 1, done: 'success' }, { do: 'restart' }],
+	},
+	{
+		name: 'generated seed 43: a random-order list of 1,648 Runs, requests of 6.3 s (budget 36 s)',
+		why: 'A list with no order is read whole (pages of 1,000), twice, with no look at the budget between pages: every quiet poll ran 37.8 s against 36 s.',
+		seed: 43,
+		setup: setup({ agents: 1, history: 1_648, listOrder: 'random', requestCostMs: 6_266 }),
+		steps: [{ do: 'wait', ms: 81 * MINUTE }],
+	},
 ];
 
 /**
  * Replays that still fail, by name, with what they show. Each is run and reported; remove a
  * name when its fix lands (the test says so).
  */
-export const KNOWN_FAILURES: Record<string, string> = {};
+export const KNOWN_FAILURES: Record<string, string> = {
+	'item 1: a first look spanning polls (2,500 old Runs, oldest first, a page a poll)':
+		'after t28 (3a7f467, ce2d389): the poll after the look starts a third request past 60% of the budget; the Request Timeout cut to the 90% limit (item 9) then fails the poll ("did not answer within 0 s"), and every later poll repeats it: the trigger is blocked, the Run never emitted',
+	'item 5: two mains, main B adopts its own older memory after A emitted':
+		'not fixed yet on t28: B compares its own remembered revision with the one A saved and goes on from its memory: A’s Run is emitted again',
+	'item 5: two mains, a Run finished between the activation on A and B’s first poll':
+		'not fixed yet on t28: the activation saved nothing; B starts afresh and takes the Run for history',
+	'item 10: 3,000 Runs finished while inactive (catch-up list read)':
+		'not fixed yet on t28; with item 9’s cut Request Timeout the catch-up read fails every poll ("did not answer within 0 s"): the 3,000 Runs are never emitted',
+	'generated seed 39: durable scheduler, n8n restarted before any poll emitted':
+		'the restart form of item 5 (the activation state lived in the process only)',
+	'generated seed 43: a random-order list of 1,648 Runs, requests of 6.3 s (budget 36 s)':
+		'list reads start requests past 60% of the budget (pages of an unordered list, the second pass)',
+};

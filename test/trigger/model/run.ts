@@ -718,10 +718,20 @@ function expectationOf(
 	// An Agent not listed when the trigger started afresh (added or moved in later), or back
 	// after an absence long enough to be forgotten: its Runs created from the lookback before
 	// the poll that first reads it are new, older ones history unless still running then.
-	const longAbsence = agent.hidden.some(
-		([since, until]) =>
-			until - since > ABSENT_KEPT_MS + margin && until > freshBefore.at && f >= since,
+	// Forgotten: a poll saw it missing, and a poll more than 30 days later still did.
+	const forgotten = agent.hidden.filter(
+		([since, until]) => forgottenIn(polls, since, until, margin) === 'yes',
 	);
+	if (
+		agent.hidden.some(
+			([since, until]) => forgottenIn(polls, since, until, margin) === 'maybe' && f < until,
+		)
+	)
+		return { kind: 'may' };
+	const longAbsence = forgotten.some(([since, until]) => until > freshBefore.at && f >= since);
+	// Finished before the absence and not emitted by then: the forgetting may have taken it.
+	if (forgotten.some(([since, until]) => f < since && until > freshBefore.at))
+		return { kind: 'may' };
 	if (!freshBefore.listed.has(agent.index) || longAbsence) {
 		const seen = firstSeen(agent, polls, freshBefore.at);
 		if (seen === undefined) return { kind: 'may' };
@@ -738,8 +748,7 @@ function expectationOf(
 	}
 	// Refused or hidden at some time: what finished while it could not be read waits for it.
 	for (const [since, until] of agent.hidden) {
-		if (Math.abs(until - since - ABSENT_KEPT_MS) <= margin) return { kind: 'may' };
-		if (until - since > ABSENT_KEPT_MS && f < until) continue; // forgotten: judged above
+		if (forgottenIn(polls, since, until, margin) === 'yes' && f < until) continue; // judged above
 		if (f >= since - margin && f < until) from = Math.max(from, until);
 	}
 	for (const [, until] of agent.refused) if (f < until) from = Math.max(from, until);
@@ -752,6 +761,23 @@ function expectationOf(
 	};
 }
 
+/**
+ * Whether the trigger forgot an Agent missing from `since` to `until`: it notes the absence at
+ * the first poll that misses it, and forgets it at a poll more than 30 days after that one.
+ */
+function forgottenIn(
+	polls: PollRecordModel[],
+	since: number,
+	until: number,
+	margin: number,
+): 'yes' | 'no' | 'maybe' {
+	const during = polls.filter((p) => p.at >= since && p.at < until && p.ok);
+	if (during.length < 2) return 'no';
+	const span = during[during.length - 1].at - during[0].at;
+	if (span > ABSENT_KEPT_MS + margin) return 'yes';
+	return span > ABSENT_KEPT_MS - margin ? 'maybe' : 'no';
+}
+
 function pollAt(polls: PollRecordModel[], at: number): number {
 	return polls.find((p) => p.at >= at)?.index ?? polls.length;
 }
@@ -761,6 +787,6 @@ function firstSeen(agent: ModelAgent, polls: PollRecordModel[], fresh: number): 
 	// The last time it came back after a long absence counts as a first sight.
 	let since = fresh;
 	for (const [from, until] of agent.hidden)
-		if (until - from > ABSENT_KEPT_MS && until > since) since = until;
+		if (forgottenIn(polls, from, until, 0) === 'yes' && until > since) since = until;
 	return polls.find((p) => p.at >= since - 1 && p.ok && p.readable.has(agent.index))?.at;
 }
