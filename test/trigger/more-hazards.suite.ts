@@ -373,4 +373,60 @@ describe('Extraction Agents Trigger: risks at the edges (issue 28, item 4)', () 
 	});
 });
 
+describe('Extraction Agents Trigger: Catch Up over thousands of Runs', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		clock = undefined;
+		ctx.emulator.knobs.latencyMs = 0;
+		ctx.emulator.knobs.listOrder = 'newest-first';
+	});
+
+	it.each(['newest-first', 'oldest-first'] as const)(
+		'3,000 Runs finished while inactive are read across polls within the budget, each emitted once (%s)',
+		async (listOrder) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `catch up ${listOrder}`);
+			emulator.knobs.listOrder = listOrder;
+			const parameters = triggerParameters(agentId, { includeFullRun: false });
+			const before = createPoller({ parameters, credentials });
+			await expectNothing(before);
+			clock = simulatedClock();
+			clock.advance(120 * MINUTE);
+			// Finished while the workflow was inactive: one every 2 s over the last 100 minutes.
+			const made = emulator.addHistoricalRuns(agentId, 3_000, {
+				createdBefore: emulator.now(),
+				spacingMs: 2_000,
+			});
+			const pollBudgetMs = 2_000;
+			const again = createPoller({
+				parameters,
+				credentials,
+				staticData: before.staticData,
+				pollBudgetMs,
+			});
+			emulator.knobs.latencyMs = 60;
+			const emitted: number[] = [];
+			const listReadsPerPoll: number[] = [];
+			for (let poll = 0; poll < 40 && emitted.length < made.length; poll++) {
+				const since = emulator.lastSeq;
+				const started = Date.now();
+				emitted.push(...runIdsOf(await again.poll()));
+				// The pages a poll starts end within its budget (60 ms each, well under it).
+				expect(Date.now() - started).toBeLessThan(pollBudgetMs);
+				listReadsPerPoll.push(classify(emulator.requestsSince(since)).lists.length);
+			}
+			emulator.knobs.latencyMs = 0;
+			expect(sorted(emitted)).toEqual(sorted(made));
+			// 60% of the budget holds about 20 pages of 60 ms (issue 28: 60 pages in one poll before).
+			expect(Math.max(...listReadsPerPoll)).toBeLessThanOrEqual(25);
+			await expectNothing(again);
+			const next = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await again.poll())).toEqual([next]);
+		},
+		120_000,
+	);
+});
+
 export { sorted };

@@ -2,7 +2,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { createdOf, detectOrder } from '../helpers/runList';
-import type { PollBudget } from './pollBudget';
+import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import { serviceTimestampMillis } from '../helpers/timestamps';
 import { CLOCK_MARGIN_MS, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
@@ -37,7 +37,25 @@ export async function continueHistoryScan(
 	const pending = new Map<number, number>(scanning.pending);
 	let firstPage: Run[] | undefined;
 	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
-		const { runs, totalPages } = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		const read = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE).catch(
+			(error: unknown) => {
+				// After the first page, a page the budget ran out under is read next poll.
+				if (pageNumber !== (scanning.scanPage ?? 0) && ranOutOfBudget(error, budget))
+					return undefined;
+				throw error;
+			},
+		);
+		if (!read)
+			return {
+				watermark,
+				pending: [...pending.entries()],
+				...(floor !== undefined ? { floor } : {}),
+				...(historyBefore !== undefined ? { historyBefore } : {}),
+				seen: [],
+				scanPage: pageNumber,
+				scanSeen: [...stamps.entries()],
+			};
+		const { runs, totalPages } = read;
 		if (pageNumber === 0) firstPage = runs;
 		for (const run of runs) {
 			const created = stampOf(run, watermark);

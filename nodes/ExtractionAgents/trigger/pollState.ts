@@ -89,6 +89,16 @@ export interface AgentPollState extends IDataObject {
 	owedSince?: number;
 	/** When the Agent's list was last read (n8n's clock): it is read again within SWEEP_INTERVAL_MS. */
 	sweptAt?: number;
+	/**
+	 * A read of the list that the poll's budget cut short (thousands of Runs since the last
+	 * read): where it goes on next poll, and the newest `created` it has read so far.
+	 */
+	catchUp?: {
+		order: 'newest-first' | 'oldest-first' | 'unknown';
+		size: number;
+		page: number;
+		watermark: number;
+	};
 }
 
 export interface TriggerState extends IDataObject {

@@ -13,6 +13,7 @@ export function needsNoRead(
 ): boolean {
 	return (
 		counter !== undefined &&
+		previous.catchUp === undefined &&
 		previous.nRuns === counter &&
 		!(previous.owed !== undefined && previous.owed > 0) &&
 		previous.pending.length === 0 &&

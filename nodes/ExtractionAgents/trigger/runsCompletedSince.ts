@@ -14,7 +14,13 @@ import {
 } from './pollState';
 import { readPendingRuns } from './pendingRuns';
 import { readRun, withReadError } from './runReads';
-import { POLL_PAGE_SIZE, runsListedSince, type ListShape } from './runsListedSince';
+import {
+	continueListRead,
+	POLL_PAGE_SIZE,
+	runsListedSince,
+	type ListResume,
+	type ListShape,
+} from './runsListedSince';
 
 export interface AgentPollOptions {
 	/** Read each Run found finished in the list once more, for the details only the single read has. */
@@ -46,21 +52,25 @@ export async function runsCompletedSince(
 	previous: AgentPollState,
 	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
+	const since = previous.watermark - LOOKBACK_MS;
 	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
 	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
-	const { runs: listed, shape } = await runsListedSince(
-		context,
-		agentId,
-		previous.watermark - LOOKBACK_MS,
-		pageSize,
-		{
-			listOrder: previous.listOrder,
-			listCount: previous.listCount,
-			listOldest: previous.listOldest,
-			// The Runs of the lookback, and one older to show the page reaches back past it.
-			need: previous.seen.length + 2,
-		},
-	);
+	const {
+		runs: listed,
+		shape,
+		resume,
+	} = previous.catchUp
+		? {
+				...(await continueListRead(context, agentId, since, previous.catchUp, options.budget)),
+				shape: undefined,
+			}
+		: await runsListedSince(context, agentId, since, options.budget, pageSize, {
+				listOrder: previous.listOrder,
+				listCount: previous.listCount,
+				listOldest: previous.listOldest,
+				// The Runs of the lookback, and one older to show the page reaches back past it.
+				need: previous.seen.length + 2,
+			});
 	const found = newRunsListed(listed, previous);
 	const pendingRead = await readPendingRuns(
 		context,
@@ -77,16 +87,20 @@ export async function runsCompletedSince(
 		options,
 	);
 	const finished = [...pendingRead.finished, ...firstSeen.finished].sort(compareRuns);
+	const pending: PendingRun[] = [
+		...pendingRead.notReached,
+		...found.running.entries(),
+		...firstSeen.stillPending,
+		...pendingRead.readThisPoll,
+	];
 	return {
 		finished,
-		stoppedEarly: pendingRead.stoppedEarly || firstSeen.stoppedEarly,
+		stoppedEarly: resume !== undefined || pendingRead.stoppedEarly || firstSeen.stoppedEarly,
 		discovered: found.discovered,
-		state: stateAfterRead(previous, listed, shape, options.now, [
-			...pendingRead.notReached,
-			...found.running.entries(),
-			...firstSeen.stillPending,
-			...pendingRead.readThisPoll,
-		]),
+		state:
+			resume !== undefined || previous.catchUp
+				? stateDuringCatchUp(previous, listed, options.now, pending, resume)
+				: stateAfterRead(previous, listed, shape ?? {}, options.now, pending),
 	};
 }
 
@@ -152,6 +166,42 @@ async function readRunsFirstSeenFinished(
 		}
 	}
 	return { finished, stillPending, stoppedEarly };
+}
+
+/**
+ * The Agent's state while a read of its list goes on across polls (`resume`), or when such a
+ * read has just ended. The watermark stays where it was until the read reaches back to it, so
+ * that the Runs on the pages not read yet are still new; the Runs read so far join `seen`
+ * (pages read again find them known), and the newest `created` read waits in `catchUp`.
+ * When the read ends, the watermark moves there and `seen` keeps every Run the read went
+ * through (more than the lookback needs, until the next read trims it).
+ */
+function stateDuringCatchUp(
+	previous: AgentPollState,
+	listed: Run[],
+	now: number,
+	pending: PendingRun[],
+	resume: ListResume | undefined,
+): AgentPollState {
+	const newest = watermarkAfter(previous.catchUp?.watermark ?? previous.watermark, listed, now);
+	const since = previous.watermark - LOOKBACK_MS;
+	const seen = [
+		...new Set([
+			...previous.seen,
+			...listed
+				.filter((run) => stampOf(run, previous.watermark) >= since)
+				.map((run) => Number(run.run_id)),
+		]),
+	];
+	const next: AgentPollState = {
+		...previous,
+		watermark: resume ? previous.watermark : newest,
+		seen,
+		pending,
+	};
+	delete next.catchUp;
+	if (resume) next.catchUp = { ...resume, watermark: newest };
+	return next;
 }
 
 /** The Agent's state after a read of its list, with the Runs still pending in their order. */
