@@ -145,8 +145,14 @@ function pollsDeadline(schedule: Schedule): number {
 	// A slow service: each poll visits every Agent before it comes back to a busy one.
 	const requestsPerPoll = Math.max(1, Math.floor((setup.budgetMs * 0.6) / setup.requestCostMs));
 	const agents = setup.agents + schedule.steps.filter((s) => s.do === 'addAgent').length;
-	if (requestsPerPoll < 20)
-		polls += Math.ceil(((agents + 2) * (3 + Math.ceil(setup.history / 1000))) / requestsPerPoll);
+	// The requests the work needs: per Agent the Agent list, a list read and its second pass,
+	// the history in pages of 1,000, a backlog of Runs in pages of 100.
+	const runs = schedule.steps.reduce(
+		(sum, step) => sum + (step.do === 'create' ? (step.count ?? 1) : 0),
+		0,
+	);
+	const work = (agents + 2) * (3 + Math.ceil(setup.history / 1000)) + Math.ceil(runs / 100) * 2;
+	if (requestsPerPoll < 20) polls += Math.ceil(work / requestsPerPoll);
 	return polls;
 }
 
