@@ -79,6 +79,12 @@ export interface CreatePollerOptions {
 	workflowId?: string;
 	nodeId?: string;
 	/**
+	 * 'durable': n8n 2.41's durable scheduler, where only a poll that emitted saves the static
+	 * data (a poll that emitted nothing leaves the stored state as it was). Default
+	 * 'in-memory': every poll that changed the static data saves it.
+	 */
+	scheduler?: 'in-memory' | 'durable';
+	/**
 	 * Where the static data is stored: pollers given the same storage share one stored state,
 	 * as two n8n mains share one database (createPollerStorage). Each poll loads it when it
 	 * starts and saves it when it ends, as n8n's scheduler does.
@@ -307,7 +313,13 @@ export function createPoller(options: CreatePollerOptions): Poller {
 		}
 
 		let staticDataSaved = false;
-		if (mode === 'trigger' && !hazards.dropResult && workflow.staticData.__dataChanged === true) {
+		const emitted = (result?.[0]?.length ?? 0) > 0;
+		if (
+			mode === 'trigger' &&
+			!hazards.dropResult &&
+			workflow.staticData.__dataChanged === true &&
+			(options.scheduler !== 'durable' || emitted)
+		) {
 			// WorkflowStaticDataService.saveStaticData: the JSON column takes the whole object.
 			const saved = jsonCopy(workflow.staticData);
 			const save = () => {
