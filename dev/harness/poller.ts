@@ -79,17 +79,17 @@ export interface CreatePollerOptions {
 	workflowId?: string;
 	nodeId?: string;
 	/**
+	 * 'durable': n8n 2.41's durable scheduler, where only a poll that emitted saves the static
+	 * data (a poll that emitted nothing leaves the stored state as it was). Default
+	 * 'in-memory': every poll that changed the static data saves it.
+	 */
+	scheduler?: 'in-memory' | 'durable';
+	/**
 	 * Where the static data is stored: pollers given the same storage share one stored state,
 	 * as two n8n mains share one database (createPollerStorage). Each poll loads it when it
 	 * starts and saves it when it ends, as n8n's scheduler does.
 	 */
 	storage?: PollerStorage;
-	/**
-	 * n8n 2.41's durable scheduler: only a poll that emits (starts an execution) saves the
-	 * static data; what a poll that emitted nothing wrote is lost. Default: saved whenever the
-	 * poll changed it, as n8n's in-memory poller keeps it.
-	 */
-	saveOnlyWhenEmitting?: boolean;
 }
 
 /** One stored static data that several pollers load and save (n8n's `workflow_entity.staticData`). */
@@ -331,8 +331,8 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			mode === 'trigger' &&
 			!hazards.dropResult &&
 			!abandoned &&
-			(emitted || !options.saveOnlyWhenEmitting) &&
-			workflow.staticData.__dataChanged === true
+			workflow.staticData.__dataChanged === true &&
+			(options.scheduler !== 'durable' || emitted)
 		) {
 			// WorkflowStaticDataService.saveStaticData: the JSON column takes the whole object.
 			const saved = jsonCopy(workflow.staticData);

@@ -429,9 +429,8 @@ describe('Extraction Agents Trigger: the poll budget', () => {
 	it('a poll that would outlive its budget stops in time, emits what it finished and leaves the rest to the next poll', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'over budget');
-		// Include Full Run: every pending Run found finished is read singly.
 		const poller = createPoller({
-			parameters: triggerParameters(agentId),
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
 			credentials,
 			pollBudgetMs: 1_500,
 		});

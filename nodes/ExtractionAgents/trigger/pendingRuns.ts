@@ -39,14 +39,15 @@ interface PendingRunsRead {
 /**
  * Reads again the Runs still running at the last poll, least recently read first; those left
  * for the next poll keep their place. A Run the list has just shown (`listed`) still running
- * is not read; one it shows finished is emitted from the list when no full read is wanted.
+ * is not read; one it shows finished is read, and that read is the full one (what a Run seen
+ * running has always been emitted with, Include Full Run or not).
  */
 export async function readPendingRuns(
 	context: IPollFunctions,
 	agentId: number,
 	pending: PendingRun[],
 	listed: Map<number, Run>,
-	options: { budget: PollBudget; triggerKey: string; now: number; includeFullRun: boolean },
+	options: { budget: PollBudget; triggerKey: string; now: number },
 ): Promise<PendingRunsRead> {
 	const finished: Run[] = [];
 	const notReached: PendingRun[] = [];
@@ -58,10 +59,6 @@ export async function readPendingRuns(
 		if (fromList && !isRunFinished(fromList)) {
 			// The list has just shown it running: that is this poll's read of it.
 			if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
-			continue;
-		}
-		if (fromList && !options.includeFullRun) {
-			finished.push(fromList);
 			continue;
 		}
 		if (options.budget.isSpent()) {

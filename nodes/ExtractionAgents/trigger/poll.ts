@@ -22,9 +22,11 @@ import { newestFinishedRun } from './testEvent';
 import {
 	adoptUncommittedState,
 	awaitsEmittedSave,
+	newStateId,
 	rememberState,
-	revisionOf,
+	stateIdOf,
 } from './uncommittedState';
+import { pollIntervalMs } from './pollInterval';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -84,8 +86,8 @@ async function pollForFinishedRuns(
 	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 	// Handed a state from before an emitting poll's save: skip (uncommittedState.ts).
 	if (!activationPoll && awaitsEmittedSave(triggerKey, stored, now)) return null;
+	const base = stateIdOf(stored);
 	adoptUncommittedState(triggerKey, stored);
-	const revision = revisionOf(stored) + 1;
 	const { state, scopeChanged, historyBefore } = stateToStartFrom(
 		this,
 		stored,
@@ -136,8 +138,11 @@ async function pollForFinishedRuns(
 			...emitted.map((run) => Number(run.run_id)),
 		].slice(-RECENTLY_EMITTED_LIMIT),
 	});
-	stored.revision = revision;
-	rememberState(triggerKey, stored, items.length > 0);
+	// The state n8n saves with this poll's execution gets its own id; one that n8n does not
+	// save keeps the id of the stored state it grew from (uncommittedState.ts).
+	delete stored.revision;
+	stored.stateId = items.length > 0 ? newStateId(now) : base;
+	rememberState(triggerKey, base, stored, items.length > 0);
 	return items.length > 0 ? [items] : null;
 }
 
@@ -158,13 +163,18 @@ function stateToStartFrom(
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {
 		// First activation (or a re-activation that skips the meantime): every watched
-		// Agent's past is history, and the trigger starts from now.
+		// Agent's past is history, and the trigger starts from now. A poll that is not the
+		// activation poll and finds no state stored goes on from an activation n8n did not save
+		// (the durable scheduler saves only polls that emit; that activation may have run on
+		// another n8n main, or before a restart): the Runs that finished since the poll before
+		// it, one poll interval ago, are not history (docs/trigger.md, "Two n8n mains").
+		const historyBefore = activationPoll ? now : now - pollIntervalMs(context);
 		state = {
 			version: STATE_VERSION,
-			activatedAt: now,
+			activatedAt: historyBefore,
 			scope: scopeKey,
 			newAgentsAreHistory: true,
-			historyBefore: now,
+			historyBefore,
 			agents: {},
 			recentlyEmitted: [],
 		};

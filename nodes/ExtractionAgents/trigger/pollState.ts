@@ -116,6 +116,12 @@ export interface TriggerState extends IDataObject {
 	historyBefore?: number;
 	/** The Agent a poll stopped at for its budget: the next poll starts there. */
 	resumeAgent?: number;
+	/**
+	 * Set by each poll that emits (the state n8n saves with its execution); a poll that emits
+	 * nothing keeps it. What this n8n process remembers of unsaved polls is tied to it
+	 * (uncommittedState.ts).
+	 */
+	stateId?: string;
 	agents?: Record<string, AgentPollState>;
 	recentlyEmitted?: number[];
 }

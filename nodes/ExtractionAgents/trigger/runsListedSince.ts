@@ -50,12 +50,11 @@ async function pageUnlessOutOfBudget(
 	pageSize: number,
 	budget: PollBudget,
 ): Promise<Awaited<ReturnType<typeof fetchRunPage>> | undefined> {
-	try {
-		return await fetchRunPage(context, agentId, pageNumber, pageSize);
-	} catch (error) {
+	// Any other failure is the transport's NodeApiError (or the cancellation): passed on as is.
+	return await fetchRunPage(context, agentId, pageNumber, pageSize).catch((error: unknown) => {
 		if (ranOutOfBudget(error, budget)) return undefined;
 		throw error;
-	}
+	});
 }
 
 /** What a read of the list learnt about it, for the next read (AgentPollState's list fields). */

@@ -29,6 +29,8 @@ const LOOKBACK_MS = HOUR;
 const ABSENT_KEPT_MS = 30 * DAY;
 /** A Run still running this long after its `created` is no longer checked (docs/trigger.md). */
 const PENDING_GIVE_UP_MS = 3 * DAY;
+/** A poll on another process before anything was saved goes back this far (docs/trigger.md): a poll interval and the clock margin. */
+const HANDOFF_WINDOW_MS = MINUTE + 5 * MINUTE;
 /** Polls free of hazards within which a Run must be emitted once it can be. */
 export const PLAIN_POLLS = 3;
 /** After a hazard step, the polls of the next minutes are not counted as plain. */
@@ -76,6 +78,13 @@ interface ModelAgent {
 
 interface Activation {
 	at: number;
+	/** The process that activated (main A of its incarnation). */
+	memory: string;
+	/**
+	 * The first poll after it on another process (main B, or after a restart) while no poll had
+	 * saved since: it goes on from an activation one poll interval before (docs/trigger.md).
+	 */
+	handoffAt?: number;
 	/** When its activation poll ended. */
 	endedAt: number;
 	fresh: boolean;
@@ -95,6 +104,9 @@ interface PollRecordModel {
 	readable: Set<number>;
 	/** It loaded the state from before a save another process made (see poll()). */
 	unguarded: boolean;
+	/** Which process's memory took it (main and incarnation), and whether n8n saved its state. */
+	memory: string;
+	saved: boolean;
 }
 
 function hazardous(step: Step): boolean {
@@ -258,7 +270,7 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 				parameters,
 				credentials: { apiKey: emulator.keys.dave, baseUrl: emulator.url },
 				storage: store,
-				saveOnlyWhenEmitting: setup.scheduler === 'durable',
+				scheduler: setup.scheduler === 'durable' ? 'durable' : 'in-memory',
 				pollBudgetMs: setup.budgetMs,
 				workflowId: `${uid}-${main}-${incarnation}`,
 				nodeId: `${uid}-node`,
@@ -339,6 +351,8 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 				ok,
 				readable,
 				unguarded,
+				memory,
+				saved: record?.staticDataSaved === true,
 			});
 		};
 
@@ -356,6 +370,7 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 					.map((a) => a.index),
 			);
 			const activation: Activation = {
+				memory: `A-${incarnation}`,
 				at: Date.now(),
 				endedAt: Infinity,
 				fresh,
@@ -553,6 +568,18 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 		}
 		const end = Date.now();
 
+		for (const activation of activations) {
+			const first = polls.findIndex((poll) => poll.at >= activation.at);
+			for (const p of polls.slice(first + 1)) {
+				if (activations.some((a) => a !== activation && a.at > activation.at && a.at <= p.at))
+					break;
+				if (p.memory !== activation.memory) {
+					activation.handoffAt = p.at;
+					break;
+				}
+				if (p.saved) break;
+			}
+		}
 		const tolerated: string[] = [];
 		judge({
 			runs,
@@ -704,6 +731,13 @@ function expectationOf(
 			break;
 		}
 		if (f < activation.at) {
+			if (activation.fresh && activation.handoffAt !== undefined) {
+				// docs/trigger.md, two mains: before anything is saved, a poll on another process
+				// goes on from an activation one poll interval (and the 5-minute clock margin)
+				// before it; after a re-activation with Skip Them it catches up.
+				if (activation !== activations[0] || f >= activation.handoffAt - HANDOFF_WINDOW_MS - margin)
+					return { kind: 'may' };
+			}
 			if (activation.fresh)
 				return {
 					kind: 'mustNot',
@@ -760,6 +794,8 @@ function expectationOf(
 	for (const [, until] of agent.refused) if (f < until) from = Math.max(from, until);
 	// Listed late: it can be emitted once listed. A later activation with Skip Them ends it.
 	const nextFresh = activations.find((a) => a.fresh && a.at > f);
+	// Skip Them with a poll on another process before anything was saved: it catches up.
+	if (nextFresh?.handoffAt !== undefined) return { kind: 'may' };
 	return {
 		kind: 'must',
 		from: Math.max(from, run.listedAt),
