@@ -302,6 +302,32 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'poll', main: 'B' },
 		],
 	},
+	{
+		name: 'generated seed 238: durable scheduler, nothing saved yet, main B’s first poll 68 minutes after activation',
+		why: 'With nothing stored, B goes on from an activation one poll interval (and 5 minutes) before its poll: a Run that finished after the real activation, earlier than that, is taken for history by B (here main A emitted it later, from its memory; had B saved first, it was lost).',
+		seed: 238,
+		setup: setup({ agents: 1, history: 3, scheduler: 'durable', requestCostMs: 154 }),
+		steps: [
+			{ do: 'create', agent: 0, done: 'failed' },
+			{ do: 'wait', ms: 68 * MINUTE },
+			{ do: 'poll', main: 'B' },
+			{ do: 'poll', main: 'B' },
+			{ do: 'poll', main: 'B' },
+		],
+	},
+	{
+		name: 'generated seed 182: a random-order list of 2,235 Runs, requests of 6.8 s (budget 36 s)',
+		why: 'A Run made after activation is never emitted: every poll after activation fails with "The Extraction Agents service did not answer within 0 s" (the unordered list read starts a request past the budget’s 90% limit), poll after poll.',
+		seed: 182,
+		setup: setup({
+			scope: 'one',
+			agents: 1,
+			history: 2_235,
+			listOrder: 'random',
+			requestCostMs: 6_753,
+		}),
+		steps: [{ do: 'create', agent: 0, done: 'success' }],
+	},
 ];
 
 /**
@@ -313,4 +339,8 @@ export const KNOWN_FAILURES: Record<string, string> = {
 		'a list read starts requests past 60% of the budget: the poll after activation reads page 0, every page of the unordered list, then a second pass begun at 25 s of the 36 s budget: 38 s',
 	'generated seed 48: a newest-first list of 2,424 Runs, a Run running, requests of 6 s (budget 36 s)':
 		'a list read starts requests past 60% of the budget (newest first, reading back over pages): 36.1 s against 36 s',
+	'generated seed 238: durable scheduler, nothing saved yet, main B’s first poll 68 minutes after activation':
+		'new with t28’s two-mains rule: a Run that finished after activation is history to the other main when its first poll comes more than a poll interval and 5 minutes later (docs/trigger.md says none that finished after activation is lost)',
+	'generated seed 182: a random-order list of 2,235 Runs, requests of 6.8 s (budget 36 s)':
+		'the unordered-list read and the budget: the Run is never emitted (the list read starts requests past 60% of the budget and is cut by the 90% limit)',
 };

@@ -29,6 +29,10 @@ const LOOKBACK_MS = HOUR;
 const ABSENT_KEPT_MS = 30 * DAY;
 /** A Run still running this long after its `created` is no longer checked (docs/trigger.md). */
 const PENDING_GIVE_UP_MS = 3 * DAY;
+/** An emitting poll's save lands at most this late (a `late` poll after that loads the saved state). */
+const SAVE_LANDS_WITHIN_MS = 2 * MINUTE;
+/** The clock margin at activation (docs/trigger.md): a Run that finished this long before it may be emitted. */
+const ACTIVATION_MARGIN_MS = 5 * MINUTE;
 /** A poll on another process before anything was saved goes back this far (docs/trigger.md): a poll interval and the clock margin. */
 const HANDOFF_WINDOW_MS = MINUTE + 5 * MINUTE;
 /** Polls free of hazards within which a Run must be emitted once it can be. */
@@ -283,6 +287,8 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 		let failedPolls = 0;
 		let lastHazardAt = -Infinity;
 		let lastSaver: string | undefined;
+		let lastSaveAt = -Infinity;
+		let loadedSinceSave = true;
 		let maxRequestsPerPoll = 0;
 		let active = false;
 
@@ -295,10 +301,14 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 			return set;
 		};
 
-		const poll = async (main: 'A' | 'B', late = false, drop = false) => {
+		const poll = async (main: 'A' | 'B', lateAsked = false, drop = false) => {
 			if (!active) return;
 			const poller = (pollers[main] ??= newPoller(main, 'init'));
 			const at = Date.now();
+			// A save lands late only until the next load sees it, and at most SAVE_LANDS_WITHIN_MS
+			// after the poll (docs/trigger.md: n8n saves within milliseconds; the trigger waits 2 minutes).
+			const late = lateAsked && !loadedSinceSave && at - lastSaveAt <= SAVE_LANDS_WITHIN_MS;
+			loadedSinceSave = !late;
 			const index = polls.length;
 			const readable = readableAgents();
 			inPoll = true;
@@ -327,7 +337,11 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 			// A load from before the last save, when that save came from another process's poll
 			// (the other main, or before a restart): nothing in this process tells it is old.
 			const unguarded = late && lastSaver !== undefined && lastSaver !== memory;
-			if (record?.staticDataSaved) lastSaver = memory;
+			if (record?.staticDataSaved) {
+				lastSaver = memory;
+				lastSaveAt = Date.now();
+				loadedSinceSave = false;
+			}
 			const took = record?.durationMs ?? Date.now() - at;
 			if (process.env.MODEL_DEBUG)
 				console.log(
@@ -738,6 +752,8 @@ function expectationOf(
 				if (activation !== activations[0] || f >= activation.handoffAt - HANDOFF_WINDOW_MS - margin)
 					return { kind: 'may' };
 			}
+			if (activation.fresh && f >= activation.at - ACTIVATION_MARGIN_MS - margin)
+				return { kind: 'may' };
 			if (activation.fresh)
 				return {
 					kind: 'mustNot',
