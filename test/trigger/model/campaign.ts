@@ -17,6 +17,8 @@ export interface CampaignOptions {
 	shrinkAttempts: number;
 	/** Shrink only the first this many failures (default: all); the others print their seed. */
 	shrinkFirst?: number;
+	/** Seeds known to fail (reported, not shrunk). */
+	knownSeeds?: Record<number, string>;
 	log?: (line: string) => void;
 }
 
@@ -67,7 +69,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 			report.hazards[hazard] = (report.hazards[hazard] ?? 0) + 1;
 		if (outcome.violations.length === 0) continue;
 		let shrunk = schedule;
-		if (options.shrinkAttempts > 0 && report.failures.length < (options.shrinkFirst ?? Infinity))
+		const known = options.knownSeeds?.[seed] !== undefined;
+		const fresh = report.failures.filter((failure) => !options.knownSeeds?.[failure.seed]).length;
+		if (options.shrinkAttempts > 0 && !known && fresh < (options.shrinkFirst ?? Infinity))
 			shrunk = (
 				await shrinkSchedule(
 					schedule,
@@ -78,7 +82,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 		const shrunkViolations =
 			shrunk === schedule ? outcome.violations : (await runSchedule(shrunk)).violations;
 		report.failures.push({ seed, violations: outcome.violations, shrunk, shrunkViolations });
-		options.log?.(formatFailure(report.failures.at(-1)!));
+		if (!known) options.log?.(formatFailure(report.failures.at(-1)!));
 	}
 	report.realMs = Math.round(performance.now() - started);
 	return report;

@@ -67,6 +67,8 @@ interface ModelRun {
 	history?: boolean;
 	/** Its created time as the service reports it is ahead or unparseable. */
 	oddCreated?: boolean;
+	/** When a list answer left it out (missOnce). */
+	missedAt?: number;
 }
 
 interface ModelAgent {
@@ -470,6 +472,7 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 					emulator.afterRequest(
 						{ method: 'GET', path: new RegExp(`/agents/${agentId}/runs$`) },
 						() => {
+							run.missedAt = Date.now();
 							emulator.knobs.runsMissingFromLists = emulator.knobs.runsMissingFromLists?.filter(
 								(id) => id !== run.id,
 							);
@@ -754,6 +757,14 @@ function expectationOf(
 			}
 			if (activation.fresh && f >= activation.at - ACTIVATION_MARGIN_MS - margin)
 				return { kind: 'may' };
+			// Not in what the activation poll listed (listed late, or left out of that answer):
+			// the trigger cannot tell it from a slow upload, which it must emit.
+			const unlisted =
+				run.listedAt > activation.at ||
+				(run.missedAt !== undefined &&
+					run.missedAt >= activation.at &&
+					run.missedAt <= activation.endedAt);
+			if (activation.fresh && unlisted) return { kind: 'may' };
 			if (activation.fresh)
 				return {
 					kind: 'mustNot',
