@@ -11,6 +11,7 @@
  */
 import { shutdownHarness } from '../../dev/harness';
 import { formatCampaign, runCampaign } from '../trigger/model/campaign';
+import { knownFailure } from '../trigger/model/replays';
 import { formatSoakReport, runSoak, soakViolations } from './soak';
 
 function flag(name: string): number | undefined {
@@ -27,11 +28,13 @@ async function main(): Promise<number> {
 		// Above the seeds `npm test` runs (1 to a few hundred).
 		firstSeed: flag('schedule-seed') ?? 10_000,
 		shrinkAttempts: 150,
+		known: knownFailure,
 		log: (line) => console.error(line),
 	});
 	console.log(formatCampaign(campaign).join('\n'));
-	if (campaign.failures.length > 0) {
-		console.error(`BROKEN: ${campaign.failures.length} generated schedules failed (seeds above)`);
+	const fresh = campaign.failures.filter((failure) => !failure.known);
+	if (fresh.length > 0) {
+		console.error(`BROKEN: ${fresh.length} generated schedules failed (seeds above)`);
 		return 1;
 	}
 	return soakCode;

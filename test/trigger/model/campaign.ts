@@ -15,10 +15,12 @@ export interface CampaignOptions {
 	timeLimitMs?: number;
 	/** Attempts the shrinker may make per failing schedule (0: no shrinking). */
 	shrinkAttempts: number;
+	/** Real time the shrinker may take per failing schedule (default: no limit). */
+	shrinkTimeLimitMs?: number;
 	/** Shrink only the first this many failures (default: all); the others print their seed. */
 	shrinkFirst?: number;
-	/** Seeds known to fail (reported, not shrunk). */
-	knownSeeds?: Record<number, string>;
+	/** Why a failure is known (reported, not shrunk), or undefined. */
+	known?: (schedule: Schedule, violations: string[]) => string | undefined;
 	log?: (line: string) => void;
 }
 
@@ -28,6 +30,8 @@ export interface CampaignFailure {
 	/** The shrunk schedule, as JSON a replay can take. */
 	shrunk: Schedule;
 	shrunkViolations: string[];
+	/** Why it is a known failure (replays.ts). */
+	known?: string;
 }
 
 export interface CampaignReport {
@@ -69,19 +73,28 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 			report.hazards[hazard] = (report.hazards[hazard] ?? 0) + 1;
 		if (outcome.violations.length === 0) continue;
 		let shrunk = schedule;
-		const known = options.knownSeeds?.[seed] !== undefined;
-		const fresh = report.failures.filter((failure) => !options.knownSeeds?.[failure.seed]).length;
+		const known = options.known?.(schedule, outcome.violations);
+		const fresh = report.failures.filter((failure) => !failure.known).length;
+		const shrinkStarted = performance.now();
 		if (options.shrinkAttempts > 0 && !known && fresh < (options.shrinkFirst ?? Infinity))
 			shrunk = (
 				await shrinkSchedule(
 					schedule,
-					async (candidate) => (await runSchedule(candidate)).violations.length > 0,
+					async (candidate) =>
+						performance.now() - shrinkStarted < (options.shrinkTimeLimitMs ?? Infinity) &&
+						(await runSchedule(candidate)).violations.length > 0,
 					options.shrinkAttempts,
 				)
 			).schedule;
 		const shrunkViolations =
 			shrunk === schedule ? outcome.violations : (await runSchedule(shrunk)).violations;
-		report.failures.push({ seed, violations: outcome.violations, shrunk, shrunkViolations });
+		report.failures.push({
+			seed,
+			violations: outcome.violations,
+			shrunk,
+			shrunkViolations,
+			...(known ? { known } : {}),
+		});
 		if (!known) options.log?.(formatFailure(report.failures.at(-1)!));
 	}
 	report.realMs = Math.round(performance.now() - started);
@@ -102,7 +115,10 @@ export function formatCampaign(report: CampaignReport): string[] {
 		.map(([name, count]) => `${name} ${count}`)
 		.join(', ');
 	return [
-		`Trigger, generated schedules: ${report.schedules} schedules in ${(report.realMs / 1000).toFixed(1)} s (${report.polls} polls, ${report.runs} Runs made, ${report.emitted} emitted); ${report.failures.length} failed, ${report.tolerated} with duplicates tolerated (a load older than another process's save)`,
+		`Trigger, generated schedules: ${report.schedules} schedules in ${(report.realMs / 1000).toFixed(1)} s (${report.polls} polls, ${report.runs} Runs made, ${report.emitted} emitted); ${report.failures.length} failed (${report.failures.filter((f) => f.known).length} of them known), ${report.tolerated} with duplicates tolerated (a load older than another process's save)`,
 		`  schedules per hazard: ${hazards}`,
+		...report.failures
+			.filter((failure) => failure.known)
+			.map((failure) => `  known failure, seed ${failure.seed}: ${failure.known}`),
 	];
 }
