@@ -36,7 +36,7 @@ export const HAZARD_BOUNDS = {
 	allAgents: 0.8,
 	/** Agents at the start: 1 to this; `addAgent` adds up to 2 more. */
 	maxAgents: 3,
-	/** Finished Runs per Agent before activation: 0 to this (slow schedules: 1,500 to 2,500). */
+	/** Finished Runs per Agent before activation: 0 to this (slow schedules: 1,001 to 1,600, two pages). */
 	maxHistory: 6,
 	runningAtActivation: 0.3,
 	/** n_runs counting every Run made / the Runs there are / left out. */
@@ -45,7 +45,7 @@ export const HAZARD_BOUNDS = {
 	skipThem: 0.3,
 	noFullRead: 0.2,
 	/** A slow service: requests cost a quarter to a third of what the budget leaves for new work. */
-	slowService: 0.1,
+	slowService: 0.06,
 	/** A hanging single read (costs real time: budget 0.8 s, Request Timeout 1 s, longer than the budget as 60 s is than 2.41's 45 s). */
 	hang: 0.03,
 	/** Per minute of the schedule: */
@@ -107,7 +107,7 @@ export function generateSchedule(seed: number): Schedule {
 		...DEFAULT_SETUP,
 		scope: chance(b.allAgents) ? 'all' : 'one',
 		agents: int(1, b.maxAgents),
-		history: slow ? int(1500, 2500) : int(0, b.maxHistory),
+		history: slow ? int(1001, 1600) : int(0, b.maxHistory),
 		runningAtActivation: chance(b.runningAtActivation),
 		listOrder: pick(['newest-first', 'oldest-first', 'random'] as const),
 		counter:
