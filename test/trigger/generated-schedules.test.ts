@@ -16,7 +16,7 @@ import { runSchedule } from './model/run';
 
 useHarness();
 
-const SCHEDULES = Number(process.env.MODEL_SCHEDULES ?? 250);
+const SCHEDULES = Number(process.env.MODEL_SCHEDULES ?? 200);
 const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
 
 describe('Extraction Agents Trigger: replayed schedules (one per item of issue 28)', () => {
