@@ -30,6 +30,14 @@ export function prng(seed: number): () => number {
 /**
  * Every hazard the generator draws, with how often and within which bound. Stated here so that
  * what the generated schedules cover (and what they do not) can be read in one place.
+ *
+ * Bounds the oracle relies on (run.ts): the service's clock within SKEW_BOUND_MS (1 minute) of
+ * n8n's; a Run listed at most 50 minutes after its `created`; an emitting poll's save landing
+ * at most 2 minutes late and before the next load; polls a minute apart except the gaps below.
+ * Not generated (covered by the listed suites instead): random 5xx / 429 / dropped connections
+ * (their retries wait in real time: test/reliability/soak-simulated.ts), Runs deleted between two
+ * page reads of one poll, more than 1,000 Agents, a service ignoring page_number, overlapping
+ * polls on one main other than the re-activation replay (item 8), Fetch Test Event.
  */
 export const HAZARD_BOUNDS = {
 	/** Share of schedules watching All Agents (else One Agent). */
