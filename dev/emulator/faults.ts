@@ -131,7 +131,7 @@ const json = (value: unknown): Buffer => Buffer.from(JSON.stringify(value), 'utf
 
 /** Responses of the faults that are plain HTTP answers (status faults, 429, non-json). */
 export function plainFaultResponse(
-	kind: '500' | '502' | '503' | '504' | '429' | '403' | 'non-json',
+	kind: '500' | '502' | '503' | '504' | '429' | '403' | '404' | 'non-json',
 	opts: { retryAfter?: string; retryAfterStyle: RetryAfterStyle; now: number },
 ): PlainResponse {
 	const jsonHeaders = { 'content-type': 'application/json' };
@@ -155,6 +155,9 @@ export function plainFaultResponse(
 				headers: jsonHeaders,
 				body: json({ detail: 'Not enough permissions' }),
 			};
+		case '404':
+			// A proxy or a deploy that answers 404 for a moment: the resource still exists.
+			return { status: 404, headers: jsonHeaders, body: json({ detail: 'Not Found' }) };
 		case '503':
 			return {
 				status: 503,

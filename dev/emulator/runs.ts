@@ -174,7 +174,7 @@ export function runView(
 		agent_id: run.agentId,
 		run_id: run.runId,
 		user_defined_id: run.userDefinedId, // service note 20
-		created: tsOffset(run.createdMs),
+		created: run.createdText ?? tsOffset(run.createdMs),
 		updated: tsOffset(created ? run.createdMs : progress.updatedMs),
 		// Gap 23: null while running and for historical Runs made before March 2026.
 		completed:

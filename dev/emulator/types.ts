@@ -19,7 +19,7 @@ export type FaultKind =
 	| '429';
 
 /** Faults that can be queued one-shot with `emulator.injectFaults`. */
-export type InjectedFaultKind = FaultKind | 'missing-fields' | '403';
+export type InjectedFaultKind = FaultKind | 'missing-fields' | '403' | '404';
 
 /**
  * 'before': the fault replaces the request before the service handles it (nothing changes).
@@ -124,6 +124,11 @@ export interface EmulatorKnobs {
 	 * 500) while the Agent is still listed by GET /agents and its single Runs can be read.
 	 */
 	failingRunLists?: Record<number, number>;
+	/**
+	 * Runs GET runs leaves out while they are listed here (a list answer from a replica that
+	 * misses a Run for a moment); their single read works.
+	 */
+	runsMissingFromLists?: number[];
 	/**
 	 * What an Agent's `n_runs` counts (the API does not say what a delete does to it): 'made'
 	 * (default) every Run ever made, so a delete leaves it as it was; 'existing' the Runs the
@@ -276,6 +281,8 @@ export interface RunRecord {
 	listedMs?: number;
 	/** The `order` the service sends, when not the Prompts' names (e.g. a name listed twice). */
 	order?: string[];
+	/** Served as `created` instead of the time: a timestamp the client cannot read. */
+	createdText?: string;
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
 }

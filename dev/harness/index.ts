@@ -33,7 +33,9 @@ export {
 } from './execute';
 export {
 	createPoller,
+	createPollerStorage,
 	type CreatePollerOptions,
+	type PollerStorage,
 	type Poller,
 	type PollHazards,
 	type PollRecord,

@@ -70,6 +70,37 @@ export interface CreatePollerOptions {
 	 * 'update', as n8n 2.41's scheduler runs every tick after the activation poll.
 	 */
 	firstPollActivation?: WorkflowActivateMode;
+	/**
+	 * The workflow's and the node's ids (random by default). Two pollers with the same ids are
+	 * the same trigger node to the node's in-process memory: a re-activation (a new poller whose
+	 * first poll is the activation poll) while an older poll still runs, or, with a copy of the
+	 * node loaded apart (jest.isolateModules), a second n8n main.
+	 */
+	workflowId?: string;
+	nodeId?: string;
+	/**
+	 * 'durable': n8n 2.41's durable scheduler, where only a poll that emitted saves the static
+	 * data (a poll that emitted nothing leaves the stored state as it was). Default
+	 * 'in-memory': every poll that changed the static data saves it.
+	 */
+	scheduler?: 'in-memory' | 'durable';
+	/**
+	 * Where the static data is stored: pollers given the same storage share one stored state,
+	 * as two n8n mains share one database (createPollerStorage). Each poll loads it when it
+	 * starts and saves it when it ends, as n8n's scheduler does.
+	 */
+	storage?: PollerStorage;
+}
+
+/** One stored static data that several pollers load and save (n8n's `workflow_entity.staticData`). */
+export interface PollerStorage {
+	stored: IDataObject;
+	/** What was stored before the last save (PollHazards.staticDataBeforeLastSave). */
+	beforeLastSave: IDataObject;
+}
+
+export function createPollerStorage(staticData: IDataObject = {}): PollerStorage {
+	return { stored: jsonCopy(staticData), beforeLastSave: jsonCopy(staticData) };
 }
 
 /**
@@ -90,6 +121,24 @@ export interface PollHazards {
 	 * poll-trigger-task-handler.js). The poll still resolves to what it returned.
 	 */
 	dropResult?: boolean;
+	/**
+	 * Called once the poll has loaded the static data and before the node's poll() runs; the
+	 * poll waits for it. Lets a test make something happen between the load and the poll
+	 * (another main's poll saving first, a Run finishing).
+	 */
+	afterLoad?: () => Promise<void> | void;
+	/**
+	 * A poll that emitted: its save lands only when this promise resolves (n8n saves an
+	 * emitting poll's static data without waiting for it). Another poll that loads before
+	 * then reads the older state.
+	 */
+	saveDelayedUntil?: Promise<void>;
+	/**
+	 * n8n abandons the poll when it has run longer than this (the durable scheduler's poll
+	 * timeout, on Date.now): its result is dropped and nothing is saved, as with dropResult.
+	 * The poll still resolves to what it returned; PollRecord.abandoned says so.
+	 */
+	abandonAfterMs?: number;
 }
 
 export interface PollRecord {
@@ -99,6 +148,10 @@ export interface PollRecord {
 	staticDataSaved: boolean;
 	/** What was put on the poll (PollHazards). */
 	hazards?: PollHazards;
+	/** It ran past PollHazards.abandonAfterMs: n8n dropped its result. */
+	abandoned?: boolean;
+	/** How long the node's poll() ran (Date.now). */
+	durationMs?: number;
 	error?: Error;
 }
 
@@ -120,6 +173,8 @@ export interface Poller {
 	readonly authenticatedRequests: HarnessCredentialsHelper['authenticated'];
 }
 
+const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? {})) as T;
+
 /** n8n's DirectoryLoader adds the "Poll Times" parameter to every polling node on load. */
 function applyPollingParameters(type: AnyNodeType): void {
 	const versions: INodeType[] = 'nodeVersions' in type ? Object.values(type.nodeVersions) : [type];
@@ -133,8 +188,6 @@ function applyPollingParameters(type: AnyNodeType): void {
 		}
 	}
 }
-
-const jsonCopy = <T>(value: T): T => JSON.parse(JSON.stringify(value ?? {})) as T;
 
 export function createPoller(options: CreatePollerOptions): Poller {
 	const nodeTypeOption = options.nodeType ?? 'extractionAgentsTrigger';
@@ -161,14 +214,15 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			.filter((t) => store.has(t))
 			.map((t) => [t, credentialReference(t)]),
 	);
-	const workflowId = `harness-poll-wf-${randomUUID().slice(0, 8)}`;
-	const nodeId = randomUUID();
+	const workflowId = options.workflowId ?? `harness-poll-wf-${randomUUID().slice(0, 8)}`;
+	const nodeId = options.nodeId ?? randomUUID();
 	const nodeTypes = new HarnessNodeTypes({ [typeName]: type });
 
-	let stored: IDataObject = jsonCopy(options.staticData ?? {});
-	if (options.nodeStaticData) stored[`node:${nodeName}`] = jsonCopy(options.nodeStaticData);
-	/** What was stored before the last save (PollHazards.staticDataBeforeLastSave). */
-	let storedBeforeLastSave: IDataObject = jsonCopy(stored);
+	const storage = options.storage ?? createPollerStorage(options.staticData);
+	if (options.nodeStaticData) {
+		storage.stored[`node:${nodeName}`] = jsonCopy(options.nodeStaticData);
+		storage.beforeLastSave = jsonCopy(storage.stored);
+	}
 	const history: PollRecord[] = [];
 
 	async function poll(
@@ -182,10 +236,10 @@ export function createPoller(options: CreatePollerOptions): Poller {
 				options.binaryMode ?? 'filesystem',
 				async () => await pollOnce(mode, mode === 'trigger' ? hazards : {}),
 			);
-			scanForSecrets(`poll(${nodeName}, ${mode})`, result, stored);
+			scanForSecrets(`poll(${nodeName}, ${mode})`, result, storage.stored);
 			return result;
 		} catch (error) {
-			scanForSecrets(`poll(${nodeName}, ${mode}) error`, error, stored);
+			scanForSecrets(`poll(${nodeName}, ${mode}) error`, error, storage.stored);
 			throw error;
 		}
 	}
@@ -213,7 +267,9 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			connections: {},
 			active: mode === 'trigger',
 			nodeTypes,
-			staticData: jsonCopy(hazards.staticDataBeforeLastSave ? storedBeforeLastSave : stored),
+			staticData: jsonCopy(
+				hazards.staticDataBeforeLastSave ? storage.beforeLastSave : storage.stored,
+			),
 			settings: {
 				executionOrder: 'v1',
 				...(options.timezone ? { timezone: options.timezone } : {}),
@@ -245,7 +301,9 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			options.pollBudgetMs === undefined ? undefined : () => options.pollBudgetMs as number,
 		);
 
+		await hazards.afterLoad?.();
 		const triggersAndPollers = container().get(TriggersAndPollers);
+		const startedAt = Date.now();
 		await workflow.expression.acquireIsolate();
 		let result: INodeExecutionData[][] | null;
 		try {
@@ -265,11 +323,25 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			await workflow.expression.releaseIsolate();
 		}
 
+		const durationMs = Date.now() - startedAt;
+		const abandoned = hazards.abandonAfterMs !== undefined && durationMs > hazards.abandonAfterMs;
+		const emitted = (result?.[0]?.length ?? 0) > 0;
 		let staticDataSaved = false;
-		if (mode === 'trigger' && !hazards.dropResult && workflow.staticData.__dataChanged === true) {
+		if (
+			mode === 'trigger' &&
+			!hazards.dropResult &&
+			!abandoned &&
+			workflow.staticData.__dataChanged === true &&
+			(options.scheduler !== 'durable' || emitted)
+		) {
 			// WorkflowStaticDataService.saveStaticData: the JSON column takes the whole object.
-			storedBeforeLastSave = stored;
-			stored = jsonCopy(workflow.staticData);
+			const saved = jsonCopy(workflow.staticData);
+			const save = () => {
+				storage.beforeLastSave = storage.stored;
+				storage.stored = saved;
+			};
+			if (hazards.saveDelayedUntil) void hazards.saveDelayedUntil.then(save);
+			else save();
 			staticDataSaved = true;
 		}
 		history.push({
@@ -278,6 +350,8 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			items: result?.[0]?.length ?? 0,
 			staticDataSaved,
 			...hazardsRecord,
+			...(abandoned ? { abandoned } : {}),
+			durationMs,
 		});
 		return result;
 	}
@@ -285,10 +359,10 @@ export function createPoller(options: CreatePollerOptions): Poller {
 	return {
 		poll,
 		get staticData() {
-			return stored;
+			return storage.stored;
 		},
 		get nodeStaticData() {
-			return stored[`node:${nodeName}`] as IDataObject | undefined;
+			return storage.stored[`node:${nodeName}`] as IDataObject | undefined;
 		},
 		nodeName,
 		history,

@@ -148,9 +148,10 @@ describe('Extraction Agents Trigger: a poll that fails half-way', () => {
 			{ match: { method: 'GET', path: runPath(s.agentId, s.pending[0]) }, kind: '500' },
 			s.pending[0],
 		);
-		// list page, six pending reads (the first failing: a 500 is not retried), the full reads
-		// of the two new Runs
-		expect(requests).toBe(1 + 6 + 2);
+		// list page, the reads of the three pending Runs the list shows finished (the first
+		// failing: a 500 is not retried; the three it shows running are not read), the full
+		// reads of the two new Runs
+		expect(requests).toBe(1 + 3 + 2);
 	});
 
 	it('500 on the list page (1st request)', async () => {

@@ -271,7 +271,11 @@ describe('Extraction Agents Trigger: an Agent whose Runs cannot be listed (All A
 		const { emulator, credentials } = ctx;
 		const blocked = await newAgent(emulator, 'list failing at activation');
 		await newAgent(emulator, 'healthy at activation');
-		finishedRun(emulator, blocked); // before activation: history
+		// Before activation (more than the clock margin of 5 minutes before it): history.
+		emulator.createRun(blocked, [{ name: 'history.pdf' }], {
+			createdAt: emulator.now() - 10 * MINUTE,
+			durationMs: 1,
+		});
 		const poller = createPoller({
 			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
 			credentials,
@@ -610,7 +614,8 @@ describe('Extraction Agents Trigger: a first look at many Agents under the poll 
 			agents.push(agentId);
 		}
 		const parameters = triggerParameters(undefined, { agentScope: 'all', includeFullRun: false });
-		const poller = createPoller({ parameters, credentials, pollBudgetMs: 300 });
+		// No request outlives the budget (issue 28): it must hold one page of 1,000 at least.
+		const poller = createPoller({ parameters, credentials, pollBudgetMs: 1_000 });
 		const scanned = () => {
 			const state = poller.nodeStaticData as
 				| { agents?: Record<string, { scanPage?: number }> }

@@ -127,7 +127,8 @@ function listRuns(ctx: RequestContext): EmuResponse {
 	// oldest first; a Run listed late (knobs.lateListing) is left out until its time comes
 	let runs = ctx.state
 		.runsOfAgent(agent.id)
-		.filter((r) => r.listedMs === undefined || r.listedMs <= ctx.now);
+		.filter((r) => r.listedMs === undefined || r.listedMs <= ctx.now)
+		.filter((r) => !ctx.knobs.runsMissingFromLists?.includes(r.runId));
 	if (runIdFilter !== undefined) runs = runs.filter((r) => r.runId === runIdFilter);
 	else if (ctx.knobs.listOrder === 'newest-first') runs = [...runs].reverse();
 	else if (ctx.knobs.listOrder === 'random') {

@@ -117,8 +117,13 @@ async function sendAttempt<T>(
 	earlierAttemptMayHaveWorked: boolean,
 ): Promise<AttemptOutcome<T>> {
 	const { context, request } = plan;
-	const options = buildHttpRequest(plan.apiRoot, request, plan.timeoutMs);
+	const timeoutMs = attemptTimeoutMs(plan);
 	const attempt = { method: request.method, retries, idempotent: plan.idempotent };
+	if (timeoutMs <= 0) {
+		// No time left before the poll's limit: not sent, and not retried (the limit has passed).
+		throw reportFailure(plan, { kind: 'network', code: 'ETIMEDOUT', timeoutMs: 0, ...attempt });
+	}
+	const options = buildHttpRequest(plan.apiRoot, request, timeoutMs);
 	try {
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
@@ -127,11 +132,18 @@ async function sendAttempt<T>(
 		)) as IN8nHttpFullResponse;
 		return classifyAnswer<T>(response, request, options.url, attempt, earlierAttemptMayHaveWorked);
 	} catch (error) {
-		return classifyThrown<T>(error, context, request, plan.signal, {
-			...attempt,
-			timeoutMs: plan.timeoutMs,
-		});
+		return classifyThrown<T>(error, context, request, plan.signal, { ...attempt, timeoutMs });
 	}
+}
+
+/**
+ * One attempt's timeout: the Request Timeout, cut to the time left before the context's
+ * limit on waits (the trigger's poll budget, limitWaitsOf): n8n's durable scheduler abandons
+ * a poll that outlives its budget and commits nothing, so no request may outlive it.
+ */
+function attemptTimeoutMs(plan: RequestPlan): number {
+	const limit = plan.gate.waitsEndBy;
+	return limit === undefined ? plan.timeoutMs : Math.min(plan.timeoutMs, limit - Date.now());
 }
 
 function retryQuestion(

@@ -2,8 +2,9 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { createdOf, detectOrder } from '../helpers/runList';
-import type { PollBudget } from './pollBudget';
-import { LOOKBACK_MS, type AgentPollState } from './pollState';
+import { ranOutOfBudget, type PollBudget } from './pollBudget';
+import { serviceTimestampMillis } from '../helpers/timestamps';
+import { CLOCK_MARGIN_MS, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
 
 /**
@@ -11,27 +12,59 @@ import { fetchRunPage, type ListShape } from './runsListedSince';
  * the newest `created` and the Runs still running; Runs created before `floor` only, when
  * set. Reads at least one page, then stops when the budget is spent: the state says which
  * page is next, so a history of any size is read across polls instead of never.
+ *
+ * With `historyBefore` (the Agent was watched when its past became history: activation, a
+ * re-activation that skips, a change of what is watched), a page read by a later poll may
+ * hold Runs that finished after that moment (the look spans polls, or the Agent's list could
+ * not be read at first): a Run that finished (`completed`, else `created`) at or after
+ * historyBefore less CLOCK_MARGIN_MS stays pending, to be read and emitted; the pages the poll
+ * of that moment read are history as listed.
  */
 export async function continueHistoryScan(
 	context: IPollFunctions,
 	agentId: number,
 	scanning: AgentPollState,
 	budget: PollBudget,
+	now: number,
 ): Promise<AgentPollState> {
-	const { floor } = scanning;
+	const { floor, historyBefore } = scanning;
+	const finishedSince =
+		historyBefore !== undefined && historyBefore < now
+			? historyBefore - CLOCK_MARGIN_MS
+			: undefined;
 	let watermark = scanning.watermark;
 	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
 	const pending = new Map<number, number>(scanning.pending);
 	let firstPage: Run[] | undefined;
 	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
-		const { runs, totalPages } = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		const read = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE).catch(
+			(error: unknown) => {
+				// After the first page, a page the budget ran out under is read next poll.
+				if (pageNumber !== (scanning.scanPage ?? 0) && ranOutOfBudget(error, budget))
+					return undefined;
+				throw error;
+			},
+		);
+		if (!read)
+			return {
+				watermark,
+				pending: [...pending.entries()],
+				...(floor !== undefined ? { floor } : {}),
+				...(historyBefore !== undefined ? { historyBefore } : {}),
+				seen: [],
+				scanPage: pageNumber,
+				scanSeen: [...stamps.entries()],
+			};
+		const { runs, totalPages } = read;
 		if (pageNumber === 0) firstPage = runs;
 		for (const run of runs) {
-			const created = createdOf(run);
+			const created = stampOf(run, watermark);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
-			watermark = Math.max(watermark, created);
+			watermark = Math.max(watermark, Math.min(created, now + CLOCK_MARGIN_MS));
 			stamps.set(Number(run.run_id), created);
-			if (!isRunFinished(run)) pending.set(Number(run.run_id), created);
+			const finishedAfter =
+				finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
+			if (!isRunFinished(run) || finishedAfter) pending.set(Number(run.run_id), created);
 		}
 		stamps = new Map([...stamps].filter(([, created]) => created >= watermark - LOOKBACK_MS));
 		pageNumber++;
@@ -40,6 +73,7 @@ export async function continueHistoryScan(
 			pending: [...pending.entries()],
 			...(floor !== undefined ? { floor } : {}),
 		};
+		const scanFields = historyBefore !== undefined ? { historyBefore } : {};
 		if (runs.length === 0 || pageNumber >= totalPages)
 			return {
 				...base,
@@ -47,7 +81,13 @@ export async function continueHistoryScan(
 				...shapeOfScan(firstPage, runs, (pageNumber - 1) * MAX_PAGE_SIZE + runs.length),
 			};
 		if (budget.isSpent())
-			return { ...base, seen: [], scanPage: pageNumber, scanSeen: [...stamps.entries()] };
+			return {
+				...base,
+				...scanFields,
+				seen: [],
+				scanPage: pageNumber,
+				scanSeen: [...stamps.entries()],
+			};
 	}
 }
 
@@ -61,4 +101,9 @@ function shapeOfScan(firstPage: Run[] | undefined, lastPage: Run[], count: numbe
 	if (order === 'newest-first') return { listOrder: order };
 	if (!firstPage || firstPage.length === 0) return {};
 	return { listOrder: order, listCount: count, listOldest: Number(firstPage[0].run_id) };
+}
+
+/** When a finished Run finished: its `completed` time, or its `created` when that is null. */
+function finishedAtOf(run: Run): number {
+	return serviceTimestampMillis(run.completed) ?? createdOf(run);
 }

@@ -1,24 +1,27 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { isPendingTooLong, PENDING_GIVE_UP_MS, type PendingRun } from './pollState';
-import { listedRun, readRun, withReadError } from './runReads';
+import { listedRun, readRun, retryAfterNotFound, withReadError } from './runReads';
 import type { PollBudget } from './pollBudget';
 
-/** Drops pending Runs still running days after they were created, with a line in n8n's log. */
-export function withoutStalePending(
+/**
+ * Whether a pending Run that a read has just shown running is given up: still running days
+ * after it was created, with a line in n8n's log. Only a read decides: a Run pending across
+ * a long pause (a re-activation days later, n8n down, its Agent unreadable) may have finished
+ * meanwhile, and is read first.
+ */
+function givenUp(
 	context: IPollFunctions,
 	agentId: number,
-	pending: PendingRun[],
+	entry: PendingRun,
 	now: number,
-): PendingRun[] {
-	return pending.filter((entry) => {
-		if (!isPendingTooLong(entry, now)) return true;
-		context.logger.warn(
-			`Extraction Agents Trigger: Run ${entry[0]} of Agent ${agentId} is still running ${Math.floor(PENDING_GIVE_UP_MS / 86_400_000)}+ days after it was created; it is no longer checked and will not be emitted`,
-			{ agentId, runId: entry[0] },
-		);
-		return false;
-	});
+): boolean {
+	if (!isPendingTooLong(entry, now)) return false;
+	context.logger.warn(
+		`Extraction Agents Trigger: Run ${entry[0]} of Agent ${agentId} is still running ${Math.floor(PENDING_GIVE_UP_MS / 86_400_000)}+ days after it was created; it is no longer checked and will not be emitted`,
+		{ agentId, runId: entry[0] },
+	);
+	return true;
 }
 
 /** What a poll's reads of the pending Runs came to. */
@@ -35,42 +38,59 @@ interface PendingRunsRead {
 
 /**
  * Reads again the Runs still running at the last poll, least recently read first; those left
- * for the next poll keep their place. A Run the list has just shown running again
- * (`listedRunning`) is not read.
+ * for the next poll keep their place. A Run the list has just shown (`listed`) still running
+ * is not read; one it shows finished is read, and that read is the full one (what a Run seen
+ * running has always been emitted with, Include Full Run or not).
  */
 export async function readPendingRuns(
 	context: IPollFunctions,
 	agentId: number,
 	pending: PendingRun[],
-	listedRunning: Map<number, number>,
+	listed: Map<number, Run>,
 	options: { budget: PollBudget; triggerKey: string; now: number },
 ): Promise<PendingRunsRead> {
 	const finished: Run[] = [];
 	const notReached: PendingRun[] = [];
 	const readThisPoll: PendingRun[] = [];
 	let stoppedEarly = false;
-	for (const entry of withoutStalePending(context, agentId, pending, options.now)) {
+	for (const entry of pending) {
 		const [runId] = entry;
-		if (listedRunning.has(runId)) continue;
+		const fromList = listed.get(runId);
+		if (fromList && !isRunFinished(fromList)) {
+			// The list has just shown it running: that is this poll's read of it.
+			if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
+			continue;
+		}
 		if (options.budget.isSpent()) {
 			notReached.push(entry);
 			stoppedEarly = true;
 			continue;
 		}
 		const read = await readRun(context, agentId, runId, options.triggerKey);
-		if ('gone' in read) continue; // deleted while pending: nothing left to emit
+		if ('gone' in read) {
+			// Deleted while pending: nothing left to emit. Unless the list still shows it (a
+			// proxy or a deploy answering 404 for a moment): then it is read again next poll, as
+			// after a 5xx, and emitted from its list data after as many polls.
+			const stillListed =
+				fromList ?? (await listedRun(context, agentId, runId).catch(() => undefined));
+			if (!stillListed) continue;
+			if (retryAfterNotFound(options.triggerKey, agentId, runId)) readThisPoll.push(entry);
+			else if (isRunFinished(stillListed)) finished.push(withReadError(stillListed, read.failure));
+			else if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
+			continue;
+		}
 		if ('run' in read) {
 			if (isRunFinished(read.run)) finished.push(read.run);
-			else readThisPoll.push(entry);
+			else if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
 			continue;
 		}
 		if (read.retryLater) {
 			readThisPoll.push(entry);
 			continue;
 		}
-		const fromList = await listedRun(context, agentId, runId).catch(() => undefined);
-		if (fromList && isRunFinished(fromList)) {
-			finished.push(withReadError(fromList, read.failure));
+		const listedAlone = await listedRun(context, agentId, runId).catch(() => undefined);
+		if (listedAlone && isRunFinished(listedAlone)) {
+			finished.push(withReadError(listedAlone, read.failure));
 			continue;
 		}
 		context.logger.warn(

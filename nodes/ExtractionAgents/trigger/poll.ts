@@ -8,6 +8,7 @@ import { pollBudget } from './pollBudget';
 import { limitWaitsOf } from '../transport/rateLimitGate';
 import {
 	ABSENT_AGENT_KEPT_MS,
+	firstLookOwed,
 	readTriggerState,
 	RECENTLY_EMITTED_LIMIT,
 	STATE_VERSION,
@@ -21,9 +22,11 @@ import { newestFinishedRun } from './testEvent';
 import {
 	adoptUncommittedState,
 	awaitsEmittedSave,
+	newStateId,
 	rememberState,
-	revisionOf,
+	stateIdOf,
 } from './uncommittedState';
+import { pollIntervalMs } from './pollInterval';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -42,7 +45,16 @@ function isActivationPoll(context: IPollFunctions): boolean {
 	return first && context.getActivationMode() === 'activate';
 }
 
-async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+/**
+ * Triggers whose activation poll found an older poll still running and skipped its turn: the
+ * next poll that runs is the activation poll in its stead (When Reactivated → Skip Them).
+ */
+const activationsOwed = new Set<string>();
+
+async function pollForFinishedRuns(
+	this: IPollFunctions,
+	activationPoll = false,
+): Promise<INodeExecutionData[][] | null> {
 	const statuses = this.getNodeParameter('statuses', []) as string[];
 	const simplify = this.getNodeParameter('simplify', true) as boolean;
 	const includeFullRun = triggerSetting(this, 'includeFullRun', true);
@@ -60,7 +72,7 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const { agentIds, runCounters } = await watchedAgents(this, scope);
 
 	if (this.getMode() === 'manual') {
-		const run = await newestFinishedRun(this, agentIds, statuses);
+		const run = await newestFinishedRun(this, agentIds, statuses, budget);
 		const full = includeFullRun
 			? await fetchRun(this, Number(run.agent_id), Number(run.run_id))
 			: run;
@@ -73,13 +85,24 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	const scopeKey = scope === 'all' ? 'all' : `one:${agentIds[0]}`;
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
 	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-	const activationPoll = isActivationPoll(this);
 	// Handed a state from before an emitting poll's save: skip (uncommittedState.ts).
 	if (!activationPoll && awaitsEmittedSave(triggerKey, stored, now)) return null;
+	const base = stateIdOf(stored);
 	adoptUncommittedState(triggerKey, stored);
-	const revision = revisionOf(stored) + 1;
-	const { state, scopeChanged } = stateToStartFrom(this, stored, scopeKey, now, activationPoll);
+	const { state, scopeChanged, historyBefore } = stateToStartFrom(
+		this,
+		stored,
+		scopeKey,
+		now,
+		activationPoll,
+	);
 	const agents = agentsWithAbsencesTracked(state, agentIds, scopeChanged, now);
+	// The watched Agents' past is history from `historyBefore` on: each one owes a first look
+	// that keeps that moment, whichever poll reads it (its list failing now, the budget). An
+	// Agent seen later for the first time is new (pollAgents.ts).
+	if (historyBefore !== undefined) {
+		for (const agentId of agentIds) agents[String(agentId)] ??= firstLookOwed(historyBefore);
+	}
 
 	// All requests first; the state is written only at the end, so a poll that fails
 	// half-way leaves it as it was and the next poll emits what this one would have. A poll
@@ -88,20 +111,20 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 		agentIds,
 		runCounters,
 		startAt: state.resumeAgent,
-		newAgentsAreHistory: state.newAgentsAreHistory,
-		// On the poll that made the past history, a first look takes it all as history.
-		historyBefore:
-			state.historyBefore !== undefined && state.historyBefore < now
-				? state.historyBefore
-				: undefined,
 		includeFullRun,
 		budget,
 		triggerKey,
 		now,
 	});
 
+	// Each Run once, within this poll as across polls.
 	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
-	const emitted = finished.filter((run) => !recentlyEmitted.has(Number(run.run_id)));
+	const emitted = finished.filter((run) => {
+		const runId = Number(run.run_id);
+		if (recentlyEmitted.has(runId)) return false;
+		recentlyEmitted.add(runId);
+		return true;
+	});
 	const items: INodeExecutionData[] = emitted
 		.filter((run) => hasChosenStatus(run, statuses))
 		.map((run) => ({ json: itemOfRun(run, simplify, sheetReady, collisionFree) }));
@@ -109,8 +132,6 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 	writeTriggerState(stored, {
 		activatedAt: state.activatedAt,
 		scope: scopeKey,
-		newAgentsAreHistory: everyAgentLooked(agentIds, agents) ? false : state.newAgentsAreHistory,
-		historyBefore: state.historyBefore,
 		resumeAgent,
 		agents,
 		recentlyEmitted: [
@@ -118,14 +139,19 @@ async function pollForFinishedRuns(this: IPollFunctions): Promise<INodeExecution
 			...emitted.map((run) => Number(run.run_id)),
 		].slice(-RECENTLY_EMITTED_LIMIT),
 	});
-	stored.revision = revision;
-	rememberState(triggerKey, stored, items.length > 0);
+	// The state n8n saves with this poll's execution gets its own id; one that n8n does not
+	// save keeps the id of the stored state it grew from (uncommittedState.ts).
+	delete stored.revision;
+	stored.stateId = items.length > 0 ? newStateId(now) : base;
+	rememberState(triggerKey, base, stored, items.length > 0);
 	return items.length > 0 ? [items] : null;
 }
 
 /**
  * The state this poll goes on from: the stored one, or a fresh one on first activation (or a
- * re-activation that skips the meantime); and whether what is watched changed since.
+ * re-activation that skips the meantime); whether what is watched changed since; and, when
+ * the watched Agents' past became history (those, or a state written before 0.4 that still
+ * owes first looks), from when.
  */
 function stateToStartFrom(
 	context: IPollFunctions,
@@ -133,18 +159,23 @@ function stateToStartFrom(
 	scopeKey: string,
 	now: number,
 	activationPoll: boolean,
-): { state: TriggerState; scopeChanged: boolean } {
+): { state: TriggerState; scopeChanged: boolean; historyBefore: number | undefined } {
 	const skipWhileInactive = triggerSetting<string>(context, 'onReactivation', 'emit') === 'skip';
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {
 		// First activation (or a re-activation that skips the meantime): every watched
-		// Agent's past is history, and the trigger starts from now.
+		// Agent's past is history, and the trigger starts from now. A poll that is not the
+		// activation poll and finds no state stored goes on from an activation n8n did not save
+		// (the durable scheduler saves only polls that emit; that activation may have run on
+		// another n8n main, or before a restart): the Runs that finished since the poll before
+		// it, one poll interval ago, are not history (docs/trigger.md, "Two n8n mains").
+		const historyBefore = activationPoll ? now : now - pollIntervalMs(context);
 		state = {
 			version: STATE_VERSION,
-			activatedAt: now,
+			activatedAt: historyBefore,
 			scope: scopeKey,
 			newAgentsAreHistory: true,
-			historyBefore: now,
+			historyBefore,
 			agents: {},
 			recentlyEmitted: [],
 		};
@@ -154,7 +185,11 @@ function stateToStartFrom(
 		// The user changed what is watched: the newly watched Agents' past is not news.
 		state = { ...state, scope: scopeKey, newAgentsAreHistory: true, historyBefore: now };
 	}
-	return { state, scopeChanged };
+	const historyBefore =
+		state.newAgentsAreHistory === true
+			? (state.historyBefore ?? state.activatedAt ?? now)
+			: undefined;
+	return { state, scopeChanged, historyBefore };
 }
 
 /**
@@ -185,17 +220,6 @@ function agentsWithAbsencesTracked(
 		}
 	}
 	return agents;
-}
-
-/**
- * Whether every watched Agent has had its first look: until then, Agents without state are
- * history; then an Agent seen later is new (one skipped before its first look keeps the rule
- * it would have had).
- */
-function everyAgentLooked(agentIds: number[], agents: Record<string, AgentPollState>): boolean {
-	return agentIds.every(
-		(agentId) => agents[String(agentId)] && agents[String(agentId)].scanPage === undefined,
-	);
 }
 
 function withoutAbsence(agentState: AgentPollState): AgentPollState {
@@ -259,10 +283,15 @@ export async function pollFinishedRuns(
 ): Promise<INodeExecutionData[][] | null> {
 	if (this.getMode() === 'manual') return await pollForFinishedRuns.call(this);
 	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
-	if (pollsInProgress.has(key)) return null;
+	const activation = isActivationPoll(this);
+	if (pollsInProgress.has(key)) {
+		if (activation) activationsOwed.add(key);
+		return null;
+	}
 	pollsInProgress.add(key);
 	try {
-		return await pollForFinishedRuns.call(this);
+		const owed = activationsOwed.delete(key);
+		return await pollForFinishedRuns.call(this, activation || owed);
 	} finally {
 		pollsInProgress.delete(key);
 	}

@@ -3,7 +3,6 @@ import { NodeApiError } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
 import { LOOKBACK_MS, type AgentPollState } from './pollState';
 import { continueHistoryScan } from './historyScan';
-import { withoutStalePending } from './pendingRuns';
 import { needsNoRead, readAt } from './runCounters';
 import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
 
@@ -13,9 +12,6 @@ interface AgentsPoll extends AgentPollOptions {
 	runCounters: Map<number, number>;
 	/** The Agent the last poll stopped at: this one starts there. */
 	startAt: number | undefined;
-	newAgentsAreHistory: boolean | undefined;
-	/** While newAgentsAreHistory: the Runs created from this time on are new (see TriggerState). */
-	historyBefore: number | undefined;
 }
 
 /**
@@ -85,15 +81,11 @@ async function pollAgent(
 	const { runCounters, now } = poll;
 	let previous = agents[String(agentId)];
 	if (!previous || previous.scanPage !== undefined) {
-		// A first look at the Agent. On activation or a change of scope its past is
-		// history (looked at by a later poll: the past before that poll); an Agent first
-		// seen later ("All Agents") has as new the Runs created since this poll, less the
-		// lookback for slow uploads.
-		const floor = previous
-			? previous.floor
-			: poll.newAgentsAreHistory
-				? poll.historyBefore
-				: now - LOOKBACK_MS;
+		// A first look at the Agent. One watched when its past became history (activation, a
+		// change of scope) has a state that says from when (poll.ts, historyScan.ts); an Agent
+		// first seen later ("All Agents") has as new the Runs created since this poll, less
+		// the lookback for slow uploads.
+		const floor = previous ? previous.floor : now - LOOKBACK_MS;
 		const scanning: AgentPollState = previous ?? {
 			watermark: floor ?? 0,
 			seen: [],
@@ -101,14 +93,13 @@ async function pollAgent(
 			scanPage: 0,
 			...(floor !== undefined ? { floor } : {}),
 		};
-		const scanned = await continueHistoryScan(context, agentId, scanning, poll.budget);
-		previous = {
-			...scanned,
-			pending: withoutStalePending(context, agentId, scanned.pending, now),
-		};
+		previous = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
 		agents[String(agentId)] = previous;
 		if (previous.scanPage !== undefined) return 'stopHere';
-		if (floor === undefined) {
+		// A look that found Runs to emit (finished after its historyBefore) or that left new
+		// Runs to the poll (above its floor) goes on with a read now; one that took everything
+		// as history is done.
+		if (floor === undefined && (scanning.historyBefore ?? now) >= now) {
 			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
 		}

@@ -1,4 +1,5 @@
 import type { IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 /**
  * The budget when n8n gives none (before 2.41, `getPollBudgetMs` does not exist): about a
@@ -36,4 +37,14 @@ export function pollBudget(context: IPollFunctions, startedAt = Date.now()): Pol
 		isSpent: () => Date.now() >= stopAt,
 		waitDeadlineMs: startedAt + budgetMs * BUDGET_SHARE_FOR_WAITS,
 	};
+}
+
+/**
+ * Whether a request failed because the budget ran out under it: no answer (a timeout, cut to
+ * the time left in the budget by the transport) once the budget is spent. A read that goes
+ * on across polls then stops there, as if it had not started the request, instead of failing
+ * the poll: otherwise a page that takes longer than what is left would fail every poll.
+ */
+export function ranOutOfBudget(error: unknown, budget: PollBudget): boolean {
+	return error instanceof NodeApiError && !error.httpCode && budget.isSpent();
 }

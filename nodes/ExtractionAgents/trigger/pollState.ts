@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
-import { createdOf } from '../helpers/runList';
+import { serviceTimestampMillis } from '../helpers/timestamps';
 
 /**
  * How late a Run may appear in the list after its `created` time and still be emitted: the
@@ -24,6 +24,13 @@ export const SWEEP_INTERVAL_MS = 60 * 60_000;
 export const ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;
 /** A Run still running this long after its `created` time is no longer checked (docs/service-notes.md #17). */
 export const PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;
+/**
+ * How far the service's clock may be from n8n's (a service host's clock, a local time read as
+ * UTC). A Run stamped further ahead of n8n's clock than this counts for the watermark as if
+ * stamped this far ahead: one such Run would otherwise make every later Run history until
+ * real time caught up with it. Also the margin at `historyBefore` (docs/trigger.md).
+ */
+export const CLOCK_MARGIN_MS = 5 * 60_000;
 /** Recently emitted Runs of all Agents: defence in depth against any double emission. */
 export const RECENTLY_EMITTED_LIMIT = 200;
 
@@ -58,6 +65,12 @@ export interface AgentPollState extends IDataObject {
 	/** During that look: the Runs near the newest `created` so far, which become `seen`. */
 	scanSeen?: RunStamp[];
 	/**
+	 * During that look, for an Agent watched when its past became history (activation, a
+	 * re-activation that skips, a change of what is watched): that moment (n8n's clock). Runs
+	 * that finished from then on are emitted, whichever poll reads their page (historyScan.ts).
+	 */
+	historyBefore?: number;
+	/**
 	 * The list's order and length at the last read, so that the next read goes straight to the
 	 * page holding the newest Runs (one request); a page that says otherwise corrects them.
 	 */
@@ -76,6 +89,16 @@ export interface AgentPollState extends IDataObject {
 	owedSince?: number;
 	/** When the Agent's list was last read (n8n's clock): it is read again within SWEEP_INTERVAL_MS. */
 	sweptAt?: number;
+	/**
+	 * A read of the list that the poll's budget cut short (thousands of Runs since the last
+	 * read): where it goes on next poll, and the newest `created` it has read so far.
+	 */
+	catchUp?: {
+		order: 'newest-first' | 'oldest-first' | 'unknown';
+		size: number;
+		page: number;
+		watermark: number;
+	};
 }
 
 export interface TriggerState extends IDataObject {
@@ -84,17 +107,32 @@ export interface TriggerState extends IDataObject {
 	activatedAt?: number;
 	/** What is watched: 'all', or 'one:<agent id>'. A change makes newly watched Agents' past history. */
 	scope?: string;
-	/** Agents without state are history (activation, a change of scope) until every watched Agent has state. */
-	newAgentsAreHistory?: boolean;
 	/**
-	 * When newAgentsAreHistory was set: an Agent first looked at by a later poll (its list
-	 * failed, or the poll's budget ran out before it) has as new the Runs created from then on.
+	 * Written before 0.4: Agents without state are history until every watched Agent has
+	 * state, from `historyBefore` on. Read once (each watched Agent without state gets a first
+	 * look with that historyBefore); no longer written true.
 	 */
+	newAgentsAreHistory?: boolean;
 	historyBefore?: number;
 	/** The Agent a poll stopped at for its budget: the next poll starts there. */
 	resumeAgent?: number;
+	/**
+	 * Set by each poll that emits (the state n8n saves with its execution); a poll that emits
+	 * nothing keeps it. What this n8n process remembers of unsaved polls is tied to it
+	 * (uncommittedState.ts).
+	 */
+	stateId?: string;
 	agents?: Record<string, AgentPollState>;
 	recentlyEmitted?: number[];
+}
+
+/**
+ * A Run's `created` time for the trigger. One that cannot be read (a format the service may
+ * change to) counts as created when it finished, or, while it runs, at the watermark it is
+ * compared with: new once, then remembered, instead of created in 1970 and never emitted.
+ */
+export function stampOf(run: Run, watermark: number): number {
+	return serviceTimestampMillis(run.created) ?? serviceTimestampMillis(run.completed) ?? watermark;
 }
 
 export function isNewRun(
@@ -102,7 +140,7 @@ export function isNewRun(
 	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor'>,
 	seen = new Set(state.seen),
 ): boolean {
-	const created = createdOf(run);
+	const created = stampOf(run, state.watermark);
 	return (
 		created >= state.watermark - LOOKBACK_MS &&
 		(state.floor === undefined || created >= state.floor) &&
@@ -110,12 +148,20 @@ export function isNewRun(
 	);
 }
 
+/** The watermark after reading `runs`: the newest `created`, at most CLOCK_MARGIN_MS ahead of `now`. */
+export function watermarkAfter(watermark: number, runs: Run[], now: number): number {
+	let next = watermark;
+	for (const run of runs)
+		next = Math.max(next, Math.min(stampOf(run, watermark), now + CLOCK_MARGIN_MS));
+	return next;
+}
+
 /** The ids of `runs` within LOOKBACK_MS of `watermark`: the next poll's `seen`. */
 export function seenNear(runs: Run[], watermark: number): number[] {
 	return [
 		...new Set(
 			runs
-				.filter((run) => createdOf(run) >= watermark - LOOKBACK_MS)
+				.filter((run) => stampOf(run, watermark) >= watermark - LOOKBACK_MS)
 				.map((run) => Number(run.run_id)),
 		),
 	];
@@ -164,6 +210,14 @@ function withDecodedSeen(stored: TriggerState): TriggerState {
 	))
 		agents[agentId] = { ...(agentState as AgentPollState), seen: decodeIds(agentState.seen) };
 	return { ...stored, agents };
+}
+
+/**
+ * A watched Agent whose past is history from `historyBefore` on, before its first look: the
+ * look reads its whole list (historyScan.ts), at this poll or a later one.
+ */
+export function firstLookOwed(historyBefore: number): AgentPollState {
+	return { watermark: 0, seen: [], pending: [], scanPage: 0, historyBefore };
 }
 
 /** The state of version 1 (watermark, ids at it, pending ids, emitted ids), carried over exactly. */
@@ -221,8 +275,6 @@ export function readTriggerState(
 interface PollOutcome {
 	activatedAt: number | undefined;
 	scope: string;
-	newAgentsAreHistory: boolean | undefined;
-	historyBefore: number | undefined;
 	/** The Agent the next poll starts at; undefined: every Agent had its turn. */
 	resumeAgent: number | undefined;
 	agents: Record<string, AgentPollState>;
@@ -234,10 +286,8 @@ export function writeTriggerState(stored: TriggerState, outcome: PollOutcome): v
 	stored.version = STATE_VERSION;
 	stored.activatedAt = outcome.activatedAt;
 	stored.scope = outcome.scope;
-	stored.newAgentsAreHistory = outcome.newAgentsAreHistory;
-	if (outcome.newAgentsAreHistory && outcome.historyBefore !== undefined)
-		stored.historyBefore = outcome.historyBefore;
-	else delete stored.historyBefore;
+	stored.newAgentsAreHistory = false;
+	delete stored.historyBefore;
 	if (outcome.resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = outcome.resumeAgent;
 	// Stored with `seen` encoded; readTriggerState decodes it.

@@ -13,6 +13,7 @@ export function needsNoRead(
 ): boolean {
 	return (
 		counter !== undefined &&
+		previous.catchUp === undefined &&
 		previous.nRuns === counter &&
 		!(previous.owed !== undefined && previous.owed > 0) &&
 		previous.pending.length === 0 &&
@@ -47,7 +48,9 @@ export function readAt(
 	const counted =
 		counter !== undefined && previous?.nRuns !== undefined ? counter - previous.nRuns : 0;
 	let owed = Math.max((previous?.owed ?? 0) + counted - discovered, -discovered);
-	const owedSince = previous?.owedSince ?? now;
+	// Each Run counted is waited for LOOKBACK_MS from when it was counted: newly counted Runs
+	// start the wait again (an older owed Run is then waited for longer, never shorter).
+	const owedSince = counted > 0 ? now : (previous?.owedSince ?? now);
 	if (owed > 0 && now - owedSince > LOOKBACK_MS) owed = 0; // never listed: the sweep goes on
 	if (owed !== 0) next.owed = owed;
 	if (owed > 0) next.owedSince = owedSince;

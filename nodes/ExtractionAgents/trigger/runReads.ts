@@ -28,7 +28,7 @@ function countFailedRead(key: string): number {
 
 type RunRead =
 	| { run: Run }
-	| { gone: true }
+	| { gone: true; failure: Error }
 	/** `retryLater`: a passing failure, not yet FAILURES_BEFORE_RUN_IS_BLAMED times in a row. */
 	| { failure: Error; retryLater: boolean };
 
@@ -60,11 +60,19 @@ export async function readRun(
 	// Not a failed request (e.g. the execution was cancelled): nothing to sort.
 	if (!(failure instanceof NodeApiError)) throw failure;
 	const status = Number(failure.httpCode);
-	if (status === 404) return { gone: true };
+	if (status === 404) return { gone: true, failure };
 	if (status === 401 || status === 429) throw failure;
 	const passing = !failure.httpCode || status >= 500;
 	const retryLater = passing && countFailedRead(failureKey) < FAILURES_BEFORE_RUN_IS_BLAMED;
 	return { failure, retryLater };
+}
+
+/**
+ * A Run whose single read answered 404 while the list still shows it: whether to read it
+ * again next poll (not yet FAILURES_BEFORE_RUN_IS_BLAMED polls in a row).
+ */
+export function retryAfterNotFound(triggerKey: string, agentId: number, runId: number): boolean {
+	return countFailedRead(`${triggerKey}:${agentId}:${runId}`) < FAILURES_BEFORE_RUN_IS_BLAMED;
 }
 
 /** The Run as the list shows it (GET runs filtered by run_id), when its single read fails. */

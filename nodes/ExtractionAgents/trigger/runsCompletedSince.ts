@@ -1,12 +1,26 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
-import { compareRuns, createdOf } from '../helpers/runList';
+import { compareRuns } from '../helpers/runList';
 import type { PollBudget } from './pollBudget';
-import { isNewRun, LOOKBACK_MS, seenNear, type AgentPollState, type PendingRun } from './pollState';
+import {
+	isNewRun,
+	LOOKBACK_MS,
+	seenNear,
+	stampOf,
+	watermarkAfter,
+	type AgentPollState,
+	type PendingRun,
+} from './pollState';
 import { readPendingRuns } from './pendingRuns';
 import { readRun, withReadError } from './runReads';
-import { POLL_PAGE_SIZE, runsListedSince, type ListShape } from './runsListedSince';
+import {
+	continueListRead,
+	POLL_PAGE_SIZE,
+	runsListedSince,
+	type ListResume,
+	type ListShape,
+} from './runsListedSince';
 
 export interface AgentPollOptions {
 	/** Read each Run found finished in the list once more, for the details only the single read has. */
@@ -38,41 +52,55 @@ export async function runsCompletedSince(
 	previous: AgentPollState,
 	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
+	const since = previous.watermark - LOOKBACK_MS;
 	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
 	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
-	const { runs: listed, shape } = await runsListedSince(
-		context,
-		agentId,
-		previous.watermark - LOOKBACK_MS,
-		pageSize,
-		{
-			listOrder: previous.listOrder,
-			listCount: previous.listCount,
-			listOldest: previous.listOldest,
-			// The Runs of the lookback, and one older to show the page reaches back past it.
-			need: previous.seen.length + 2,
-		},
-	);
+	const {
+		runs: listed,
+		shape,
+		resume,
+	} = previous.catchUp
+		? {
+				...(await continueListRead(context, agentId, since, previous.catchUp, options.budget)),
+				shape: undefined,
+			}
+		: await runsListedSince(context, agentId, since, options.budget, pageSize, {
+				listOrder: previous.listOrder,
+				listCount: previous.listCount,
+				listOldest: previous.listOldest,
+				// The Runs of the lookback, and one older to show the page reaches back past it.
+				need: previous.seen.length + 2,
+			});
 	const found = newRunsListed(listed, previous);
 	const pendingRead = await readPendingRuns(
 		context,
 		agentId,
 		previous.pending,
-		found.running,
+		new Map(listed.map((run) => [Number(run.run_id), run])),
 		options,
 	);
-	const firstSeen = await readRunsFirstSeenFinished(context, agentId, found.finished, options);
+	const firstSeen = await readRunsFirstSeenFinished(
+		context,
+		agentId,
+		found.finished,
+		previous.watermark,
+		options,
+	);
 	const finished = [...pendingRead.finished, ...firstSeen.finished].sort(compareRuns);
+	const pending: PendingRun[] = [
+		...pendingRead.notReached,
+		...found.running.entries(),
+		...firstSeen.stillPending,
+		...pendingRead.readThisPoll,
+	];
 	return {
 		finished,
-		stoppedEarly: pendingRead.stoppedEarly || firstSeen.stoppedEarly,
+		stoppedEarly: resume !== undefined || pendingRead.stoppedEarly || firstSeen.stoppedEarly,
 		discovered: found.discovered,
-		state: stateAfterRead(previous, listed, shape, [
-			...pendingRead.notReached,
-			...found.running.entries(),
-			...firstSeen.stillPending,
-			...pendingRead.readThisPoll,
-		]),
+		state:
+			resume !== undefined || previous.catchUp
+				? stateDuringCatchUp(previous, listed, options.now, pending, resume)
+				: stateAfterRead(previous, listed, shape ?? {}, options.now, pending),
 	};
 }
 
@@ -81,14 +109,16 @@ function newRunsListed(
 	listed: Run[],
 	previous: AgentPollState,
 ): { finished: Run[]; running: Map<number, number>; discovered: number } {
-	const seen = new Set(previous.seen);
+	// A pending Run is known, whatever `seen` says (a list answer that missed it left it out
+	// of `seen`): readPendingRuns has it, and it must not be found new as well.
+	const seen = new Set([...previous.seen, ...previous.pending.map(([runId]) => runId)]);
 	const finished: Run[] = [];
 	const running = new Map<number, number>();
 	let discovered = 0;
 	for (const run of listed) {
 		if (!isNewRun(run, previous, seen)) continue;
 		if (isRunFinished(run)) finished.push(run);
-		else running.set(Number(run.run_id), createdOf(run));
+		else running.set(Number(run.run_id), stampOf(run, previous.watermark));
 		discovered++;
 	}
 	return { finished, running, discovered };
@@ -103,6 +133,7 @@ async function readRunsFirstSeenFinished(
 	context: IPollFunctions,
 	agentId: number,
 	listedFinished: Run[],
+	watermark: number,
 	options: AgentPollOptions,
 ): Promise<{ finished: Run[]; stillPending: PendingRun[]; stoppedEarly: boolean }> {
 	const finished: Run[] = [];
@@ -116,7 +147,7 @@ async function readRunsFirstSeenFinished(
 		}
 		if (options.budget.isSpent()) {
 			// Read next poll, as a pending Run (its single read is the full read).
-			stillPending.push([runId, createdOf(run)]);
+			stillPending.push([runId, stampOf(run, watermark)]);
 			stoppedEarly = true;
 			continue;
 		}
@@ -125,11 +156,11 @@ async function readRunsFirstSeenFinished(
 			// A single read that lags the list (still running) would be dropped by the status
 			// filter and never emitted: the Run stays pending until its read shows it finished.
 			if (isRunFinished(read.run)) finished.push(read.run);
-			else stillPending.push([runId, createdOf(run)]);
+			else stillPending.push([runId, stampOf(run, watermark)]);
 		} else if ('gone' in read) {
 			finished.push(run); // it finished, then was deleted: its list data is all there is
 		} else if (read.retryLater) {
-			stillPending.push([runId, createdOf(run)]); // read again next poll, as a pending Run
+			stillPending.push([runId, stampOf(run, watermark)]); // read again next poll, as a pending Run
 		} else {
 			finished.push(withReadError(run, read.failure));
 		}
@@ -137,20 +168,64 @@ async function readRunsFirstSeenFinished(
 	return { finished, stillPending, stoppedEarly };
 }
 
+/**
+ * The Agent's state while a read of its list goes on across polls (`resume`), or when such a
+ * read has just ended. The watermark stays where it was until the read reaches back to it, so
+ * that the Runs on the pages not read yet are still new; the Runs read so far join `seen`
+ * (pages read again find them known), and the newest `created` read waits in `catchUp`.
+ * When the read ends, the watermark moves there and `seen` keeps every Run the read went
+ * through (more than the lookback needs, until the next read trims it).
+ */
+function stateDuringCatchUp(
+	previous: AgentPollState,
+	listed: Run[],
+	now: number,
+	pending: PendingRun[],
+	resume: ListResume | undefined,
+): AgentPollState {
+	const newest = watermarkAfter(previous.catchUp?.watermark ?? previous.watermark, listed, now);
+	const since = previous.watermark - LOOKBACK_MS;
+	const seen = [
+		...new Set([
+			...previous.seen,
+			...listed
+				.filter((run) => stampOf(run, previous.watermark) >= since)
+				.map((run) => Number(run.run_id)),
+		]),
+	];
+	const next: AgentPollState = {
+		...previous,
+		watermark: resume ? previous.watermark : newest,
+		seen,
+		pending,
+	};
+	delete next.catchUp;
+	if (resume) next.catchUp = { ...resume, watermark: newest };
+	return next;
+}
+
 /** The Agent's state after a read of its list, with the Runs still pending in their order. */
 function stateAfterRead(
 	previous: AgentPollState,
 	listed: Run[],
 	shape: ListShape,
+	now: number,
 	pending: PendingRun[],
 ): AgentPollState {
-	let watermark = previous.watermark;
-	for (const run of listed) watermark = Math.max(watermark, createdOf(run));
+	const watermark = watermarkAfter(previous.watermark, listed, now);
 	return {
 		watermark,
 		// Every Run within the lookback of the new watermark was on the pages read (they reach
-		// back past the old one), so the Runs read are exactly the ones to remember.
-		seen: seenNear(listed, watermark),
+		// back past the old one), so the Runs read are the ones to remember; and the Runs that
+		// were pending, in case one answer missed them.
+		seen: [
+			...new Set([
+				...seenNear(listed, watermark),
+				...previous.pending
+					.filter(([, created]) => created >= watermark - LOOKBACK_MS)
+					.map(([runId]) => runId),
+			]),
+		],
 		pending,
 		...shape,
 		// The floor matters only until the lookback has moved past it.

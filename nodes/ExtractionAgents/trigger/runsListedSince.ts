@@ -1,6 +1,8 @@
 import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import type { Run } from '../helpers/runs';
+import { ranOutOfBudget, type PollBudget } from './pollBudget';
+import { serviceTimestampMillis } from '../helpers/timestamps';
 import {
 	createdOf,
 	detectOrder,
@@ -28,6 +30,33 @@ export function fetchRunPage(
 	});
 }
 
+/**
+ * Whether a Run was created before `since`: a page holding one reaches back past it. A
+ * `created` that cannot be read tells nothing (it must not stop the reading early).
+ */
+function isBefore(run: Run, since: number): boolean {
+	const created = serviceTimestampMillis(run.created);
+	return created !== null && created < since;
+}
+
+/**
+ * A page read after others of the same read: undefined when the budget ran out under it, so
+ * that the read goes on there next poll instead of failing this one (pollBudget.ts).
+ */
+async function pageUnlessOutOfBudget(
+	context: IPollFunctions,
+	agentId: number,
+	pageNumber: number,
+	pageSize: number,
+	budget: PollBudget,
+): Promise<Awaited<ReturnType<typeof fetchRunPage>> | undefined> {
+	// Any other failure is the transport's NodeApiError (or the cancellation): passed on as is.
+	return await fetchRunPage(context, agentId, pageNumber, pageSize).catch((error: unknown) => {
+		if (ranOutOfBudget(error, budget)) return undefined;
+		throw error;
+	});
+}
+
 /** What a read of the list learnt about it, for the next read (AgentPollState's list fields). */
 export interface ListShape {
 	listOrder?: 'newest-first' | 'oldest-first';
@@ -35,11 +64,24 @@ export interface ListShape {
 	listOldest?: number;
 }
 
+/**
+ * Where a read of the list that the poll's budget cut short goes on next poll (a catch-up
+ * after a long pause: thousands of Runs since the last read): the list's order, the page
+ * size, and the next page to read.
+ */
+export interface ListResume {
+	order: 'newest-first' | 'oldest-first' | 'unknown';
+	size: number;
+	page: number;
+}
+
 interface ListRead {
 	runs: Run[];
 	pages: number;
 	shiftProof: boolean;
 	shape: ListShape;
+	/** Set when the budget ran out before the read reached back to `since`. */
+	resume?: ListResume;
 }
 
 /**
@@ -55,13 +97,14 @@ async function readRunsSince(
 	since: number,
 	pageSize: number,
 	known: ListShape & { need: number },
+	budget: PollBudget,
 ): Promise<ListRead> {
 	if (known.listOrder === 'oldest-first' && known.listCount !== undefined) {
-		const fromEnd = await readOldestFirstFromEnd(context, agentId, since, pageSize, known);
+		const fromEnd = await readOldestFirstFromEnd(context, agentId, since, pageSize, known, budget);
 		if (fromEnd) return fromEnd;
 	}
 	const runs: Run[] = [];
-	const reachesBack = (page: Run[]) => page.some((run) => createdOf(run) < since);
+	const reachesBack = (page: Run[]) => page.some((run) => isBefore(run, since));
 	const first = await fetchRunPage(context, agentId, 0, pageSize);
 	runs.push(...first.runs);
 	const firstOrder = detectOrder(first.runs);
@@ -87,7 +130,14 @@ async function readRunsSince(
 			!reachesBack(page.runs) && pageNumber < page.totalPages;
 			pageNumber++
 		) {
-			page = await fetchRunPage(context, agentId, pageNumber, pageSize);
+			const next = budget.isSpent()
+				? undefined
+				: await pageUnlessOutOfBudget(context, agentId, pageNumber, pageSize, budget);
+			if (!next) {
+				const resume: ListResume = { order, size: pageSize, page: pageNumber };
+				return { runs, pages, shiftProof: false, shape: { listOrder: order }, resume };
+			}
+			page = next;
 			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
 			runs.push(...page.runs);
 			pages++;
@@ -97,7 +147,13 @@ async function readRunsSince(
 		let reachedBack = false;
 		let count: number | undefined;
 		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
-			const page = await fetchRunPage(context, agentId, pageNumber, pageSize);
+			const page = budget.isSpent()
+				? undefined
+				: await pageUnlessOutOfBudget(context, agentId, pageNumber, pageSize, budget);
+			if (!page) {
+				const resume: ListResume = { order, size: pageSize, page: pageNumber };
+				return { runs, pages, shiftProof: false, shape: {}, resume };
+			}
 			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
 			if (pageNumber === page.totalPages - 1) count ??= pageNumber * pageSize + page.runs.length;
 			runs.push(...page.runs);
@@ -120,10 +176,10 @@ async function readRunsSince(
 	}
 	// No order to rely on: read every Run, in the largest pages the API allows.
 	// Only those pages count: page 0 above is part of them.
-	const all = await readAllPages(context, agentId);
+	const all = await readAllPages(context, agentId, budget);
 	runs.push(...all.runs);
 	pages = all.pages;
-	return { runs, pages, shiftProof: pages <= 1, shape: {} };
+	return { runs, pages, shiftProof: pages <= 1, shape: {}, resume: all.resume };
 }
 
 /**
@@ -153,6 +209,7 @@ async function readOldestFirstFromEnd(
 	since: number,
 	preferred: number,
 	known: ListShape & { need: number },
+	budget: PollBudget,
 ): Promise<ListRead | undefined> {
 	const count = known.listCount ?? 0;
 	const size = pageSizeForLastPage(count, known.need, preferred);
@@ -174,12 +231,18 @@ async function readOldestFirstFromEnd(
 		return undefined;
 	const runs = [...page.runs];
 	let pages = 1;
-	let reachedBack = last === 0 || runs.some((run) => createdOf(run) < since);
+	let reachedBack = last === 0 || runs.some((run) => isBefore(run, since));
 	for (let pageNumber = last - 1; pageNumber >= 0 && !reachedBack; pageNumber--) {
-		const earlier = await fetchRunPage(context, agentId, pageNumber, size);
+		const earlier = budget.isSpent()
+			? undefined
+			: await pageUnlessOutOfBudget(context, agentId, pageNumber, size, budget);
+		if (!earlier) {
+			const resume: ListResume = { order: 'oldest-first', size, page: pageNumber };
+			return { runs, pages, shiftProof: false, shape: {}, resume };
+		}
 		runs.push(...earlier.runs);
 		pages++;
-		reachedBack = pageNumber === 0 || earlier.runs.some((run) => createdOf(run) < since);
+		reachedBack = pageNumber === 0 || earlier.runs.some((run) => isBefore(run, since));
 	}
 	return {
 		runs,
@@ -197,11 +260,18 @@ async function readOldestFirstFromEnd(
 async function readAllPages(
 	context: IPollFunctions,
 	agentId: number,
-): Promise<{ runs: Run[]; pages: number }> {
+	budget: PollBudget,
+): Promise<{ runs: Run[]; pages: number; resume?: ListResume }> {
 	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
 	const runs = [...first.runs];
 	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
-		const page = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE);
+		const page = budget.isSpent()
+			? undefined
+			: await pageUnlessOutOfBudget(context, agentId, pageNumber, MAX_PAGE_SIZE, budget);
+		if (!page) {
+			const resume: ListResume = { order: 'unknown', size: MAX_PAGE_SIZE, page: pageNumber };
+			return { runs, pages: pageNumber, resume };
+		}
 		refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
 		runs.push(...page.runs);
 	}
@@ -218,9 +288,10 @@ export async function runsListedSince(
 	context: IPollFunctions,
 	agentId: number,
 	since: number,
+	budget: PollBudget,
 	pageSize = POLL_PAGE_SIZE,
 	known: ListShape & { need: number } = { need: 2 },
-): Promise<{ runs: Run[]; shape: ListShape }> {
+): Promise<{ runs: Run[]; shape: ListShape; resume?: ListResume }> {
 	const found = new Map<number, Run>();
 	let previous: string | undefined;
 	let shape: ListShape = {};
@@ -231,9 +302,12 @@ export async function runsListedSince(
 			since,
 			pageSize,
 			pass === 0 ? known : { need: known.need },
+			budget,
 		);
 		shape = read.shape;
 		for (const run of read.runs) found.set(Number(run.run_id), run); // a later read has the fresher status
+		// Cut short by the budget: the rest is read next poll (continueListRead).
+		if (read.resume) return { runs: [...found.values()], shape, resume: read.resume };
 		if (read.shiftProof) break;
 		const ids = read.runs
 			.filter((run) => createdOf(run) >= since)
@@ -246,7 +320,42 @@ export async function runsListedSince(
 	return { runs: [...found.values()], shape };
 }
 
-/** Every Run of the Agent, for manual mode ("Fetch Test Event"). */
-export async function allRunsOf(context: IPollFunctions, agentId: number): Promise<Run[]> {
-	return (await readAllPages(context, agentId)).runs;
+/**
+ * Goes on with a read of the list that an earlier poll's budget cut short, page by page from
+ * where it stopped, until it reaches back to `since` or the budget is spent again. Read from
+ * the back (oldest-first), a deletion cannot move a Run onto a page already read; read from
+ * the front, a deletion among the pages already read moves Runs onto them, so the page before
+ * the one next is read again (the caller knows the Runs it has done). A Run created meanwhile
+ * is at the end not yet read (oldest-first) or is found by the next read from the front.
+ */
+export async function continueListRead(
+	context: IPollFunctions,
+	agentId: number,
+	since: number,
+	from: ListResume,
+	budget: PollBudget,
+): Promise<{ runs: Run[]; resume?: ListResume }> {
+	const backwards = from.order === 'oldest-first';
+	const runs: Run[] = [];
+	let pageNumber = backwards ? from.page : Math.max(0, from.page - 1);
+	// Read from the front, the first page is the one read again: one more makes progress.
+	const pagesBeforeBudget = backwards || from.page === 0 ? 1 : 2;
+	for (let read = 0; ; read++) {
+		if (read >= pagesBeforeBudget && budget.isSpent())
+			return { runs, resume: { ...from, page: pageNumber } };
+		const page =
+			read > 0
+				? await pageUnlessOutOfBudget(context, agentId, pageNumber, from.size, budget)
+				: await fetchRunPage(context, agentId, pageNumber, from.size);
+		if (!page) return { runs, resume: { ...from, page: pageNumber } };
+		runs.push(...page.runs);
+		const reachedBack = page.runs.some((run) => isBefore(run, since));
+		const done = backwards
+			? pageNumber <= 0 || reachedBack
+			: page.runs.length === 0 ||
+				pageNumber + 1 >= page.totalPages ||
+				(from.order === 'newest-first' && reachedBack);
+		if (done) return { runs };
+		pageNumber += backwards ? -1 : 1;
+	}
 }

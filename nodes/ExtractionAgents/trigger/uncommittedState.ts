@@ -9,28 +9,30 @@ import type { TriggerState } from './pollState';
  *   is lost;
  * - with durable poll cursors as well (N8N_POLLER_DURABLE_CURSORS_ENABLED), the node writes
  *   into a staged copy that a scheduled poll commits, but the poll run at activation commits
- *   only when it emits: the state an activation builds is lost, so the next poll took the
- *   Agents' history in again and counted a Run that finished in between as history, and
- *   When Reactivated → Skip Them caught up instead.
- * n8n's in-memory poller keeps one workflow object per activation, so there nothing is lost.
+ *   only when it emits.
+ * And the scheduler runs on every n8n main: each poll goes to whichever main takes its task,
+ * so two processes poll from one stored state, each with its own memory.
  *
- * A poll that emitted nothing marks no Run emitted, so going on from the state it left is what
- * the in-memory poller does. Each poll stamps the state with a revision one higher than the one
- * it started from; the state a poll that emitted nothing left is remembered in this process,
- * and a poll that finds an older revision stored goes on from the remembered state.
- *
- * A poll that emitted Runs has its state saved by n8n without waiting for the save (with
- * the scheduler, a poll task loads the static data when it starts, and the emitting poll's
- * save is started as its execution is): a poll task that started while another was running,
- * or before that one's save landed, is handed the state from before it, and would emit the
- * same Runs again. So the revision a poll that emitted Runs stamped is remembered too, and a
- * poll that finds an older one stored skips its turn, for EMITTED_SAVE_GRACE_MS; after that,
- * what is stored is trusted: n8n dropped that poll's result without saving it (the workflow
- * deactivated during the poll, the poll past n8n's poll timeout), and its Runs are emitted
- * again rather than lost.
+ * So the stored state decides: every poll that emits stamps the state it leaves with a new
+ * `stateId` (the one n8n saves), and what a process remembers is only an optimisation tied to
+ * the stored state it grew from:
+ * - a poll that emitted nothing marks no Run emitted, so going on from the state it left is
+ *   what the in-memory poller does: this process remembers it with the `stateId` it started
+ *   from, and a later poll that finds that same `stateId` stored goes on from the remembered
+ *   state. One that finds another (a poll that emitted, on this main or another, saved since)
+ *   goes on from what is stored: the remembered progress is redone, never trusted over a
+ *   saved emission;
+ * - a poll that emitted has its state saved by n8n without waiting for the save: a poll task
+ *   started before that save landed is handed the state the emitting poll started from, and
+ *   would emit the same Runs again. This process remembers the `stateId` the emitting poll
+ *   started from; a poll here that finds it still stored skips its turn, for
+ *   EMITTED_SAVE_GRACE_MS; after that, what is stored is trusted: n8n dropped that poll's
+ *   result without saving it (the workflow deactivated during the poll, the poll past n8n's
+ *   poll timeout), and its Runs are emitted again rather than lost. A poll on another main in
+ *   that window cannot know (docs/trigger.md, "Two n8n mains").
  */
-const remembered = new Map<string, { revision: number; json: string }>();
-const emittedRevisions = new Map<string, { revision: number; at: number }>();
+const remembered = new Map<string, { base: string; json: string }>();
+const emittedFrom = new Map<string, { base: string; at: number }>();
 /**
  * How long an emitting poll's save is waited for: n8n's poll timeout (45 s by default) and
  * the time a poll task takes to load, with room for a loaded machine.
@@ -43,58 +45,75 @@ export const EMITTED_SAVE_GRACE_MS = 2 * 60_000;
 const REMEMBERED_CHARS_LIMIT = 16_000_000;
 let rememberedChars = 0;
 
-/** Puts the remembered state in place of a stored one that n8n did not keep. */
+/** The stored state's lineage: the `stateId` of the emitting poll that left it ('' for none). */
+export function stateIdOf(stored: TriggerState): string {
+	return typeof stored.stateId === 'string' ? stored.stateId : '';
+}
+
+/** A `stateId` for the state an emitting poll leaves: unique across polls and n8n mains. */
+export function newStateId(now: number): string {
+	return `${now.toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/**
+ * Puts the remembered state in place of the stored one, when it grew from exactly that stored
+ * state (this process's polls that emitted nothing since).
+ */
 export function adoptUncommittedState(triggerKey: string, stored: TriggerState): void {
 	const kept = remembered.get(triggerKey);
-	if (!kept || revisionOf(stored) >= kept.revision) return;
+	if (!kept) return;
+	if (kept.base !== stateIdOf(stored)) {
+		forget(triggerKey); // a poll that emitted saved since: what is stored decides
+		return;
+	}
 	const state = JSON.parse(kept.json) as TriggerState;
 	for (const key of Object.keys(stored)) if (!(key in state)) delete stored[key];
 	Object.assign(stored, state);
 }
 
 /**
- * Whether this poll must skip its turn: it was handed a state older than the one a poll that
- * emitted Runs less than EMITTED_SAVE_GRACE_MS ago left (whose save has not landed).
+ * Whether this poll must skip its turn: it was handed the state that a poll of this process
+ * which emitted Runs less than EMITTED_SAVE_GRACE_MS ago started from (its save has not landed).
  */
 export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now: number): boolean {
-	const emitted = emittedRevisions.get(triggerKey);
+	const emitted = emittedFrom.get(triggerKey);
 	if (!emitted) return false;
 	// Either way: a clock set back (a restore, another n8n main) must not prolong the wait.
 	const waiting = Math.abs(now - emitted.at) < EMITTED_SAVE_GRACE_MS;
-	if (revisionOf(stored) < emitted.revision && waiting) return true;
-	emittedRevisions.delete(triggerKey);
+	if (stateIdOf(stored) === emitted.base && waiting) return true;
+	emittedFrom.delete(triggerKey);
 	return false;
 }
 
-export function revisionOf(stored: TriggerState): number {
-	const revision = Number(stored.revision ?? 0);
-	return Number.isFinite(revision) ? revision : 0;
-}
-
 /**
- * After a poll: remembers the state it left when it emitted nothing. A poll that emitted Runs
- * has its state committed with its execution (or, if n8n drops the execution, must not count
- * those Runs emitted), so only its revision is remembered, and when.
+ * After a poll that started from the stored state `base`: remembers the state it left when it
+ * emitted nothing. A poll that emitted Runs has its state committed with its execution (or, if
+ * n8n drops the execution, must not count those Runs emitted), so only its base is
+ * remembered, and when.
  */
-export function rememberState(triggerKey: string, stored: TriggerState, emitted: boolean): void {
+export function rememberState(
+	triggerKey: string,
+	base: string,
+	stored: TriggerState,
+	emitted: boolean,
+): void {
 	forget(triggerKey);
 	if (emitted) {
 		// One small entry per active trigger; the limit only keeps a runaway in bounds.
-		if (emittedRevisions.size >= 100_000)
-			emittedRevisions.delete(emittedRevisions.keys().next().value as string);
+		if (emittedFrom.size >= 100_000) emittedFrom.delete(emittedFrom.keys().next().value as string);
 		// When the poll ended (it may have run for minutes): n8n saves from then on.
-		emittedRevisions.set(triggerKey, { revision: revisionOf(stored), at: Date.now() });
+		emittedFrom.set(triggerKey, { base, at: Date.now() });
 		return;
 	}
 	const json = JSON.stringify(stored);
 	while (remembered.size > 0 && rememberedChars + json.length > REMEMBERED_CHARS_LIMIT)
 		forget(remembered.keys().next().value as string);
-	remembered.set(triggerKey, { revision: revisionOf(stored), json });
+	remembered.set(triggerKey, { base, json });
 	rememberedChars += json.length;
 }
 
 function forget(triggerKey: string): void {
-	emittedRevisions.delete(triggerKey);
+	emittedFrom.delete(triggerKey);
 	const kept = remembered.get(triggerKey);
 	if (!kept) return;
 	rememberedChars -= kept.json.length;

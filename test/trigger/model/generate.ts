@@ -1,0 +1,321 @@
+/**
+ * The seeded generator of schedules and their shrinker (no fast-check in this package: a small
+ * PRNG, a generator drawing from the hazards in HAZARD_BOUNDS, and a shrinker that removes
+ * steps and simplifies the setup while the schedule still fails).
+ */
+import {
+	DEFAULT_SETUP,
+	SKEW_BOUND_MS,
+	type Schedule,
+	type ScheduleSetup,
+	type Step,
+} from './schedule';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+/** SplitMix32: small, fast, and every seed gives its own stream. */
+export function prng(seed: number): () => number {
+	let state = seed >>> 0;
+	return () => {
+		state = (state + 0x9e3779b9) >>> 0;
+		let z = state;
+		z = Math.imul(z ^ (z >>> 16), 0x85ebca6b) >>> 0;
+		z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
+		return ((z ^ (z >>> 16)) >>> 0) / 4_294_967_296;
+	};
+}
+
+/**
+ * Every hazard the generator draws, with how often and within which bound. Stated here so that
+ * what the generated schedules cover (and what they do not) can be read in one place.
+ *
+ * Bounds the oracle relies on (run.ts): the service's clock within SKEW_BOUND_MS (1 minute) of
+ * n8n's; a Run listed at most 50 minutes after its `created`; an emitting poll's save landing
+ * at most 2 minutes late and before the next load; polls a minute apart except the gaps below.
+ * Not generated (covered by the listed suites instead): random 5xx / 429 / dropped connections
+ * (their retries wait in real time: test/reliability/soak-simulated.ts), Runs deleted between two
+ * page reads of one poll, more than 1,000 Agents, a service ignoring page_number, overlapping
+ * polls on one main other than the re-activation replay (item 8), Fetch Test Event.
+ */
+export const HAZARD_BOUNDS = {
+	/** Share of schedules watching All Agents (else One Agent). */
+	allAgents: 0.8,
+	/** Agents at the start: 1 to this; `addAgent` adds up to 2 more. */
+	maxAgents: 3,
+	/** Finished Runs per Agent before activation: 0 to this (slow schedules: 1,001 to 1,600, two pages). */
+	maxHistory: 6,
+	runningAtActivation: 0.3,
+	/** n_runs counting every Run made / the Runs there are / left out. */
+	counter: { made: 0.7, existing: 0.15, absent: 0.15 },
+	durableScheduler: 0.5,
+	skipThem: 0.3,
+	noFullRead: 0.2,
+	/** A slow service: requests cost a quarter to a third of what the budget leaves for new work. */
+	slowService: 0.06,
+	/** A hanging single read (costs real time: budget 0.8 s, Request Timeout 1 s, longer than the budget as 60 s is than 2.41's 45 s). */
+	hang: 0.03,
+	/** Per minute of the schedule: */
+	perMinute: {
+		create: 0.5,
+		finish: 0.45,
+		delete: 0.05,
+		/** A Run listed up to 50 minutes after its created time (the trigger's lookback is 60). */
+		lateListing: 0.15,
+		maxLateMs: 50 * MINUTE,
+		/** A Run whose `created` the service stamps 2 hours ahead (item 3). */
+		stampedAhead: 0.01,
+		aheadMs: 2 * HOUR,
+		/** A Run whose `created` does not parse (item 4). */
+		badCreated: 0.005,
+		missOnce: 0.05,
+		/** Single reads lagging the list by up to 3 minutes, for a few minutes. */
+		readLag: 0.04,
+		maxReadLagMs: 3 * MINUTE,
+		read404: 0.04,
+		/** The service's clock off by up to SKEW_BOUND_MS. */
+		skew: 0.05,
+		/** Durable scheduler: the poll taken by main B; its state loaded from before the last save; its result dropped. */
+		mainB: 0.35,
+		lateSave: 0.08,
+		dropped: 0.04,
+		restart: 0.03,
+		/** Deactivated for 5 minutes to 2 hours, or (a fifth of them) 4 days. */
+		deactivate: 0.03,
+		longInactive: 0.2,
+		addAgent: 0.02,
+		hide: 0.03,
+		/** Hidden for more than 30 days (the trigger forgets it). */
+		hideLong: 0.1,
+		refuse: 0.03,
+		/** Refused for good (never allowed again). */
+		refuseForGood: 0.2,
+		deleteAgent: 0.01,
+		/** A longer gap between two polls: 10 to 90 minutes. */
+		longGap: 0.05,
+	},
+	/** Minutes per schedule. */
+	minutes: [6, 18] as [number, number],
+	skewBoundMs: SKEW_BOUND_MS,
+};
+
+export function generateSchedule(seed: number): Schedule {
+	const random = prng(seed);
+	const chance = (p: number) => random() < p;
+	const int = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+	const pick = <T>(values: T[]): T => values[Math.floor(random() * values.length)];
+	const b = HAZARD_BOUNDS;
+	const m = b.perMinute;
+
+	const slow = chance(b.slowService);
+	const hang = !slow && chance(b.hang);
+	const counterRoll = random();
+	const setup: ScheduleSetup = {
+		...DEFAULT_SETUP,
+		scope: chance(b.allAgents) ? 'all' : 'one',
+		agents: int(1, b.maxAgents),
+		history: slow ? int(1001, 1600) : int(0, b.maxHistory),
+		runningAtActivation: chance(b.runningAtActivation),
+		listOrder: pick(['newest-first', 'oldest-first', 'random'] as const),
+		counter:
+			counterRoll < b.counter.made
+				? 'made'
+				: counterRoll < b.counter.made + b.counter.existing
+					? 'existing'
+					: 'absent',
+		scheduler: chance(b.durableScheduler) ? 'durable' : 'memory',
+		onReactivation: chance(b.skipThem) ? 'skip' : 'emit',
+		includeFullRun: !chance(b.noFullRead),
+		budgetMs: hang ? 800 : 36_000,
+		requestCostMs: hang ? 5 : slow ? int(5_500, 7_000) : int(10, 200),
+		requestTimeoutSeconds: hang ? 1 : 60,
+	};
+	if (setup.scope === 'one') setup.agents = 1;
+	const all = setup.scope === 'all';
+	const durable = setup.scheduler === 'durable';
+
+	const steps: Step[] = [];
+	let agents = setup.agents;
+	let runs = setup.runningAtActivation ? agents : 0;
+	const running = new Set<number>();
+	for (let n = 0; n < runs; n++) running.add(n);
+	const finished: number[] = [];
+	const hiddenAgents = new Set<number>();
+	const refusedAgents = new Set<number>();
+	let active = true;
+	let lagOn = false;
+	let hangs = hang ? 1 : 0;
+	const later: Array<{ atMinute: number; step: Step }> = [];
+	const minutes = int(...b.minutes);
+	for (let minute = 0; minute < minutes; minute++) {
+		for (const due of later.filter((entry) => entry.atMinute === minute)) steps.push(due.step);
+		if (chance(m.create)) {
+			const step: Step = { do: 'create', agent: int(0, agents - 1) };
+			if (chance(0.35)) step.done = chance(0.8) ? 'success' : 'failed';
+			if (chance(m.lateListing))
+				step.lateMs = int(1, m.maxLateMs / MINUTE) * MINUTE - int(0, 59) * 1000;
+			if (chance(m.stampedAhead)) step.aheadMs = m.aheadMs;
+			else if (chance(m.badCreated)) step.badCreated = true;
+			steps.push(step);
+			if (!step.done) running.add(runs);
+			else finished.push(runs);
+			runs++;
+		}
+		if (running.size > 0 && chance(m.finish)) {
+			const run = pick([...running]);
+			running.delete(run);
+			finished.push(run);
+			steps.push({ do: 'finish', run, status: chance(0.8) ? 'success' : 'failed' });
+		}
+		if (runs > 0 && chance(m.delete)) {
+			const run = int(0, runs - 1);
+			running.delete(run);
+			steps.push({ do: 'delete', run });
+		}
+		if (finished.length > 0 && chance(m.missOnce))
+			steps.push({ do: 'missOnce', run: pick(finished) });
+		if (running.size > 0 && setup.includeFullRun && chance(m.read404))
+			steps.push({ do: 'read404', run: pick([...running]) });
+		if (hangs > 0 && running.size > 0 && chance(0.3)) {
+			hangs--;
+			steps.push({ do: 'readHang', run: pick([...running]) });
+		}
+		if (!lagOn && chance(m.readLag)) {
+			lagOn = true;
+			steps.push({ do: 'readLag', ms: int(1, m.maxReadLagMs / 1000) * 1000 });
+			later.push({ atMinute: minute + int(2, 6), step: { do: 'readLag', ms: 0 } });
+		}
+		if (later.some((entry) => entry.atMinute <= minute && entry.step.do === 'readLag'))
+			lagOn = false;
+		if (chance(m.skew))
+			steps.push({ do: 'skew', ms: int(-b.skewBoundMs / 1000, b.skewBoundMs / 1000) * 1000 });
+		if (all && agents < setup.agents + 2 && chance(m.addAgent)) {
+			steps.push({ do: 'addAgent' });
+			agents++;
+		}
+		if (all && chance(m.hide)) {
+			const agent = int(0, agents - 1);
+			if (!hiddenAgents.has(agent)) {
+				hiddenAgents.add(agent);
+				steps.push({ do: 'hide', agent });
+				if (chance(m.hideLong)) {
+					steps.push({ do: 'wait', ms: 31 * DAY });
+				}
+				later.push({ atMinute: minute + int(1, 8), step: { do: 'show', agent } });
+			}
+		}
+		if (all && chance(m.refuse)) {
+			const agent = int(0, agents - 1);
+			if (!refusedAgents.has(agent)) {
+				refusedAgents.add(agent);
+				steps.push({ do: 'refuse', agent, status: pick([403, 404, 500]) });
+				if (!chance(m.refuseForGood))
+					later.push({ atMinute: minute + int(1, 8), step: { do: 'allow', agent } });
+			}
+		}
+		if (all && agents > 1 && chance(m.deleteAgent))
+			steps.push({ do: 'deleteAgent', agent: int(0, agents - 1) });
+		if (chance(m.restart)) steps.push({ do: 'restart' });
+		if (active && chance(m.deactivate)) {
+			steps.push({ do: 'deactivate' });
+			active = false;
+			// While inactive: Runs go on finishing, no poll.
+			steps.push({ do: 'wait', ms: chance(m.longInactive) ? 4 * DAY : int(5, 120) * MINUTE });
+			if (running.size > 0) {
+				const run = pick([...running]);
+				running.delete(run);
+				finished.push(run);
+				steps.push({ do: 'finish', run, status: 'success' });
+			}
+			steps.push({ do: 'wait', ms: int(1, 60) * MINUTE });
+			steps.push({ do: 'activate' });
+			active = true;
+			continue;
+		}
+		steps.push({ do: 'wait', ms: chance(m.longGap) ? int(10, 90) * MINUTE : MINUTE });
+		const poll: Step = { do: 'poll' };
+		if (durable) {
+			if (chance(m.mainB)) poll.main = 'B';
+			if (chance(m.lateSave)) poll.late = true;
+			else if (chance(m.dropped)) poll.drop = true;
+		}
+		steps.push(poll);
+	}
+	// What was put off past the end still happens (an Agent shown again, the lag ended).
+	for (const due of later.filter((entry) => entry.atMinute >= minutes)) steps.push(due.step);
+	return { seed, setup, steps };
+}
+
+/**
+ * Shrinks a failing schedule: removes runs of steps (halves, then smaller), then simplifies the
+ * setup and the steps one by one, keeping each change while `fails` still says it fails.
+ * `budget` bounds the attempts.
+ */
+export async function shrinkSchedule(
+	schedule: Schedule,
+	fails: (candidate: Schedule) => Promise<boolean>,
+	budget = 150,
+): Promise<{ schedule: Schedule; attempts: number }> {
+	let best = schedule;
+	let attempts = 0;
+	const tryOne = async (candidate: Schedule) => {
+		if (attempts >= budget) return false;
+		attempts++;
+		if (await fails(candidate)) {
+			best = candidate;
+			return true;
+		}
+		return false;
+	};
+	// Steps: remove chunks, from half the list down to one step.
+	for (
+		let size = Math.max(1, Math.floor(best.steps.length / 2));
+		size >= 1;
+		size = Math.floor(size / 2)
+	) {
+		for (let start = 0; start < best.steps.length && attempts < budget; ) {
+			const steps = [...best.steps.slice(0, start), ...best.steps.slice(start + size)];
+			if (!(await tryOne({ ...best, steps }))) start += size;
+		}
+		if (size === 1) break;
+	}
+	// Setup: the plainest values that still fail.
+	const plainer: Array<Partial<ScheduleSetup>> = [
+		{ scheduler: 'memory' },
+		{ listOrder: 'newest-first' },
+		{ counter: 'made' },
+		{ onReactivation: 'emit' },
+		{ includeFullRun: true },
+		{ runningAtActivation: false },
+		{ history: 0 },
+		{ history: Math.min(best.setup.history, 3) },
+		{ agents: 1 },
+		{ agents: Math.max(1, best.setup.agents - 1) },
+		{ scope: 'all' },
+	];
+	for (const change of plainer) {
+		if (
+			Object.entries(change).every(
+				([key, value]) => best.setup[key as keyof ScheduleSetup] === value,
+			)
+		)
+			continue;
+		await tryOne({ ...best, setup: { ...best.setup, ...change } });
+	}
+	// Steps: plainer values (a poll on main A without hazards, a minute's wait).
+	for (let index = 0; index < best.steps.length && attempts < budget; index++) {
+		const step = best.steps[index];
+		let simpler: Step | undefined;
+		if (step.do === 'poll' && (step.main || step.late || step.drop)) simpler = { do: 'poll' };
+		else if (step.do === 'wait' && step.ms > MINUTE) simpler = { do: 'wait', ms: MINUTE };
+		else if (step.do === 'create' && (step.lateMs || step.done))
+			simpler = { do: 'create', agent: step.agent };
+		if (simpler) {
+			const steps = [...best.steps];
+			steps[index] = simpler;
+			await tryOne({ ...best, steps });
+		}
+	}
+	return { schedule: best, attempts };
+}

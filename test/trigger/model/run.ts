@@ -1,0 +1,870 @@
+/**
+ * Runs a schedule (schedule.ts) against the emulator with the trigger polled through n8n-core's
+ * real engine (dev/harness) in simulated time, and judges it with the oracle:
+ *
+ *  - exactly once: every Run that finishes while the workflow is active (or while it is
+ *    inactive, when re-activated with Catch Up) is emitted once, and within DEADLINE polls free
+ *    of hazards (PLAIN_POLLS, more when the schedule needs them: deadlineFor) after it is
+ *    finished, listed, its Agent listed and readable, and the workflow active;
+ *  - nothing old: no Run finished before the activation that started afresh (the first, or a
+ *    re-activation with Skip Them) is emitted, nor a Run created more than the lookback before
+ *    an Agent first seen later, that finished before it was seen;
+ *  - at most once for every Run, whatever happened to it (deleted, on an Agent refused for good);
+ *  - no poll runs longer than its budget (getPollBudgetMs).
+ *
+ * Around each boundary the oracle allows either outcome within MARGIN (the skew bound, a poll's
+ * duration): a Run that finishes as the activation poll runs may count as either side.
+ */
+import { startEmulator, type Emulator } from '../../../dev/emulator';
+import { createPoller, createPollerStorage, type Poller } from '../../../dev/harness';
+import type { IDataObject } from 'n8n-workflow';
+import { SKEW_BOUND_MS, type Schedule, type Step } from './schedule';
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+/** The trigger's lookback for slow uploads and an Agent first seen later (docs/trigger.md). */
+const LOOKBACK_MS = HOUR;
+/** An Agent missing from GET /agents longer than this is forgotten (docs/trigger.md). */
+const ABSENT_KEPT_MS = 30 * DAY;
+/** A Run still running this long after its `created` is no longer checked (docs/trigger.md). */
+const PENDING_GIVE_UP_MS = 3 * DAY;
+/** An emitting poll's save lands at most this late (a `late` poll after that loads the saved state). */
+const SAVE_LANDS_WITHIN_MS = 2 * MINUTE;
+/** The clock margin at activation (docs/trigger.md): a Run that finished this long before it may be emitted. */
+const ACTIVATION_MARGIN_MS = 5 * MINUTE;
+/** A poll on another process before anything was saved goes back this far (docs/trigger.md): a poll interval and the clock margin. */
+const HANDOFF_WINDOW_MS = MINUTE + 5 * MINUTE;
+/** Polls free of hazards within which a Run must be emitted once it can be. */
+export const PLAIN_POLLS = 3;
+/** After a hazard step, the polls of the next minutes are not counted as plain. */
+const HAZARD_SETTLE_MS = 3 * MINUTE;
+/** Polls a minute apart at the end, with the passing hazards off, beyond the deadline. */
+const DRAIN_EXTRA_POLLS = 2;
+
+export interface ScheduleOutcome {
+	violations: string[];
+	/** Duplicates the stored state alone cannot prevent (a load from before another process's save). */
+	tolerated: string[];
+	polls: number;
+	failedPolls: number;
+	runs: number;
+	emitted: number;
+	/** The most requests a poll made, the activation polls left out. */
+	maxRequestsPerPoll: number;
+	realMs: number;
+}
+
+interface ModelRun {
+	index: number;
+	id: number;
+	agent: number;
+	/** n8n's clock (true time) of each event. */
+	createdAt: number;
+	listedAt: number;
+	finishedAt?: number;
+	deletedAt?: number;
+	history?: boolean;
+	/** Its created time as the service reports it is ahead or unparseable. */
+	oddCreated?: boolean;
+	/** When a list answer left it out (missOnce). */
+	missedAt?: number;
+}
+
+interface ModelAgent {
+	index: number;
+	id: number;
+	hidden: Array<[number, number]>;
+	refused: Array<[number, number]>;
+	deletedAt?: number;
+	addedAt: number;
+	hiddenSince?: number;
+	refusedSince?: number;
+}
+
+interface Activation {
+	at: number;
+	/** The process that activated (main A of its incarnation). */
+	memory: string;
+	/**
+	 * The first poll after it on another process (main B, or after a restart) while no poll had
+	 * saved since: it goes on from an activation one poll interval before (docs/trigger.md).
+	 */
+	handoffAt?: number;
+	/** When its activation poll ended. */
+	endedAt: number;
+	fresh: boolean;
+	/** The Agents GET /agents listed then, and those whose Run list answered. */
+	listed: Set<number>;
+	readable: Set<number>;
+	/** When it ended (deactivation); undefined: active to the end. */
+	until?: number;
+}
+
+interface PollRecordModel {
+	index: number;
+	at: number;
+	plain: boolean;
+	ok: boolean;
+	/** Agents GET /agents listed and whose list answered, at this poll. */
+	readable: Set<number>;
+	/** It loaded the state from before a save another process made (see poll()). */
+	unguarded: boolean;
+	/** Which process's memory took it (main and incarnation), and whether n8n saved its state. */
+	memory: string;
+	saved: boolean;
+}
+
+function hazardous(step: Step): boolean {
+	return !['create', 'finish', 'poll', 'wait', 'deactivate'].includes(step.do);
+}
+
+/** Moves Date.now (n8n's clock; the emulator's is it plus its offset); restore() puts it back. */
+function simulatedClock(): { advance(ms: number): void; restore(): void } {
+	const realNow = Date.now;
+	let offset = 0;
+	Date.now = () => realNow() + offset;
+	return {
+		advance: (ms) => {
+			offset += ms;
+		},
+		restore: () => {
+			Date.now = realNow;
+		},
+	};
+}
+
+let scheduleCounter = 0;
+
+async function agentCopy(emulator: Emulator, name: string): Promise<number> {
+	const response = await fetch(`${emulator.apiUrl}/agents/5/copy`, {
+		method: 'POST',
+		headers: { authorization: `Bearer ${emulator.keys.dave}`, 'Content-Type': 'application/json' },
+		body: JSON.stringify({ name }),
+	});
+	return ((await response.json()) as { id: number }).id;
+}
+
+/**
+ * How long a Run that can be emitted may wait (see the header): plain polls, and with a Run
+ * counter that a delete can leave unmoved, the sweep's hour as well.
+ */
+export function deadlineFor(schedule: Schedule): { polls: number; minMs: number } {
+	const minMs =
+		schedule.setup.counter === 'existing' && schedule.steps.some((s) => s.do === 'delete')
+			? 61 * MINUTE
+			: 0;
+	return { polls: pollsDeadline(schedule), minMs };
+}
+
+function pollsDeadline(schedule: Schedule): number {
+	const { setup } = schedule;
+	let polls = PLAIN_POLLS;
+	// A slow service: each poll visits every Agent before it comes back to a busy one.
+	const requestsPerPoll = Math.max(1, Math.floor((setup.budgetMs * 0.6) / setup.requestCostMs));
+	const agents = setup.agents + schedule.steps.filter((s) => s.do === 'addAgent').length;
+	// The requests the work needs: per Agent the Agent list, a list read and its second pass,
+	// the history in pages of 1,000, a backlog of Runs in pages of 100.
+	const runs = schedule.steps.reduce(
+		(sum, step) => sum + (step.do === 'create' ? (step.count ?? 1) : 0),
+		0,
+	);
+	const work = (agents + 2) * (3 + Math.ceil(setup.history / 1000)) + Math.ceil(runs / 100) * 2;
+	if (requestsPerPoll < 20) polls += Math.ceil(work / requestsPerPoll);
+	return polls;
+}
+
+export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> {
+	const realStart = performance.now();
+	const { setup } = schedule;
+	const violations: string[] = [];
+	const uid = `model-${process.pid}-${++scheduleCounter}`;
+	const emulator = await startEmulator({
+		logErrors: false,
+		seed: schedule.seed ?? 1,
+		listOrder: setup.listOrder,
+		agentRunCounter: setup.counter,
+		runDurationMs: 1,
+		hiddenAgentIds: [5],
+	});
+	const clock = simulatedClock();
+	let inPoll = false;
+	emulator.afterRequest({}, () => inPoll && clock.advance(setup.requestCostMs), Infinity);
+	const hidden = new Set<number>([5]);
+	const failing: Record<number, number> = {};
+	const setHidden = () => (emulator.knobs.hiddenAgentIds = [...hidden]);
+	let skew = 0;
+	try {
+		const agents: ModelAgent[] = [];
+		const runs: ModelRun[] = [];
+		const addAgent = async () => {
+			const index = agents.length;
+			const id = await agentCopy(emulator, `${uid} agent ${index}`);
+			agents.push({ index, id, hidden: [], refused: [], addedAt: Date.now() });
+		};
+		for (let n = 0; n < setup.agents; n++) await addAgent();
+		for (const agent of agents) {
+			const ids = emulator.addHistoricalRuns(agent.id, setup.history, {
+				createdBefore: emulator.now() - 2 * HOUR,
+				spacingMs: 10_000,
+			});
+			for (const id of ids)
+				runs.push({
+					index: -1,
+					id,
+					agent: agent.index,
+					createdAt: 0,
+					listedAt: 0,
+					finishedAt: 0,
+					history: true,
+				});
+		}
+		const made: ModelRun[] = [];
+		const makeRun = (
+			agent: ModelAgent,
+			step: Extract<Step, { do: 'create' }>,
+			createdAt: number,
+		) => {
+			const serviceCreated = createdAt + skew;
+			const json = emulator.createRun(agent.id, [{ name: `${uid}-${made.length}.pdf` }], {
+				createdAt: serviceCreated,
+				...(step.done ? { durationMs: 1, outcome: step.done } : { hold: true }),
+				...(step.lateMs ? { listedAt: serviceCreated + step.lateMs } : {}),
+			});
+			const id = Number(json.run_id);
+			const record = emulator.state.runOf(agent.id, id);
+			if (record && step.aheadMs)
+				record.createdText = new Date(serviceCreated + step.aheadMs)
+					.toISOString()
+					.replace('Z', '+00:00');
+			if (record && step.badCreated) record.createdText = 'not a date';
+			const run: ModelRun = {
+				index: made.length,
+				id,
+				agent: agent.index,
+				createdAt,
+				listedAt: createdAt + (step.lateMs ?? 0),
+				...(step.done ? { finishedAt: createdAt + 1 } : {}),
+				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
+			};
+			made.push(run);
+			runs.push(run);
+		};
+		if (setup.runningAtActivation)
+			for (const agent of agents)
+				makeRun(agent, { do: 'create', agent: agent.index }, Date.now() - 30 * MINUTE);
+
+		// n8n's side: one stored state; main A and B each a poller with its own process memory.
+		const store = createPollerStorage();
+		const parameters = {
+			agentScope: setup.scope,
+			...(setup.scope === 'one'
+				? { agent: { __rl: true, mode: 'id', value: String(agents[0].id) } }
+				: {}),
+			statuses: ['success', 'failed'],
+			simplify: false,
+			options: {
+				includeFullRun: setup.includeFullRun,
+				onReactivation: setup.onReactivation,
+				requestTimeout: setup.requestTimeoutSeconds,
+			},
+		};
+		let incarnation = 0;
+		const pollers: Partial<Record<'A' | 'B', Poller>> = {};
+		const newPoller = (main: 'A' | 'B', first: 'activate' | 'init') =>
+			createPoller({
+				parameters,
+				credentials: { apiKey: emulator.keys.dave, baseUrl: emulator.url },
+				storage: store,
+				scheduler: setup.scheduler === 'durable' ? 'durable' : 'in-memory',
+				pollBudgetMs: setup.budgetMs,
+				workflowId: `${uid}-${main}-${incarnation}`,
+				nodeId: `${uid}-node`,
+				firstPollActivation: first,
+			});
+
+		const activations: Activation[] = [];
+		const polls: PollRecordModel[] = [];
+		const emissions = new Map<number, number[]>();
+		let failedPolls = 0;
+		let lastHazardAt = -Infinity;
+		let lastSaver: string | undefined;
+		let lastSaveAt = -Infinity;
+		let loadedSinceSave = true;
+		let maxRequestsPerPoll = 0;
+		let active = false;
+
+		const readableAgents = (): Set<number> => {
+			const set = new Set<number>();
+			for (const agent of agents) {
+				if (agent.deletedAt !== undefined || failing[agent.id] !== undefined) continue;
+				if (setup.scope === 'one' ? agent.index === 0 : !hidden.has(agent.id)) set.add(agent.index);
+			}
+			return set;
+		};
+
+		const poll = async (main: 'A' | 'B', lateAsked = false, drop = false) => {
+			if (!active) return;
+			const poller = (pollers[main] ??= newPoller(main, 'init'));
+			const at = Date.now();
+			// A save lands late only until the next load sees it, and at most SAVE_LANDS_WITHIN_MS
+			// after the poll (docs/trigger.md: n8n saves within milliseconds; the trigger waits 2 minutes).
+			const late = lateAsked && !loadedSinceSave && at - lastSaveAt <= SAVE_LANDS_WITHIN_MS;
+			loadedSinceSave = !late;
+			const index = polls.length;
+			const readable = readableAgents();
+			// A hazard still to happen (an injected fault not yet consumed, a Run to be left out of
+			// a list answer, single reads lagging): this poll is not a plain one.
+			const hazardOpen =
+				emulator.pendingFaults.length > 0 ||
+				(emulator.knobs.runsMissingFromLists?.length ?? 0) > 0 ||
+				(emulator.knobs.singleReadLagMs ?? 0) > 0;
+			inPoll = true;
+			const seq = emulator.lastSeq;
+			let items: IDataObject[] = [];
+			let ok = true;
+			try {
+				const result = await poller.poll('trigger', {
+					...(late ? { staticDataBeforeLastSave: true } : {}),
+					...(drop ? { dropResult: true } : {}),
+					...(setup.scheduler === 'durable' ? { abandonAfterMs: setup.budgetMs / 0.8 } : {}),
+				});
+				items = (result?.[0] ?? []).map((item) => item.json);
+			} catch (error) {
+				ok = false;
+				failedPolls++;
+				if (process.env.MODEL_DEBUG)
+					console.log(`poll ${index} failed: ${(error as Error).message}`);
+			} finally {
+				inPoll = false;
+			}
+			if (activations.at(-1)?.at !== at)
+				maxRequestsPerPoll = Math.max(maxRequestsPerPoll, emulator.requestsSince(seq).length);
+			const record = poller.history.at(-1);
+			const memory = `${main}-${incarnation}`;
+			// A load from before the last save, when that save came from another process's poll
+			// (the other main, or before a restart): nothing in this process tells it is old.
+			const unguarded = late && lastSaver !== undefined && lastSaver !== memory;
+			if (record?.staticDataSaved) {
+				lastSaver = memory;
+				lastSaveAt = Date.now();
+				loadedSinceSave = false;
+			}
+			const took = record?.durationMs ?? Date.now() - at;
+			if (process.env.MODEL_DEBUG)
+				console.log(
+					`poll ${index} (${main}) took ${took} ms, ${emulator.requestsSince(seq).length} requests, ${items.length} items`,
+				);
+			if (took > setup.budgetMs)
+				violations.push(
+					`poll ${index} (main ${main}) took ${took} ms; its budget is ${setup.budgetMs} ms`,
+				);
+			if (!drop && !record?.abandoned)
+				for (const json of items) {
+					const runId = Number(json.run_id);
+					emissions.set(runId, [...(emissions.get(runId) ?? []), index]);
+				}
+			if (late || drop) lastHazardAt = Date.now();
+			polls.push({
+				index,
+				at,
+				// A poll that failed with no hazard on it counts: the trigger must get through.
+				plain: !late && !drop && !hazardOpen && at - lastHazardAt >= HAZARD_SETTLE_MS,
+				ok,
+				readable,
+				unguarded,
+				memory,
+				saved: record?.staticDataSaved === true,
+			});
+		};
+
+		const activate = async (whileOldPollRuns = false) => {
+			const fresh = activations.length === 0 || setup.onReactivation === 'skip';
+			const old = pollers.A;
+			active = true;
+			const listed = new Set(
+				agents
+					.filter(
+						(a) =>
+							a.deletedAt === undefined &&
+							(setup.scope === 'one' ? a.index === 0 : !hidden.has(a.id)),
+					)
+					.map((a) => a.index),
+			);
+			const activation: Activation = {
+				memory: `A-${incarnation}`,
+				at: Date.now(),
+				endedAt: Infinity,
+				fresh,
+				listed,
+				readable: readableAgents(),
+			};
+			activations.push(activation);
+			delete pollers.B;
+			const poller = newPoller('A', 'activate');
+			if (whileOldPollRuns && old) {
+				// The older poll (same process, same trigger) is under way when the activation
+				// poll lands: started at its first request; its result is dropped by n8n.
+				let landing: Promise<void> | undefined;
+				emulator.afterRequest({}, () => {
+					pollers.A = poller;
+					landing = poll('A');
+				});
+				inPoll = true;
+				await old.poll('trigger', { dropResult: true }).catch(() => undefined);
+				inPoll = false;
+				await landing;
+			} else {
+				pollers.A = poller;
+				await poll('A');
+			}
+			activation.endedAt = Date.now();
+		};
+
+		const runAt = (index: number) => (index >= 0 && index < made.length ? made[index] : undefined);
+		const agentAt = (index: number) =>
+			index >= 0 && index < agents.length ? agents[index] : undefined;
+
+		if (!setup.inactiveAtStart) await activate();
+		for (const step of schedule.steps) {
+			if (hazardous(step)) lastHazardAt = Date.now();
+			switch (step.do) {
+				case 'create': {
+					const agent = agentAt(step.agent);
+					if (!agent || agent.deletedAt !== undefined) break;
+					const count = Math.max(1, Math.min(step.count ?? 1, 5_000));
+					for (let n = 0; n < count; n++) makeRun(agent, step, Date.now() - (count - 1 - n) * 10);
+					break;
+				}
+				case 'finish': {
+					const run = runAt(step.run);
+					if (!run || run.finishedAt !== undefined || run.deletedAt !== undefined) break;
+					emulator.finishRun(agents[run.agent].id, run.id, step.status);
+					run.finishedAt = Date.now();
+					break;
+				}
+				case 'delete': {
+					const run = runAt(step.run);
+					if (!run || run.deletedAt !== undefined) break;
+					emulator.deleteRun(agents[run.agent].id, run.id);
+					run.deletedAt = Date.now();
+					break;
+				}
+				case 'poll':
+					await poll(
+						setup.scheduler === 'durable' ? (step.main ?? 'A') : 'A',
+						step.late && setup.scheduler === 'durable',
+						step.drop && setup.scheduler === 'durable',
+					);
+					break;
+				case 'wait':
+					clock.advance(step.ms);
+					break;
+				case 'skew': {
+					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, step.ms));
+					emulator.advanceTime(next - skew);
+					skew = next;
+					break;
+				}
+				case 'missOnce': {
+					const run = runAt(step.run);
+					if (!run) break;
+					// Left out of the next answer of its Agent's list (without the run_id filter).
+					emulator.knobs.runsMissingFromLists = [
+						...(emulator.knobs.runsMissingFromLists ?? []),
+						run.id,
+					];
+					const agentId = agents[run.agent].id;
+					emulator.afterRequest(
+						{ method: 'GET', path: new RegExp(`/agents/${agentId}/runs$`) },
+						() => {
+							run.missedAt = Date.now();
+							emulator.knobs.runsMissingFromLists = emulator.knobs.runsMissingFromLists?.filter(
+								(id) => id !== run.id,
+							);
+						},
+					);
+					break;
+				}
+				case 'readLag':
+					emulator.knobs.singleReadLagMs = Math.max(0, step.ms);
+					break;
+				case 'read404':
+				case 'readHang': {
+					const run = runAt(step.run);
+					if (run)
+						emulator.injectFaults([
+							{
+								match: {
+									method: 'GET',
+									path: new RegExp(`/agents/${agents[run.agent].id}/runs/${run.id}$`),
+								},
+								kind: step.do === 'read404' ? '404' : 'stall',
+								// A hang holds every attempt of the read (the trigger retries a timeout).
+								times: step.do === 'read404' ? 1 : 4,
+							},
+						]);
+					break;
+				}
+				case 'restart':
+					incarnation++;
+					delete pollers.A;
+					delete pollers.B;
+					break;
+				case 'deactivate':
+					if (!active) break;
+					active = false;
+					activations[activations.length - 1].until = Date.now();
+					break;
+				case 'activate':
+					if (!active) await activate(step.whileOldPollRuns);
+					break;
+				case 'addAgent':
+					if (setup.scope === 'all') await addAgent();
+					break;
+				case 'hide':
+				case 'show': {
+					const agent = agentAt(step.agent);
+					if (!agent || agent.deletedAt !== undefined || setup.scope === 'one') break;
+					if (step.do === 'hide' && !hidden.has(agent.id)) {
+						hidden.add(agent.id);
+						agent.hiddenSince = Date.now();
+					} else if (step.do === 'show' && hidden.has(agent.id)) {
+						hidden.delete(agent.id);
+						agent.hidden.push([agent.hiddenSince ?? 0, Date.now()]);
+						delete agent.hiddenSince;
+					}
+					setHidden();
+					break;
+				}
+				case 'refuse':
+				case 'allow': {
+					const agent = agentAt(step.agent);
+					if (!agent || agent.deletedAt !== undefined) break;
+					if (step.do === 'refuse' && failing[agent.id] === undefined) {
+						failing[agent.id] = step.status;
+						agent.refusedSince = Date.now();
+					} else if (step.do === 'allow' && failing[agent.id] !== undefined) {
+						delete failing[agent.id];
+						agent.refused.push([agent.refusedSince ?? 0, Date.now()]);
+						delete agent.refusedSince;
+					}
+					emulator.knobs.failingRunLists = { ...failing };
+					break;
+				}
+				case 'deleteAgent': {
+					const agent = agentAt(step.agent);
+					if (!agent || agent.deletedAt !== undefined) break;
+					agent.deletedAt = Date.now();
+					hidden.add(agent.id);
+					failing[agent.id] = 404;
+					setHidden();
+					emulator.knobs.failingRunLists = { ...failing };
+					break;
+				}
+			}
+		}
+
+		// The end: active again if deactivated, passing hazards off, polls a minute apart.
+		if (!active) {
+			clock.advance(MINUTE);
+			await activate();
+		}
+		emulator.knobs.singleReadLagMs = 0;
+		emulator.knobs.runsMissingFromLists = [];
+		emulator.clearFaults();
+		lastHazardAt = Date.now() - HAZARD_SETTLE_MS;
+		const deadline = deadlineFor(schedule);
+		for (let n = 0; n < deadline.polls + DRAIN_EXTRA_POLLS; n++) {
+			clock.advance(MINUTE);
+			await poll('A');
+		}
+		// The sweep's hour, in polls ten minutes apart, and the plain polls after it.
+		const drainStart = Date.now();
+		while (Date.now() - drainStart < deadline.minMs) {
+			clock.advance(10 * MINUTE);
+			await poll('A');
+		}
+		for (let n = 0; deadline.minMs > 0 && n < deadline.polls; n++) {
+			clock.advance(MINUTE);
+			await poll('A');
+		}
+		const end = Date.now();
+
+		for (const activation of activations) {
+			const first = polls.findIndex((poll) => poll.at >= activation.at);
+			for (const p of polls.slice(first + 1)) {
+				if (activations.some((a) => a !== activation && a.at > activation.at && a.at <= p.at))
+					break;
+				if (p.memory !== activation.memory) {
+					activation.handoffAt = p.at;
+					break;
+				}
+				if (p.saved) break;
+			}
+		}
+		const tolerated: string[] = [];
+		judge({
+			runs,
+			agents,
+			activations,
+			polls,
+			emissions,
+			deadline,
+			end,
+			violations,
+			tolerated,
+			setup: schedule.setup,
+		});
+		const emittedCount = [...emissions.values()].reduce((sum, list) => sum + list.length, 0);
+		return {
+			violations,
+			tolerated,
+			polls: polls.length,
+			failedPolls,
+			runs: made.length,
+			emitted: emittedCount,
+			maxRequestsPerPoll,
+			realMs: Math.round(performance.now() - realStart),
+		};
+	} finally {
+		clock.restore();
+		await emulator.stop();
+	}
+}
+
+type Expectation =
+	| { kind: 'must'; from: number; before?: number }
+	| { kind: 'mustNot'; why: string }
+	| { kind: 'may' };
+
+interface Judged {
+	runs: ModelRun[];
+	agents: ModelAgent[];
+	activations: Activation[];
+	polls: PollRecordModel[];
+	emissions: Map<number, number[]>;
+	deadline: { polls: number; minMs: number };
+	end: number;
+	violations: string[];
+	tolerated: string[];
+	setup: Schedule['setup'];
+}
+
+/** The oracle (header). */
+function judge(judged: Judged): void {
+	const { runs, agents, activations, polls, emissions, deadline, violations } = judged;
+	const margin = SKEW_BOUND_MS + judged.setup.budgetMs + 1_000;
+	const known = new Set(runs.map((run) => run.id));
+	for (const [runId, at] of emissions)
+		if (!known.has(runId))
+			violations.push(`Run ${runId} emitted (polls ${at.join(', ')}) but not made by the schedule`);
+
+	for (const run of runs) {
+		const at = emissions.get(run.id) ?? [];
+		const label = run.history
+			? `history Run ${run.id} (Agent ${run.agent})`
+			: `Run ${run.id} (#${run.index}, Agent ${run.agent})`;
+		if (at.length > 1) {
+			const line = `${label} emitted ${at.length} times (polls ${at.join(', ')})`;
+			// Each extra emission by a poll that loaded the state from before another process's
+			// save: the stored state alone cannot tell (docs/trigger.md, two mains).
+			if (at.slice(1).every((index) => polls[index]?.unguarded)) judged.tolerated.push(line);
+			else violations.push(line);
+			continue;
+		}
+		const expectation = expectationOf(
+			run,
+			agents[run.agent],
+			activations,
+			polls,
+			margin,
+			judged.end,
+		);
+		if (process.env.MODEL_DEBUG) console.log(label, JSON.stringify(expectation), 'emitted at', at);
+		if (expectation.kind === 'mustNot' && at.length > 0)
+			violations.push(`${label} emitted at poll ${at[0]} but ${expectation.why}`);
+		if (expectation.kind !== 'must') continue;
+		// The polls after it could be emitted: the first whose Agent was readable, then plain ones.
+		const eligible = polls.filter((p) => p.at >= expectation.from && p.readable.has(run.agent));
+		if (eligible.length === 0) continue;
+		let counted = 0;
+		let due: number | undefined;
+		for (const p of polls.slice(eligible[0].index)) {
+			if (p.plain && p.readable.has(run.agent)) counted++;
+			if (counted >= deadline.polls && p.at >= eligible[0].at + deadline.minMs) {
+				due = p.index;
+				break;
+			}
+		}
+		const skipped = expectation.before !== undefined ? pollAt(polls, expectation.before) : Infinity;
+		if (at.length > 0 && at[0] >= skipped) {
+			violations.push(
+				`${label} emitted at poll ${at[0]} but it finished before the activation at poll ${skipped} that skipped the past`,
+			);
+			continue;
+		}
+		if (due !== undefined && due >= skipped) continue;
+		if (at.length === 0) {
+			if (due !== undefined)
+				violations.push(
+					`${label} finished while it should be emitted (could be from poll ${eligible[0].index}) but was never emitted (${polls.length} polls)`,
+				);
+		} else if (at[0] < eligible[0].index - 1) {
+			// Emitted before the model says it could be: the model is wrong, or the Run was early.
+		} else if (due !== undefined && at[0] > due)
+			violations.push(
+				`${label} emitted at poll ${at[0]}, later than poll ${due} (${deadline.polls} plain polls after poll ${eligible[0].index}${deadline.minMs ? ', and an hour' : ''})`,
+			);
+	}
+}
+
+function expectationOf(
+	run: ModelRun,
+	agent: ModelAgent,
+	activations: Activation[],
+	polls: PollRecordModel[],
+	margin: number,
+	end: number,
+): Expectation {
+	if (run.history) return { kind: 'mustNot', why: 'it finished before the first activation' };
+	if (run.finishedAt === undefined)
+		return run.deletedAt !== undefined
+			? { kind: 'mustNot', why: 'it was deleted while running' }
+			: { kind: 'mustNot', why: 'it never finished' };
+	if (run.deletedAt !== undefined) return { kind: 'may' };
+	const f = run.finishedAt;
+	if (agent.deletedAt !== undefined) return { kind: 'may' };
+	if (agent.refusedSince !== undefined || agent.hiddenSince !== undefined) return { kind: 'may' };
+	if (f - run.createdAt > PENDING_GIVE_UP_MS - margin) return { kind: 'may' };
+	if (run.oddCreated) {
+		// Stamped ahead or unparseable: emitted once, never twice; not judged for lateness.
+	}
+	// The activation it belongs to: the one it finished in, or the next after the gap.
+	// A Run that finishes while the activation poll runs may count as either side.
+	const during = (activation: Activation) => f >= activation.at && f <= activation.endedAt;
+	let from: number | undefined;
+	let freshBefore: Activation | undefined;
+	for (const activation of activations) {
+		if (activation.at <= f && activation.fresh) freshBefore = activation;
+		const until = activation.until ?? end;
+		if (during(activation)) return { kind: 'may' };
+		if (f >= activation.at && f < until) {
+			from = f;
+			break;
+		}
+		if (f < activation.at) {
+			if (activation.fresh && activation.handoffAt !== undefined) {
+				// docs/trigger.md, two mains: before anything is saved, a poll on another process
+				// goes on from an activation one poll interval (and the 5-minute clock margin)
+				// before it; after a re-activation with Skip Them it catches up.
+				if (activation !== activations[0] || f >= activation.handoffAt - HANDOFF_WINDOW_MS - margin)
+					return { kind: 'may' };
+			}
+			if (activation.fresh && f >= activation.at - ACTIVATION_MARGIN_MS - margin)
+				return { kind: 'may' };
+			// Not in what the activation poll listed (listed late, or left out of that answer):
+			// the trigger cannot tell it from a slow upload, which it must emit.
+			const unlisted =
+				run.listedAt > activation.at ||
+				(run.missedAt !== undefined &&
+					run.missedAt >= activation.at &&
+					run.missedAt <= activation.endedAt);
+			if (activation.fresh && unlisted) return { kind: 'may' };
+			if (activation.fresh)
+				return {
+					kind: 'mustNot',
+					why: `it finished before the activation at poll ${pollAt(polls, activation.at)} that skipped the past`,
+				};
+			from = activation.at;
+			break;
+		}
+	}
+	if (from === undefined || freshBefore === undefined) return { kind: 'may' };
+	// Listed but unreadable when the trigger started afresh: its past is history once read.
+	if (
+		freshBefore.listed.has(agent.index) &&
+		!freshBefore.readable.has(agent.index) &&
+		run.createdAt < freshBefore.endedAt
+	)
+		return { kind: 'may' };
+	// An Agent not listed when the trigger started afresh (added or moved in later), or back
+	// after an absence long enough to be forgotten: its Runs created from the lookback before
+	// the poll that first reads it are new, older ones history unless still running then.
+	// Forgotten: a poll saw it missing, and a poll more than 30 days later still did.
+	const forgotten = agent.hidden.filter(
+		([since, until]) => forgottenIn(polls, since, until, margin) === 'yes',
+	);
+	if (
+		agent.hidden.some(
+			([since, until]) => forgottenIn(polls, since, until, margin) === 'maybe' && f < until,
+		)
+	)
+		return { kind: 'may' };
+	const longAbsence = forgotten.some(([since, until]) => until > freshBefore.at && f >= since);
+	// Finished before the absence and not emitted by then: the forgetting may have taken it.
+	if (forgotten.some(([since, until]) => f < since && until > freshBefore.at))
+		return { kind: 'may' };
+	if (!freshBefore.listed.has(agent.index) || longAbsence) {
+		const seen = firstSeen(agent, polls, freshBefore.at);
+		if (seen === undefined) return { kind: 'may' };
+		const floor = seen - LOOKBACK_MS;
+		// Left out of the answer of the first read: the trigger cannot tell it from a slow upload.
+		if (run.missedAt !== undefined && Math.abs(run.missedAt - seen) <= margin)
+			return { kind: 'may' };
+		if (run.createdAt < floor - margin && f < seen - margin)
+			return {
+				kind: 'mustNot',
+				why: `it was created more than the lookback before its Agent was first read (poll ${pollAt(polls, seen)}) and finished before`,
+			};
+		if (Math.abs(run.createdAt - floor) <= margin || Math.abs(f - seen) <= margin)
+			return { kind: 'may' };
+		if (run.createdAt < floor && f < seen) return { kind: 'may' };
+		from = Math.max(from, seen);
+	}
+	// Refused or hidden at some time: what finished while it could not be read waits for it.
+	for (const [since, until] of agent.hidden) {
+		if (forgottenIn(polls, since, until, margin) === 'yes' && f < until) continue; // judged above
+		if (f >= since - margin && f < until) from = Math.max(from, until);
+	}
+	for (const [, until] of agent.refused) if (f < until) from = Math.max(from, until);
+	// Listed late: it can be emitted once listed. A later activation with Skip Them ends it.
+	const nextFresh = activations.find((a) => a.fresh && a.at > f);
+	// Skip Them with a poll on another process before anything was saved: it catches up.
+	if (nextFresh?.handoffAt !== undefined) return { kind: 'may' };
+	return {
+		kind: 'must',
+		from: Math.max(from, run.listedAt),
+		...(nextFresh ? { before: nextFresh.at } : {}),
+	};
+}
+
+/**
+ * Whether the trigger forgot an Agent missing from `since` to `until`: it notes the absence at
+ * the first poll that misses it, and forgets it at a poll more than 30 days after that one.
+ */
+function forgottenIn(
+	polls: PollRecordModel[],
+	since: number,
+	until: number,
+	margin: number,
+): 'yes' | 'no' | 'maybe' {
+	const during = polls.filter((p) => p.at >= since && p.at < until && p.ok);
+	if (during.length < 2) return 'no';
+	const span = during[during.length - 1].at - during[0].at;
+	if (span > ABSENT_KEPT_MS + margin) return 'yes';
+	return span > ABSENT_KEPT_MS - margin ? 'maybe' : 'no';
+}
+
+function pollAt(polls: PollRecordModel[], at: number): number {
+	return polls.find((p) => p.at >= at)?.index ?? polls.length;
+}
+
+/** When the trigger first saw and read the Agent after it started afresh at `fresh`. */
+function firstSeen(agent: ModelAgent, polls: PollRecordModel[], fresh: number): number | undefined {
+	// The last time it came back after a long absence counts as a first sight.
+	let since = fresh;
+	for (const [from, until] of agent.hidden)
+		if (forgottenIn(polls, from, until, 0) === 'yes' && until > since) since = until;
+	return polls.find((p) => p.at >= since - 1 && p.ok && p.readable.has(agent.index))?.at;
+}

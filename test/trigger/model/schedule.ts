@@ -1,0 +1,189 @@
+/**
+ * A schedule for the Extraction Agents Trigger's model-based test (issue 28, item 12): what
+ * happens at the service, to n8n and between them, step by step, as plain JSON so that a
+ * failing schedule printed by the generator can be pasted into `replays.ts` and run again.
+ *
+ * Time: one simulated clock is n8n's (Date.now); the service's is it plus a skew
+ * (`skew` steps, within SKEW_BOUND_MS). Requests cost `requestCostMs` of simulated time each,
+ * so the poll budget is spent the same way on any machine; only a hanging read costs real time.
+ * Agents are named by their index in the schedule (0 … setup.agents − 1, then those `addAgent`
+ * made, in order); Runs by their index among the `create` steps.
+ */
+
+/** The largest skew between n8n's clock and the service's that generated schedules use. */
+export const SKEW_BOUND_MS = 60_000;
+
+export interface ScheduleSetup {
+	/** What the trigger watches: one Agent (Agent 0) or every Agent the key sees. */
+	scope: 'one' | 'all';
+	/** Agents there at the start. */
+	agents: number;
+	/** Finished Runs per Agent before the first activation (history, never emitted). */
+	history: number;
+	/** A Run of the history per Agent still running at activation (emitted when it finishes). */
+	runningAtActivation?: boolean;
+	listOrder: 'oldest-first' | 'newest-first' | 'random';
+	/** What an Agent's `n_runs` counts (the emulator's agentRunCounter). */
+	counter: 'made' | 'existing' | 'absent';
+	/**
+	 * How n8n runs the polls: its in-memory poller (the state is saved whenever a poll changed
+	 * it, one main), or 2.41's durable scheduler (only an emitting poll saves; any main may take a
+	 * poll; an emitting poll's save may land late or be dropped; a poll past the timeout is
+	 * abandoned).
+	 */
+	scheduler: 'memory' | 'durable';
+	onReactivation: 'emit' | 'skip';
+	includeFullRun: boolean;
+	/** What getPollBudgetMs() answers (simulated ms). */
+	budgetMs: number;
+	/** Simulated time one request takes. */
+	requestCostMs: number;
+	/** The trigger's Request Timeout option (seconds). */
+	requestTimeoutSeconds: number;
+	/** The schedule's first `activate` step is the first activation (else: activated before the first step). */
+	inactiveAtStart?: boolean;
+}
+
+export type Step =
+	/** A Run made on an Agent; it runs until a `finish` step unless `done` (finished at once). */
+	| {
+			do: 'create';
+			agent: number;
+			done?: 'success' | 'failed';
+			/** Listed this long after its `created` time (a slow upload). */
+			lateMs?: number;
+			/** Its `created` as the service reports it is this far ahead (a host's clock). */
+			aheadMs?: number;
+			/** Its `created` does not parse. */
+			badCreated?: boolean;
+			/** That many such Runs at once, 10 ms apart (default 1). */
+			count?: number;
+	  }
+	| { do: 'finish'; run: number; status: 'success' | 'failed' }
+	| { do: 'delete'; run: number }
+	/** A poll, taken by main A (default) or B; `late`: it loads the state from before the last save; `drop`: n8n drops its result. */
+	| { do: 'poll'; main?: 'A' | 'B'; late?: boolean; drop?: boolean }
+	| { do: 'wait'; ms: number }
+	/** The service's clock is this far from n8n's from now on. */
+	| { do: 'skew'; ms: number }
+	/** The next answer of the Run's Agent's list leaves it out. */
+	| { do: 'missOnce'; run: number }
+	/** Single reads show Runs as they were this long ago (0: off). */
+	| { do: 'readLag'; ms: number }
+	/** The Run's next single read answers 404 (a proxy, a deploy). */
+	| { do: 'read404'; run: number }
+	/** The Run's next 4 single reads (a read and its retries) never answer (until the client gives up). */
+	| { do: 'readHang'; run: number }
+	/** n8n restarts with the workflow active: every main's memory is gone. */
+	| { do: 'restart' }
+	| { do: 'deactivate' }
+	/**
+	 * Activation (the activation poll runs on main A). `whileOldPollRuns`: a poll of the
+	 * activation before is still running (started now on main A, its result dropped as n8n
+	 * drops a deactivated workflow's) when the activation poll lands.
+	 */
+	| { do: 'activate'; whileOldPollRuns?: boolean }
+	| { do: 'addAgent' }
+	/** Left out of GET /agents (moved away) / listed again. */
+	| { do: 'hide'; agent: number }
+	| { do: 'show'; agent: number }
+	/** Its Run list answers this status (403: refused) / answers again. */
+	| { do: 'refuse'; agent: number; status: number }
+	| { do: 'allow'; agent: number }
+	/** Deleted: no longer listed, its Runs answer 404. */
+	| { do: 'deleteAgent'; agent: number };
+
+export interface Schedule {
+	/** The seed the generator made it from (absent: written by hand). */
+	seed?: number;
+	setup: ScheduleSetup;
+	steps: Step[];
+}
+
+/** A schedule kept in the replay list, named for what it shows. */
+export interface NamedSchedule extends Schedule {
+	name: string;
+	/** Why it is kept: the issue's item, or what the generator found. */
+	why: string;
+	/** A cost bound as well: no poll after the activation poll makes more requests than this. */
+	maxRequestsPerPoll?: number;
+}
+
+export const DEFAULT_SETUP: ScheduleSetup = {
+	scope: 'all',
+	agents: 2,
+	history: 3,
+	listOrder: 'newest-first',
+	counter: 'made',
+	scheduler: 'memory',
+	onReactivation: 'emit',
+	includeFullRun: true,
+	budgetMs: 36_000,
+	requestCostMs: 50,
+	requestTimeoutSeconds: 60,
+};
+
+/** Which hazards a schedule uses (for the soak's tally). */
+export function hazardsOf(schedule: Schedule): string[] {
+	const found = new Set<string>();
+	const { setup } = schedule;
+	if (setup.scope === 'one') found.add('one Agent');
+	if (setup.listOrder !== 'newest-first') found.add(`list ${setup.listOrder}`);
+	if (setup.counter !== 'made') found.add(`n_runs ${setup.counter}`);
+	if (setup.scheduler === 'durable') found.add('durable scheduler');
+	if (setup.onReactivation === 'skip') found.add('Skip Them');
+	if (!setup.includeFullRun) found.add('no full read');
+	if (setup.runningAtActivation) found.add('Run running at activation');
+	if (setup.requestCostMs * 3 > setup.budgetMs * 0.6) found.add('slow service (budget carry-over)');
+	for (const step of schedule.steps) {
+		switch (step.do) {
+			case 'create':
+				if (step.lateMs) found.add('Run listed late');
+				if (step.aheadMs) found.add('Run stamped ahead');
+				if (step.badCreated) found.add('created unparseable');
+				if ((step.count ?? 1) > 100) found.add('many Runs at once');
+				break;
+			case 'poll':
+				if (step.main === 'B') found.add('main B');
+				if (step.late) found.add('save landing late');
+				if (step.drop) found.add('result dropped');
+				break;
+			case 'delete':
+				found.add('Run deleted');
+				break;
+			case 'wait':
+				if (step.ms >= 3 * 86_400_000) found.add('inactive/down > 3 days');
+				break;
+			case 'skew':
+				if (step.ms !== 0) found.add('clock skew');
+				break;
+			case 'readLag':
+				if (step.ms > 0) found.add('single read lagging');
+				break;
+			case 'finish':
+				break;
+			case 'activate':
+				if (step.whileOldPollRuns) found.add('activation during an older poll');
+				break;
+			default:
+				found.add(
+					{
+						missOnce: 'list missing a Run once',
+						read404: 'single read 404 once',
+						readHang: 'single read hanging',
+						restart: 'restart',
+						deactivate: 'deactivation',
+						activate: 'activation',
+						addAgent: 'Agent added',
+						hide: 'Agent hidden',
+						show: 'Agent hidden',
+						refuse: 'Agent refused',
+						allow: 'Agent refused',
+						deleteAgent: 'Agent deleted',
+					}[step.do],
+				);
+		}
+	}
+	found.delete('activation');
+	return [...found].sort();
+}

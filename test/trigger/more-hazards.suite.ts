@@ -1,0 +1,432 @@
+/**
+ * Schedules that lost, duplicated or blocked Runs before issue 28: a first look spanning
+ * polls, a catch-up after days, a Run stamped in the future, an Agent refused for good, a
+ * list answer that misses a pending Run, a re-activation during a running poll, a single read
+ * that hangs. Each names what it guards in its title.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { createPollerStorage } from '../../dev/harness';
+import {
+	classify,
+	createPoller,
+	expectNothing,
+	finishedRun,
+	heldRun,
+	listPath,
+	newAgent,
+	runIdsOf,
+	runPath,
+	simulatedClock,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+const sorted = (ids: number[]) => [...ids].sort((a, b) => a - b);
+
+/** Polls until `count` Runs were emitted or `polls` polls ran; the ids emitted, in order. */
+async function pollUntil(
+	poller: ReturnType<typeof createPoller>,
+	count: number,
+	polls: number,
+): Promise<number[]> {
+	const emitted: number[] = [];
+	for (let poll = 0; poll < polls && emitted.length < count; poll++)
+		emitted.push(...runIdsOf(await poller.poll()));
+	return emitted;
+}
+
+describe('Extraction Agents Trigger: a first look that spans polls', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('a Run created and finished after activation, before the look reaches its page (oldest first), is emitted once', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'long history, oldest first');
+		emulator.addHistoricalRuns(agentId, 2_500, { createdBefore: emulator.now() - 60 * MINUTE });
+		emulator.knobs.listOrder = 'oldest-first';
+		try {
+			// A slow service and a budget for one page of 1,000: the look spans polls.
+			const poller = createPoller({
+				parameters: triggerParameters(agentId, { includeFullRun: false }),
+				credentials,
+				pollBudgetMs: 6_000,
+			});
+			emulator.knobs.latencyMs = 3_800;
+			await expectNothing(poller);
+			emulator.knobs.latencyMs = 0;
+			// The activation read page 0 only; pages 1 and 2 (the new Run's) are read later.
+			expect((poller.nodeStaticData?.agents as IDataObject)[agentId]).toHaveProperty('scanPage');
+			const afterActivation = finishedRun(emulator, agentId).run_id;
+			const emitted = await pollUntil(poller, 1, 10);
+			expect(emitted).toEqual([afterActivation]);
+			await expectNothing(poller);
+		} finally {
+			emulator.knobs.listOrder = 'newest-first';
+			emulator.knobs.latencyMs = 0;
+		}
+	});
+});
+
+describe('Extraction Agents Trigger: Catch Up after more than 3 days', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => clock?.restore());
+
+	it('a Run running at deactivation, finished an hour later, is emitted when the workflow is activated again 4 days on', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'reactivated after 4 days');
+		const parameters = triggerParameters(agentId);
+		const before = createPoller({ parameters, credentials });
+		await expectNothing(before);
+		const running = heldRun(emulator, agentId);
+		await expectNothing(before); // pending at deactivation
+		clock = simulatedClock();
+		clock.advance(60 * MINUTE);
+		emulator.finishRun(agentId, running);
+		clock.advance(4 * DAY);
+		const again = createPoller({ parameters, credentials, staticData: before.staticData });
+		expect(runIdsOf(await again.poll())).toEqual([running]);
+		await expectNothing(again);
+	});
+});
+
+describe('Extraction Agents Trigger: a Run stamped in the future', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('a Run whose created time is 2 hours ahead does not hide the Runs after it', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'one Run 2 h ahead');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		const ahead = Number(
+			emulator.createRun(agentId, [{ name: 'ahead.pdf' }], {
+				createdAt: emulator.now() + 120 * MINUTE,
+				hold: true,
+			}).run_id,
+		);
+		emulator.finishRun(agentId, ahead);
+		expect(runIdsOf(await poller.poll())).toEqual([ahead]);
+		const next = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([next]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: an Agent refused for good (All Agents)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		ctx.emulator.knobs.failingRunLists = {};
+	});
+
+	it('an Agent moved in 2 hours after activation takes the rule of a new Agent: its Run created 90 minutes ago is history', async () => {
+		const { emulator, credentials } = ctx;
+		const refused = await newAgent(emulator, 'Runs refused for good');
+		emulator.knobs.failingRunLists = { [refused]: 403 };
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock = simulatedClock();
+		clock.advance(120 * MINUTE);
+		await expectNothing(poller);
+		const moved = await newAgent(emulator, 'moved in');
+		const old = Number(
+			emulator.createRun(moved, [{ name: 'old.pdf' }], {
+				createdAt: emulator.now() - 90 * MINUTE,
+				durationMs: 1,
+			}).run_id,
+		);
+		const recent = Number(
+			emulator.createRun(moved, [{ name: 'recent.pdf' }], {
+				createdAt: emulator.now() - MINUTE,
+				durationMs: 1,
+			}).run_id,
+		);
+		const ids = runIdsOf(await poller.poll());
+		expect(ids).not.toContain(old);
+		expect(ids).toEqual([recent]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: a list answer that misses a pending Run', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	afterEach(() => {
+		ctx.emulator.knobs.runsMissingFromLists = [];
+	});
+
+	it('the Run is emitted once, by one poll', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'list misses a pending Run');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		const running = heldRun(emulator, agentId);
+		await expectNothing(poller);
+		emulator.knobs.runsMissingFromLists = [running];
+		await expectNothing(poller);
+		emulator.knobs.runsMissingFromLists = [];
+		emulator.finishRun(agentId, running);
+		expect(runIdsOf(await poller.poll())).toEqual([running]);
+		await expectNothing(poller);
+	});
+});
+
+describe('Extraction Agents Trigger: re-activated with Skip Them while an older poll still runs', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('the Runs that finished while inactive stay skipped', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'skip during a running poll');
+		const parameters = triggerParameters(agentId, { onReactivation: 'skip' });
+		const storage = createPollerStorage();
+		const ids = { workflowId: 'wf-skip-overlap', nodeId: 'node-skip-overlap' };
+		const first = createPoller({ parameters, credentials, storage, ...ids });
+		await expectNothing(first);
+		// The old activation's last poll is still running when the user activates again; a Run
+		// finishes after that poll read the list, while the workflow is inactive.
+		let whileInactive = 0;
+		emulator.afterRequest({ method: 'GET', path: listPath(agentId) }, () => {
+			whileInactive = finishedRun(emulator, agentId).run_id;
+		});
+		emulator.knobs.latencyMs = 300;
+		const slow = first.poll();
+		await new Promise((resolve) => setTimeout(resolve, 50));
+		const again = createPoller({ parameters, credentials, storage, ...ids });
+		const activation = await again.poll();
+		emulator.knobs.latencyMs = 0;
+		expect(runIdsOf(await slow)).toEqual([]);
+		expect(runIdsOf(activation)).toEqual([]);
+		expect(whileInactive).toBeGreaterThan(0);
+		await expectNothing(again);
+		const later = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await again.poll())).toEqual([later]);
+	});
+});
+
+describe('Extraction Agents Trigger: a single read that hangs', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it('no request outlives the poll budget: the poll ends within it, with the other Runs emitted', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'one read hangs');
+		const pollBudgetMs = 4_500;
+		const poller = createPoller({
+			parameters: {
+				...triggerParameters(agentId),
+				options: { includeFullRun: true, requestTimeout: 6 },
+			},
+			credentials,
+			pollBudgetMs,
+		});
+		await expectNothing(poller);
+		const hanging = finishedRun(emulator, agentId).run_id;
+		const other = finishedRun(emulator, agentId).run_id;
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: runPath(agentId, hanging) }, kind: 'stall', times: 10 },
+		]);
+		const started = Date.now();
+		const ids = runIdsOf(await poller.poll());
+		const tookMs = Date.now() - started;
+		emulator.clearFaults();
+		expect(tookMs).toBeLessThan(pollBudgetMs);
+		expect(ids).toEqual([other]);
+		const since = emulator.lastSeq;
+		expect(runIdsOf(await poller.poll())).toEqual([hanging]);
+		expect(classify(emulator.requestsSince(since)).runReads).toHaveLength(1);
+		await expectNothing(poller);
+	}, 60_000);
+});
+
+describe('Extraction Agents Trigger: Fetch Test Event on a long history', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+
+	it.each(['newest-first', 'oldest-first'] as const)(
+		'reads the page holding the newest Runs, not all 20 pages of 20,000 Runs (%s)',
+		async (listOrder) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `fetch test event, ${listOrder}`);
+			emulator.addHistoricalRuns(agentId, 20_000);
+			const newest = finishedRun(emulator, agentId).run_id;
+			emulator.knobs.listOrder = listOrder;
+			try {
+				const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+				const since = emulator.lastSeq;
+				expect(runIdsOf(await poller.poll('manual'))).toEqual([newest]);
+				expect(classify(emulator.requestsSince(since)).lists.length).toBeLessThanOrEqual(2);
+			} finally {
+				emulator.knobs.listOrder = 'newest-first';
+			}
+		},
+	);
+});
+
+describe('Extraction Agents Trigger: risks at the edges (issue 28, item 4)', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		clock = undefined;
+		ctx.emulator.knobs.failingRunLists = {};
+		ctx.emulator.clearFaults();
+	});
+
+	it("the service's clock a minute behind n8n's: a Run made just after activation, on an Agent first read later, is emitted", async () => {
+		const { emulator, credentials } = ctx;
+		const blocked = await newAgent(emulator, 'clock behind, list failing at activation');
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		emulator.knobs.failingRunLists = { [blocked]: 403 };
+		await expectNothing(poller); // the activation: the blocked Agent is not read
+		emulator.advanceTime(-MINUTE); // the service stamps a minute behind n8n from now on
+		try {
+			const madeAfter = finishedRun(emulator, blocked).run_id;
+			emulator.knobs.failingRunLists = {};
+			expect(runIdsOf(await poller.poll())).toEqual([madeAfter]);
+			await expectNothing(poller);
+		} finally {
+			emulator.advanceTime(MINUTE);
+		}
+	});
+
+	it('a pending Run whose single read answers 404 for a moment (a proxy, a deploy) is emitted once it reads again', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, '404 for a moment');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		const running = heldRun(emulator, agentId);
+		await expectNothing(poller);
+		emulator.finishRun(agentId, running);
+		emulator.injectFaults([
+			{ match: { method: 'GET', path: runPath(agentId, running) }, kind: '404' },
+		]);
+		const first = runIdsOf(await poller.poll());
+		expect(emulator.pendingFaults).toEqual([]);
+		const emitted = [...first, ...runIdsOf(await poller.poll())];
+		expect(emitted).toEqual([running]);
+		await expectNothing(poller);
+	});
+
+	it('a Run whose created time cannot be read is emitted once when it finishes', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'unreadable created');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		const odd = heldRun(emulator, agentId);
+		emulator.state.runs.get(odd)!.createdText = 'yesterday at noon';
+		await expectNothing(poller);
+		emulator.finishRun(agentId, odd);
+		expect(runIdsOf(await poller.poll())).toEqual([odd]);
+		await expectNothing(poller);
+		const next = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([next]);
+		await expectNothing(poller);
+	});
+
+	it('Runs counted but listed late, an hour apart: the Agent is read at every poll until the second is listed, and it is emitted then (owedSince refreshed)', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'owed twice');
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock = simulatedClock();
+		// A Run counted (n_runs moves) and deleted before any list shows it: owed for an hour.
+		const neverListed = Number(
+			emulator.createRun(agentId, [{ name: 'gone.pdf' }], {
+				durationMs: 1,
+				listedAt: emulator.now() + DAY,
+			}).run_id,
+		);
+		for (let minute = 0; minute < 50; minute++) {
+			clock.advance(MINUTE);
+			await expectNothing(poller);
+		}
+		emulator.deleteRun(agentId, neverListed);
+		// 50 minutes on, another Run is counted whose upload ends (listed) 15 minutes later.
+		const late = Number(
+			emulator.createRun(agentId, [{ name: 'late.pdf' }], {
+				durationMs: 1,
+				listedAt: emulator.now() + 15 * MINUTE,
+			}).run_id,
+		);
+		const emittedAt: number[] = [];
+		for (let minute = 1; minute <= 20 && emittedAt.length === 0; minute++) {
+			clock.advance(MINUTE);
+			if (runIdsOf(await poller.poll()).includes(late)) emittedAt.push(minute);
+		}
+		// Listed 15 minutes on: emitted by the poll a minute later at most.
+		expect(emittedAt).toEqual([expect.any(Number)]);
+		expect(emittedAt[0]).toBeLessThanOrEqual(16);
+	});
+});
+
+describe('Extraction Agents Trigger: Catch Up over thousands of Runs', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		clock = undefined;
+		ctx.emulator.knobs.latencyMs = 0;
+		ctx.emulator.knobs.listOrder = 'newest-first';
+	});
+
+	it.each(['newest-first', 'oldest-first'] as const)(
+		'3,000 Runs finished while inactive are read across polls within the budget, each emitted once (%s)',
+		async (listOrder) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `catch up ${listOrder}`);
+			emulator.knobs.listOrder = listOrder;
+			const parameters = triggerParameters(agentId, { includeFullRun: false });
+			const before = createPoller({ parameters, credentials });
+			await expectNothing(before);
+			clock = simulatedClock();
+			clock.advance(120 * MINUTE);
+			// Finished while the workflow was inactive: one every 2 s over the last 100 minutes.
+			const made = emulator.addHistoricalRuns(agentId, 3_000, {
+				createdBefore: emulator.now(),
+				spacingMs: 2_000,
+			});
+			const pollBudgetMs = 2_000;
+			const again = createPoller({
+				parameters,
+				credentials,
+				staticData: before.staticData,
+				pollBudgetMs,
+			});
+			emulator.knobs.latencyMs = 60;
+			const emitted: number[] = [];
+			const listReadsPerPoll: number[] = [];
+			for (let poll = 0; poll < 40 && emitted.length < made.length; poll++) {
+				const since = emulator.lastSeq;
+				const started = Date.now();
+				emitted.push(...runIdsOf(await again.poll()));
+				// The pages a poll starts end within its budget (60 ms each, well under it).
+				expect(Date.now() - started).toBeLessThan(pollBudgetMs);
+				listReadsPerPoll.push(classify(emulator.requestsSince(since)).lists.length);
+			}
+			emulator.knobs.latencyMs = 0;
+			expect(sorted(emitted)).toEqual(sorted(made));
+			// 60% of the budget holds about 20 pages of 60 ms (issue 28: 60 pages in one poll before).
+			expect(Math.max(...listReadsPerPoll)).toBeLessThanOrEqual(25);
+			await expectNothing(again);
+			const next = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await again.poll())).toEqual([next]);
+		},
+		120_000,
+	);
+});
+
+export { sorted };
