@@ -3,6 +3,8 @@
  * what they were taken from. editor.test.ts takes them from the real editor; with
  * UPDATE_SCREENSHOTS=1 it stores them here with the record, and test/package/screenshots.test.ts
  * fails when the example or the node's fields changed since (the pictures would be stale).
+ * sheet-rows.test.ts takes the pictures of the sheets the example fills and records the cells
+ * they show (`sheetCells`): it fails when the example writes other cells today.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -19,6 +21,9 @@ export const README_PICTURES = {
 	nodeName: 'Extract invoice data',
 	canvas: 'workflow-gmail-to-sheets.png',
 	panel: 'create-run-panel.png',
+	/** The example's *Invoices* sheet after a few emails, and its *Needs review* sheet. */
+	invoicesSheet: 'sheet-rows.png',
+	reviewSheet: 'sheet-needs-review.png',
 };
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -31,8 +36,12 @@ export function currentSources(): { example: string; actionNodeFields: string } 
 }
 
 export interface ScreenshotRecord {
+	/** Each picture's sha256. */
 	pictures: Record<string, string>;
+	/** What the editor's pictures show: the example and the node's fields when they were taken. */
 	takenFrom: ReturnType<typeof currentSources>;
+	/** Each sheet picture's cells (the sha256 of their JSON) when it was taken. */
+	sheetCells?: Record<string, string>;
 	howToRetake: string;
 }
 
@@ -44,11 +53,13 @@ export function readRecord(): ScreenshotRecord | undefined {
 		: undefined;
 }
 
-export function recordScreenshots(pictures: string[]): void {
+/** Copies pictures to docs/images/ and records them; the record's other pictures stay. */
+function storePictures(pictures: string[], update: (record: ScreenshotRecord) => void): void {
 	fs.mkdirSync(IMAGES_DIR, { recursive: true });
 	const record: ScreenshotRecord = {
 		pictures: {},
 		takenFrom: currentSources(),
+		...readRecord(),
 		howToRetake: HOW_TO_RETAKE,
 	};
 	for (const picture of pictures) {
@@ -56,7 +67,30 @@ export function recordScreenshots(pictures: string[]): void {
 		fs.copyFileSync(picture, path.join(IMAGES_DIR, name));
 		record.pictures[name] = sha256(fs.readFileSync(picture));
 	}
+	update(record);
 	fs.writeFileSync(RECORD, `${JSON.stringify(record, null, '\t')}\n`);
+}
+
+/** The editor's pictures, taken from the current example and node fields. */
+export function recordScreenshots(pictures: string[]): void {
+	storePictures(pictures, (record) => {
+		record.takenFrom = currentSources();
+	});
+}
+
+/** The sha256 of a sheet's cells, as sheetCells records them. */
+export const cellsDigest = (cells: unknown): string => sha256(JSON.stringify(cells));
+
+/** Sheet pictures, each with the cells it shows. */
+export function recordSheetPictures(pictures: Array<{ picture: string; cells: unknown }>): void {
+	storePictures(
+		pictures.map(({ picture }) => picture),
+		(record) => {
+			record.sheetCells = { ...record.sheetCells };
+			for (const { picture, cells } of pictures)
+				record.sheetCells[path.basename(picture)] = cellsDigest(cells);
+		},
+	);
 }
 
 export function imagePath(name: string): string {

@@ -1,8 +1,10 @@
 /**
- * The README's pictures are taken from the real editor by test/browser/editor.test.ts. They must
- * show what a user gets today: the pictures exist, the README shows them, and they were taken
- * from the current example workflow and the current fields of the node (a change to either
- * means retaking them).
+ * The README's pictures are taken from the real editor by test/browser/editor.test.ts, and of the
+ * sheets the Gmail example fills by test/browser/sheet-rows.test.ts. They must show what a user
+ * gets today: the pictures exist, the README shows them, and they were taken from the current
+ * example workflow and the current fields of the node (a change to either means retaking them);
+ * each sheet picture is recorded with the cells it shows, which sheet-rows.test.ts compares with
+ * the cells the example writes today.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,10 +20,11 @@ import {
 const README = readFileSync(join(__dirname, '..', '..', 'README.md'), 'utf8');
 
 describe('the README’s pictures', () => {
-	const pictures = [README_PICTURES.canvas, README_PICTURES.panel];
+	const sheetPictures = [README_PICTURES.invoicesSheet, README_PICTURES.reviewSheet];
+	const pictures = [README_PICTURES.canvas, README_PICTURES.panel, ...sheetPictures];
 
 	it.each(pictures)(
-		'docs/images/%s is shown in the README and is the picture the editor test took',
+		'docs/images/%s is shown in the README and is the picture the browser test took',
 		(name) => {
 			expect(README).toContain(`docs/images/${name}`);
 			const record = readRecord();
@@ -31,5 +34,9 @@ describe('the README’s pictures', () => {
 
 	it(`were taken from the current example and node fields (else retake them: ${HOW_TO_RETAKE})`, () => {
 		expect(readRecord()?.takenFrom).toEqual(currentSources());
+	});
+
+	it.each(sheetPictures)('docs/images/%s is recorded with the cells it shows', (name) => {
+		expect(readRecord()?.sheetCells?.[name]).toMatch(/^[0-9a-f]{64}$/);
 	});
 });
