@@ -21,10 +21,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-	analyzePackage,
-	SOURCE_FILE_PATTERNS,
-} from '@n8n/scan-community-package/scanner/scanner.mjs';
 import glob from 'fast-glob';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -87,8 +83,8 @@ function packAndExtract(tempDir) {
  * One leg of the scanner: its own analyzePackage on `dir` with `patterns`. It answers passed or
  * not, with ESLint's stylish report of the files that have errors.
  */
-async function scan(dir, patterns, what) {
-	const result = await analyzePackage(dir, patterns);
+async function scan(scanner, dir, patterns, what) {
+	const result = await scanner.analyzePackage(dir, patterns);
 	if (result.details) process.stdout.write(`${result.details.trimEnd()}\n`);
 	// The number of files the scanner saw (it globs the same way) shows the leg was not empty.
 	const files = glob.sync(patterns, {
@@ -196,13 +192,17 @@ async function main() {
 	const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 	ensureBuilt(pkg);
 	const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lint-tarball-'));
+	// The scanner's module makes a temp folder as it loads (for the packages it downloads, which
+	// it does not do here) and leaves it behind: make it inside ours, which goes at the end.
+	process.env.TMPDIR = tempDir;
+	const scanner = await import('@n8n/scan-community-package/scanner/scanner.mjs');
 	try {
 		const { packageDir, info } = packAndExtract(tempDir);
 		const tarballFiles = new Set(info.files.map((file) => path.posix.normalize(file.path)));
 		const packed = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
 
-		const source = await scan(root, SOURCE_FILE_PATTERNS, 'source');
-		const tarball = await scan(packageDir, TARBALL_FILE_PATTERNS, 'tarball');
+		const source = await scan(scanner, root, scanner.SOURCE_FILE_PATTERNS, 'source');
+		const tarball = await scan(scanner, packageDir, TARBALL_FILE_PATTERNS, 'tarball');
 
 		checkManifest(packed);
 		checkOnlyWhatN8nLoads(packed, tarballFiles);
