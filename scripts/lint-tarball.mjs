@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// `npm run lint:tarball`: lints the package as n8n's verification scanner
-// (@n8n/scan-community-package 0.32.0, analyzePackage) does: the source leg (package.json,
-// nodes/** and credentials/** .js/.ts/.json of the checkout) and the tarball leg
-// (`npm pack`, extract, then every `.js` file and the package.json of the tarball),
-// with the scanner's flat config (scripts/scan-config.mjs), inline disable directives
-// ignored (allowInlineConfig: false) and no config file lookup (overrideConfigFile: true).
+// `npm run lint:tarball`: lints the package with n8n's verification scanner itself
+// (@n8n/scan-community-package, a devDependency: its `analyzePackage` and
+// `SOURCE_FILE_PATTERNS`, so its config, rules and plugin versions are the scanner's own and
+// a new scanner release is one version bump). The two legs the scanner runs on a published
+// version: the source leg (package.json, nodes/** and credentials/** .js/.ts/.json of the
+// checkout) and the tarball leg (`npm pack`, extract, then every `.js` file and the
+// package.json of the tarball). The scanner's other checks (provenance, fetching the source
+// its attestation names) need a published version: docs/contributing.md, "Releasing".
 //
 // It also checks what verification asks of the package itself: no runtime
 // dependencies, n8n-workflow as the only peer dependency, no script that runs on
@@ -19,14 +21,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { ESLint } from 'eslint';
 import glob from 'fast-glob';
-import { scanConfig } from './scan-config.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
-/** The scanner's SOURCE_FILE_PATTERNS: what `n8n-node lint` covers of the source checkout. */
-const SOURCE_FILE_PATTERNS = ['package.json', '{nodes,credentials}/**/*.{js,ts,json}'];
+/** The files the scanner's tarball leg lints (its analyzePackageByName passes these). */
+const TARBALL_FILE_PATTERNS = ['**/*.js', 'package.json'];
 const problems = [];
 const fail = (message) => problems.push(message);
 
@@ -80,40 +80,19 @@ function packAndExtract(tempDir) {
 }
 
 /**
- * The scanner's analyzePackage(dir, patterns): the tarball leg with ['**\/*.js', 'package.json'],
- * the source leg with SOURCE_FILE_PATTERNS (package.json and nodes/credentials .js/.ts/.json).
+ * One leg of the scanner: its own analyzePackage on `dir` with `patterns`. It answers passed or
+ * not, with ESLint's stylish report of the files that have errors.
  */
-async function analyzePackage(dir, patterns, what) {
-	const eslint = new ESLint({
-		cwd: dir,
-		allowInlineConfig: false,
-		overrideConfigFile: true,
-		overrideConfig: scanConfig,
-	});
+async function scan(scanner, dir, patterns, what) {
+	const result = await scanner.analyzePackage(dir, patterns);
+	if (result.details) process.stdout.write(`${result.details.trimEnd()}\n`);
+	// The number of files the scanner saw (it globs the same way) shows the leg was not empty.
 	const files = glob.sync(patterns, {
 		cwd: dir,
-		absolute: true,
 		ignore: ['node_modules/**', '**/package-lock.json'],
-	});
-	if (files.length === 0) fail(`${what}: no files to lint`);
-	const results = await eslint.lintFiles(files);
-	const formatter = await eslint.loadFormatter('stylish');
-	const output = await formatter.format(results);
-	if (output.trim()) process.stdout.write(`${output.trimEnd()}\n`);
-	const errors = results.reduce(
-		(sum, result) => sum + result.errorCount + result.fatalErrorCount,
-		0,
-	);
-	const warnings = results.reduce((sum, result) => sum + result.warningCount, 0);
-	return { files, errors, warnings };
-}
-
-function summary(what, { files, errors, warnings }) {
-	const problems = errors + warnings;
-	return (
-		`${what}: ${files.length} files linted, ${problems} problem${problems === 1 ? '' : 's'}` +
-		(warnings ? ` (${errors} errors, ${warnings} warnings)` : '')
-	);
+	}).length;
+	if (files === 0) fail(`${what}: no files to lint`);
+	return `${what}: ${files} files, ${result.passed ? 'passed' : `failed (${result.message})`}`;
 }
 
 function checkManifest(packed) {
@@ -204,17 +183,26 @@ function checkContents(packed, packageDir, tarballFiles) {
 	return icons;
 }
 
+function scannerVersion() {
+	const manifest = path.join(root, 'node_modules/@n8n/scan-community-package/package.json');
+	return JSON.parse(fs.readFileSync(manifest, 'utf8')).version;
+}
+
 async function main() {
 	const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 	ensureBuilt(pkg);
 	const tempDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lint-tarball-'));
+	// The scanner's module makes a temp folder as it loads (for the packages it downloads, which
+	// it does not do here) and leaves it behind: make it inside ours, which goes at the end.
+	process.env.TMPDIR = tempDir;
+	const scanner = await import('@n8n/scan-community-package/scanner/scanner.mjs');
 	try {
 		const { packageDir, info } = packAndExtract(tempDir);
 		const tarballFiles = new Set(info.files.map((file) => path.posix.normalize(file.path)));
 		const packed = JSON.parse(fs.readFileSync(path.join(packageDir, 'package.json'), 'utf8'));
 
-		const source = await analyzePackage(root, SOURCE_FILE_PATTERNS, 'source');
-		const tarball = await analyzePackage(packageDir, ['**/*.js', 'package.json'], 'tarball');
+		const source = await scan(scanner, root, scanner.SOURCE_FILE_PATTERNS, 'source');
+		const tarball = await scan(scanner, packageDir, TARBALL_FILE_PATTERNS, 'tarball');
 
 		checkManifest(packed);
 		checkOnlyWhatN8nLoads(packed, tarballFiles);
@@ -225,11 +213,12 @@ async function main() {
 		process.stdout.write(
 			`tarball ${info.filename} (${info.entryCount} entries, ${kb} kB, icons: ${[...icons].sort().join(', ') || 'none'})\n`,
 		);
-		process.stdout.write(`${summary('source', source)}\n`);
+		process.stdout.write(`scanner (@n8n/scan-community-package ${scannerVersion()}) ${source}\n`);
 		process.stdout.write(
-			`${summary('tarball', tarball)}; package checks: ${problems.length === 0 ? 'passed' : `${problems.length} failed`}\n`,
+			`scanner ${tarball}; package checks: ${problems.length === 0 ? 'passed' : `${problems.length} failed`}\n`,
 		);
-		if (source.errors > 0 || tarball.errors > 0 || problems.length > 0) process.exitCode = 1;
+		const lintFailed = [source, tarball].some((line) => !line.endsWith('passed'));
+		if (lintFailed || problems.length > 0) process.exitCode = 1;
 	} finally {
 		fs.rmSync(tempDir, { recursive: true, force: true });
 	}

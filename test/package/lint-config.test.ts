@@ -20,12 +20,15 @@ interface Computed {
 	plugins: string[];
 }
 
-/** The config ESLint computes for `file`: from eslint.config.mjs, and from the CLI's default alone. */
+/** The config ESLint computes for `file`: with the lookup flag, from the CLI's default alone, and without the flag. */
 const probe = `
 import { ESLint } from 'eslint';
 import { config } from '@n8n/node-cli/eslint';
 const files = JSON.parse(process.argv[1]);
 const project = new ESLint({ cwd: process.cwd(), flags: [process.argv[2]] });
+// ESLint takes flags from ESLINT_FLAGS too: without it, this is what a bare \`eslint .\` computes.
+delete process.env.ESLINT_FLAGS;
+const bare = new ESLint({ cwd: process.cwd() });
 const cliDefault = new ESLint({ cwd: process.cwd(), overrideConfigFile: true, overrideConfig: config });
 const shape = (c) => c && {
 	rules: Object.fromEntries(Object.entries(c.rules ?? {}).map(([k, v]) => [k, [].concat(v)])),
@@ -36,6 +39,7 @@ for (const file of files) {
 	out[file] = {
 		project: shape(await project.calculateConfigForFile(file)),
 		cliDefault: shape(await cliDefault.calculateConfigForFile(file)),
+		bare: shape(await bare.calculateConfigForFile(file)),
 	};
 }
 process.stdout.write(JSON.stringify(out));
@@ -55,11 +59,11 @@ const DEV = [
 	'scripts/bootstrap.js',
 ];
 
-type Probed = Record<string, { project: Computed; cliDefault: Computed }>;
+type Probed = Record<string, { project: Computed; cliDefault: Computed; bare: Computed }>;
 
 let probed: Probed;
 /** `eslint .` as `n8n-node lint` runs it, in a process of its own. */
-let tree: { files: number; problems: string[] };
+let tree: { files: number; problems: string[]; stderr: string };
 beforeAll(() => {
 	const lint = spawnSync(
 		process.execPath,
@@ -71,6 +75,7 @@ beforeAll(() => {
 		messages: { line: number; ruleId: string | null; message: string }[];
 	}[];
 	tree = {
+		stderr: lint.stderr,
 		files: results.length,
 		problems: results.flatMap((r) =>
 			r.messages.map(
@@ -161,5 +166,36 @@ describe('eslint.config.mjs (what `n8n-node lint` runs)', () => {
 		expect(said).toContain('Strict mode: enabled');
 		expect(said).toContain('ESLint config: using default config');
 		expect(said).toContain('eligible for n8n Cloud verification');
+	});
+});
+
+/**
+ * Why `npm run lint` and not a bare `npx n8n-node lint` (docs/contributing.md, "Lint"): the bare
+ * command runs `eslint .` with the root config only, which strict mode and n8n Cloud
+ * eligibility require verbatim and which holds every .ts file to the node rules. These pin the
+ * facts that argument rests on, so a release of @n8n/node-cli or ESLint that changes one of
+ * them fails here and the arrangement gets looked at again.
+ */
+describe('why the config lookup flag is needed (a bare `npx n8n-node lint` fails)', () => {
+	it.each(DEV.filter((file) => file.endsWith('.ts')))(
+		'without the flag, ESLint gives %s the node rules, which forbid what dev code does',
+		(file) => {
+			const { bare } = probed[file];
+			expect(bare.rules['@n8n/community-nodes/no-restricted-imports']?.[0]).toBe(2);
+			expect(bare.rules['@n8n/community-nodes/no-restricted-globals']?.[0]).toBe(2);
+			expect(bare.rules['no-console']?.[0]).toBe(2);
+		},
+	);
+
+	it('the ESLint that runs is the one @n8n/node-cli pins, and takes the flag under this name without a warning', () => {
+		const version = (name: string) =>
+			JSON.parse(readFileSync(join(ROOT, 'node_modules', name, 'package.json'), 'utf8')) as {
+				version: string;
+				dependencies?: Record<string, string>;
+			};
+		expect(version('eslint').version).toBe(version('@n8n/node-cli').dependencies?.eslint);
+		// ESLint 9.30 renamed the flag v10_config_lookup_from_file and warns on the old name;
+		// 9.29 knows only this one. ESLint 10 (the lookup on by default) cannot load n8n's config.
+		expect(tree.stderr).toBe('');
 	});
 });
