@@ -120,6 +120,8 @@ export interface SoakReport {
 	createdOnce: number;
 	/** Items that failed with no Run made. */
 	failedWithoutRun: number;
+	/** Items whose Run was made and ended failed: an item error from node version 1.3, with its Run. */
+	failedRunReported: number;
 	/** Items that failed although their Run was made; the error says to check first. */
 	failedWithRunAndWarning: number;
 	/** Items that failed with a Run made and no warning: must be 0. */
@@ -506,6 +508,7 @@ async function soak(
 		executions,
 		createdOnce: 0,
 		failedWithoutRun: 0,
+		failedRunReported: 0,
 		failedWithRunAndWarning: 0,
 		failedWithRunSilently: 0,
 		duplicateRuns: [...runsByUdid.values()].filter((ids) => ids.length > 1).length,
@@ -589,6 +592,13 @@ async function soak(
 		}
 		const message = String(json.error);
 		report.errorMessages[message] = (report.errorMessages[message] ?? 0) + 1;
+		// Node version 1.3: the item's Run was made and ended failed; the error names that Run.
+		const failedRun = /^Run (\d+) (failed|ended with the status ".+")$/.exec(message);
+		if (failedRun) {
+			if (runs.length === 1 && runs[0] === Number(failedRun[1])) report.failedRunReported++;
+			else report.lostItems++;
+			continue;
+		}
 		if (!CLEAR_MESSAGES.some((pattern) => pattern.test(message)))
 			report.unclearErrors.push(message);
 		if (runs.length === 0) report.failedWithoutRun++;
@@ -614,6 +624,7 @@ export function formatSoakReport(report: SoakReport): string {
 	return [
 		`Soak: ${report.runsAskedFor} Runs asked for in ${report.executions} executions; ${report.requests} requests, ${report.faultsInjected} of them faulted (${kinds})`,
 		`  created exactly once:                ${report.createdOnce}`,
+		`  Run made and ended failed, reported as the item's error (node version 1.3): ${report.failedRunReported}`,
 		`  reported failed, no Run made:        ${report.failedWithoutRun}`,
 		`  reported failed, Run made, error says to check first: ${report.failedWithRunAndWarning}`,
 		`  reported failed, Run made, no warning: ${report.failedWithRunSilently}`,
@@ -643,6 +654,7 @@ export function soakViolations(report: SoakReport): string[] {
 	const problems: string[] = [];
 	const accounted =
 		report.createdOnce +
+		report.failedRunReported +
 		report.failedWithoutRun +
 		report.failedWithRunAndWarning +
 		report.failedWithRunSilently;
@@ -680,7 +692,10 @@ export function soakViolations(report: SoakReport): string[] {
 	problems.push(...simulatedSoakViolations(report.simulated));
 	if (
 		report.trigger.finishedRuns !==
-		report.createdOnce + report.failedWithRunAndWarning + report.failedWithRunSilently
+		report.createdOnce +
+			report.failedRunReported +
+			report.failedWithRunAndWarning +
+			report.failedWithRunSilently
 	) {
 		problems.push('the Agent has a different number of Runs than the items made');
 	}
