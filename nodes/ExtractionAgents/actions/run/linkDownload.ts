@@ -17,13 +17,13 @@ import { FileReadError } from '../../transport/multipart';
  */
 
 /** 100 kB/s: a 10 MB file may take Request Timeout + 100 s. */
-export const MIN_LINK_BYTES_PER_SECOND = 100_000;
+const MIN_LINK_BYTES_PER_SECOND = 100_000;
 const MAX_REDIRECTS = 10;
 /** How often a download in progress is checked against the rule. */
 const WATCH_MS = 250;
 
 /** A body as n8n's HTTP helper gives it with `encoding: 'stream'` (a Node readable). */
-export interface DownloadBody extends AsyncIterable<Uint8Array> {
+interface DownloadBody extends AsyncIterable<Uint8Array> {
 	destroy?: (error?: Error) => void;
 }
 
@@ -59,7 +59,7 @@ const NO_RUN = 'No Run was made.';
  * repeated slashes folded, as a server would route it. No key is ever sent on a link whatever
  * this says; it is here so that such a link fails with a message rather than a 401.
  */
-export function isServiceApiAddress(address: string, apiRoot: string): boolean {
+function isServiceApiAddress(address: string, apiRoot: string): boolean {
 	if (!URL.canParse(address)) return false;
 	const url = new URL(address);
 	const root = new URL(apiRoot);

@@ -124,13 +124,6 @@ function isShownInEmailText(item: INodeExecutionData, binary: IBinaryData): bool
 	return false;
 }
 
-/** The file-field parameter's label as the node's version shows it. */
-function fieldsLabel(context: IExecuteFunctions): string {
-	return hasBehaviour(context.getNode(), 'allFilesByDefault')
-		? 'File Fields'
-		: 'Input Binary Fields';
-}
-
 function kindOf(value: unknown): string {
 	if (value === null) return 'empty (null)';
 	if (Array.isArray(value)) return 'a list';
@@ -197,7 +190,7 @@ export function selectFiles(
 			if (entry.id && !isFileOfThisExecution(context, entry.id)) {
 				throw new NodeOperationError(
 					context.getNode(),
-					`The file "${entry.fileName ?? 'without a name'}" given in ${fieldsLabel(context)} is not a file of this execution`,
+					`The file "${entry.fileName ?? 'without a name'}" given in ${words.fieldList} is not a file of this execution`,
 					{
 						description: `A file object that comes from data (e.g. a webhook’s JSON) cannot name stored files. Give the file itself: the name of the item’s file field, or an expression such as {{ $binary.data }}.`,
 						itemIndex,
