@@ -421,9 +421,16 @@ describe('Extraction Agents Trigger: Catch Up over thousands of Runs', () => {
 			expect(sorted(emitted)).toEqual(sorted(made));
 			// 60% of the budget holds about 20 pages of 60 ms (issue 28: 60 pages in one poll before).
 			expect(Math.max(...listReadsPerPoll)).toBeLessThanOrEqual(25);
+			// Then the read after a catch-up of more than an hour, back to where it started
+			// (docs/trigger.md, a Run one list answer leaves out): it emits nothing again, and
+			// may itself go on across polls on a loaded machine; a Run made meanwhile comes once.
 			await expectNothing(again);
 			const next = finishedRun(emulator, agentId).run_id;
-			expect(runIdsOf(await again.poll())).toEqual([next]);
+			const after: number[] = [];
+			for (let poll = 0; poll < 3 && after.length === 0; poll++)
+				after.push(...runIdsOf(await again.poll()));
+			expect(after).toEqual([next]);
+			await expectNothing(again);
 		},
 		120_000,
 	);

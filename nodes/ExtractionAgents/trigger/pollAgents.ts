@@ -104,7 +104,11 @@ async function pollAgent(
 			return 'next';
 		}
 	}
-	if (needsNoRead(previous, runCounters.get(agentId), now)) return 'next';
+	if (needsNoRead(previous, runCounters.get(agentId), now)) {
+		// Its counter shows nothing new: the Runs are known as of now, as after a read.
+		agents[String(agentId)] = { ...previous, knownUntil: now };
+		return 'next';
+	}
 	const result = await runsCompletedSince(context, agentId, previous, {
 		includeFullRun: poll.includeFullRun,
 		budget: poll.budget,

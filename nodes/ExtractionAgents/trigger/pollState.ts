@@ -49,12 +49,18 @@ export type PendingRun = RunStamp;
 export interface AgentPollState extends IDataObject {
 	/** Highest `created` (ms) among Runs discovered. */
 	watermark: number;
-	/** Runs discovered with `created` within LOOKBACK_MS of the watermark. */
+	/** Runs discovered with `created` within LOOKBACK_MS of the watermark (or since `recheckSince`). */
 	seen: number[];
 	/** Discovered Runs still running at the last poll, read again each poll. */
 	pending: PendingRun[];
 	/** Runs created before this (ms) are history: an Agent first seen after activation. */
 	floor?: number;
+	/**
+	 * Set by a read after a long pause (a catch-up) that moved the watermark more than
+	 * LOOKBACK_MS: where that read started. The next read reaches back there once more, so
+	 * that a Run one list answer left out is found by the next one, as within the lookback.
+	 */
+	recheckSince?: number;
 	/** When the Agent was first missing from GET /agents (n8n's clock); unset while listed. */
 	absentSince?: number;
 	/**
@@ -89,6 +95,12 @@ export interface AgentPollState extends IDataObject {
 	owedSince?: number;
 	/** When the Agent's list was last read (n8n's clock): it is read again within SWEEP_INTERVAL_MS. */
 	sweptAt?: number;
+	/**
+	 * When the trigger last knew the Agent's Runs (n8n's clock): its last read, or a later poll
+	 * whose Run counter showed nothing new (`sweptAt` is set earlier at the first read, to
+	 * spread the sweeps). A read after a longer pause than the lookback is checked (`recheckSince`).
+	 */
+	knownUntil?: number;
 	/**
 	 * A read of the list that the poll's budget cut short (thousands of Runs since the last
 	 * read): where it goes on next poll, and the newest `created` it has read so far.
@@ -135,14 +147,20 @@ export function stampOf(run: Run, watermark: number): number {
 	return serviceTimestampMillis(run.created) ?? serviceTimestampMillis(run.completed) ?? watermark;
 }
 
+/** The oldest `created` the next read of an Agent's list reaches back to. */
+export function readsBackTo(state: Pick<AgentPollState, 'watermark' | 'recheckSince'>): number {
+	const since = state.watermark - LOOKBACK_MS;
+	return state.recheckSince === undefined ? since : Math.min(since, state.recheckSince);
+}
+
 export function isNewRun(
 	run: Run,
-	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor'>,
+	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor' | 'recheckSince'>,
 	seen = new Set(state.seen),
 ): boolean {
 	const created = stampOf(run, state.watermark);
 	return (
-		created >= state.watermark - LOOKBACK_MS &&
+		created >= readsBackTo(state) &&
 		(state.floor === undefined || created >= state.floor) &&
 		!seen.has(Number(run.run_id))
 	);
@@ -156,13 +174,15 @@ export function watermarkAfter(watermark: number, runs: Run[], now: number): num
 	return next;
 }
 
-/** The ids of `runs` within LOOKBACK_MS of `watermark`: the next poll's `seen`. */
-export function seenNear(runs: Run[], watermark: number): number[] {
+/** The ids of `runs` created at or after `since` (by default within LOOKBACK_MS of `watermark`): the next poll's `seen`. */
+export function seenNear(
+	runs: Run[],
+	watermark: number,
+	since = watermark - LOOKBACK_MS,
+): number[] {
 	return [
 		...new Set(
-			runs
-				.filter((run) => stampOf(run, watermark) >= watermark - LOOKBACK_MS)
-				.map((run) => Number(run.run_id)),
+			runs.filter((run) => stampOf(run, watermark) >= since).map((run) => Number(run.run_id)),
 		),
 	];
 }

@@ -14,6 +14,7 @@ export function needsNoRead(
 	return (
 		counter !== undefined &&
 		previous.catchUp === undefined &&
+		previous.recheckSince === undefined &&
 		previous.nRuns === counter &&
 		!(previous.owed !== undefined && previous.owed > 0) &&
 		previous.pending.length === 0 &&
@@ -59,5 +60,6 @@ export function readAt(
 	const phase = ((Math.imul(agentId, 2_654_435_761) >>> 0) % 950) / 1000;
 	next.sweptAt =
 		previous?.sweptAt === undefined ? now - Math.floor(phase * SWEEP_INTERVAL_MS) : now;
+	next.knownUntil = now;
 	return next;
 }

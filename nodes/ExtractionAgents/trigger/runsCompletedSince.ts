@@ -4,8 +4,10 @@ import { isRunFinished, type Run } from '../helpers/runs';
 import { compareRuns } from '../helpers/runList';
 import type { PollBudget } from './pollBudget';
 import {
+	CLOCK_MARGIN_MS,
 	isNewRun,
 	LOOKBACK_MS,
+	readsBackTo,
 	seenNear,
 	stampOf,
 	watermarkAfter,
@@ -52,7 +54,7 @@ export async function runsCompletedSince(
 	previous: AgentPollState,
 	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
-	const since = previous.watermark - LOOKBACK_MS;
+	const since = readsBackTo(previous);
 	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
 	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
 	const {
@@ -184,7 +186,7 @@ function stateDuringCatchUp(
 	resume: ListResume | undefined,
 ): AgentPollState {
 	const newest = watermarkAfter(previous.catchUp?.watermark ?? previous.watermark, listed, now);
-	const since = previous.watermark - LOOKBACK_MS;
+	const since = readsBackTo(previous);
 	const seen = [
 		...new Set([
 			...previous.seen,
@@ -200,8 +202,26 @@ function stateDuringCatchUp(
 		pending,
 	};
 	delete next.catchUp;
-	if (resume) next.catchUp = { ...resume, watermark: newest };
+	delete next.recheckSince;
+	if (resume) {
+		next.catchUp = { ...resume, watermark: newest };
+		if (previous.recheckSince !== undefined) next.recheckSince = previous.recheckSince;
+	} else if (movedPastLookback(previous.watermark, newest)) next.recheckSince = since;
 	return next;
+}
+
+/**
+ * Whether a read that moved the watermark from `before` to `after` leaves Runs that only it
+ * could list out of the next read's reach: a Run one of its answers left out (a list that
+ * lags for a moment) would never be read again. Only Runs created after the trigger last knew
+ * the Agent's Runs (`knownUntil`, n8n's clock, less the clock margin) can be such, unless
+ * listed late: after a poll a minute ago, the lookback covers them.
+ */
+function movedPastLookback(before: number, after: number, knownUntil?: number): boolean {
+	return (
+		after - LOOKBACK_MS > before &&
+		(knownUntil === undefined || after - LOOKBACK_MS > knownUntil - CLOCK_MARGIN_MS)
+	);
 }
 
 /** The Agent's state after a read of its list, with the Runs still pending in their order. */
@@ -213,6 +233,12 @@ function stateAfterRead(
 	pending: PendingRun[],
 ): AgentPollState {
 	const watermark = watermarkAfter(previous.watermark, listed, now);
+	// A read that moved the watermark past the lookback is checked by the next one, back to
+	// where this one started: until then, every Run it read is remembered.
+	const recheckSince = movedPastLookback(previous.watermark, watermark, previous.knownUntil)
+		? readsBackTo(previous)
+		: undefined;
+	const remembered = recheckSince ?? watermark - LOOKBACK_MS;
 	return {
 		watermark,
 		// Every Run within the lookback of the new watermark was on the pages read (they reach
@@ -220,13 +246,12 @@ function stateAfterRead(
 		// were pending, in case one answer missed them.
 		seen: [
 			...new Set([
-				...seenNear(listed, watermark),
-				...previous.pending
-					.filter(([, created]) => created >= watermark - LOOKBACK_MS)
-					.map(([runId]) => runId),
+				...seenNear(listed, watermark, remembered),
+				...previous.pending.filter(([, created]) => created >= remembered).map(([runId]) => runId),
 			]),
 		],
 		pending,
+		...(recheckSince !== undefined ? { recheckSince } : {}),
 		...shape,
 		// The floor matters only until the lookback has moved past it.
 		...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS

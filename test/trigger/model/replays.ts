@@ -532,8 +532,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
 		'a duplicate: Skip Them starts with nothing emitted remembered, and a Run missing from the activation poll’s list answer is taken for a slow upload',
 	'generated seed 165: Skip Them while an Agent’s list fails, a Run that finished 24 minutes before':
 		'the Agent first read after a Skip Them re-activation emits a Run that finished 24 minutes before it (the 5-minute margin is not what decides here)',
-	'generated seed 10574: Catch Up after 82 minutes, the catch-up’s list answer misses a Run':
-		'a Run missing from one list answer is lost when that read moves the watermark more than the lookback past it (a catch-up after more than an hour)',
 	'generated seed 10412: a Run created before a re-activation (Skip Them), listed 49 minutes late, finished after':
 		'a Run in none of the activation poll’s list (a slow upload that started before activation) is history even though it finishes after activation',
 	'generated seed 10229: durable scheduler, n8n restarted at once, a Run listed 4 minutes late':
