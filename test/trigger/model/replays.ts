@@ -520,14 +520,8 @@ export const REPLAYS: NamedSchedule[] = [
  * name when its fix lands (the test says so).
  */
 export const KNOWN_FAILURES: Record<string, string> = {
-	'generated seed 43: a random-order list of 1,648 Runs, requests of 6.3 s (budget 36 s)':
-		'a list read starts requests past 60% of the budget: the poll after activation reads page 0, every page of the unordered list, then a second pass begun at 25 s of the 36 s budget: 38 s',
-	'generated seed 48: a newest-first list of 2,424 Runs, a Run running, requests of 6 s (budget 36 s)':
-		'a list read starts requests past 60% of the budget (newest first, reading back over pages): 36.1 s against 36 s',
 	'generated seed 238: durable scheduler, nothing saved yet, main B’s first poll 68 minutes after activation':
 		'new with t28’s two-mains rule: a Run that finished after activation is history to the other main when its first poll comes more than a poll interval and 5 minutes later (docs/trigger.md says none that finished after activation is lost)',
-	'generated seed 182: a random-order list of 2,235 Runs, requests of 6.8 s (budget 36 s)':
-		'the unordered-list read and the budget: the Run is never emitted (the list read starts requests past 60% of the budget and is cut by the 90% limit)',
 	'generated seed 143: Skip Them, the re-activation’s list answer misses a Run emitted before':
 		'a duplicate: Skip Them starts with nothing emitted remembered, and a Run missing from the activation poll’s list answer is taken for a slow upload',
 	'generated seed 165: Skip Them while an Agent’s list fails, a Run that finished 24 minutes before':
@@ -555,12 +549,7 @@ export const KNOWN_FAILING_SEEDS: Record<number, string> = {
 	165: 'generated seed 165 (Skip Them while an Agent’s list fails)',
 };
 
-/**
- * Why a generated schedule's failure is known, or undefined. A slow service (a request costs
- * a seventh of the budget or more) whose only violations are polls past the budget or Runs never
- * emitted shows what generated seeds 43, 48 and 182 show: list reads that start requests past
- * 60% of the budget.
- */
+/** Why a generated schedule's failure is known, or undefined. */
 export function knownFailure(schedule: Schedule, violations: string[]): string | undefined {
 	if (schedule.seed !== undefined && KNOWN_FAILING_SEEDS[schedule.seed])
 		return KNOWN_FAILING_SEEDS[schedule.seed];
@@ -583,11 +572,5 @@ export function knownFailure(schedule: Schedule, violations: string[]): string |
 		violations.every((line) => /emitted 2 times|finished before the activation/.test(line))
 	)
 		return 'generated seed 143 (Skip Them, a Run missing from the activation’s list answer)';
-	const slow = schedule.setup.requestCostMs * 7 >= schedule.setup.budgetMs;
-	if (
-		slow &&
-		violations.every((line) => /its budget is|was never emitted|later than poll/.test(line))
-	)
-		return 'generated seeds 43, 48, 182 (list reads start requests past 60% of the budget)';
 	return undefined;
 }
