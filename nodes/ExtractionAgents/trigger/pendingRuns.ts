@@ -70,7 +70,13 @@ export async function readPendingRuns(
 		if ('gone' in read) {
 			// Deleted while pending: nothing left to emit. Unless the list still shows it (a
 			// proxy or a deploy answering 404 for a moment): then it is read again next poll, as
-			// after a 5xx, and emitted from its list data after as many polls.
+			// after a 5xx, and emitted from its list data after as many polls. Asking the list
+			// is a request: with no budget left, the Run is read again next poll.
+			if (!fromList && options.budget.isSpent()) {
+				notReached.push(entry);
+				stoppedEarly = true;
+				continue;
+			}
 			const stillListed =
 				fromList ?? (await listedRun(context, agentId, runId).catch(() => undefined));
 			if (!stillListed) continue;
@@ -86,6 +92,12 @@ export async function readPendingRuns(
 		}
 		if (read.retryLater) {
 			readThisPoll.push(entry);
+			continue;
+		}
+		if (options.budget.isSpent()) {
+			// Its list data is the next poll's (the read fails again there, counted once more).
+			notReached.push(entry);
+			stoppedEarly = true;
 			continue;
 		}
 		const listedAlone = await listedRun(context, agentId, runId).catch(() => undefined);

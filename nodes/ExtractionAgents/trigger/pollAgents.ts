@@ -1,6 +1,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
+import { ranOutOfBudget } from './pollBudget';
 import { LOOKBACK_MS, type AgentPollState } from './pollState';
 import { continueHistoryScan } from './historyScan';
 import { needsNoRead, readAt } from './runCounters';
@@ -50,8 +51,9 @@ export async function pollAgents(
 			if (step === 'stopHere') return { finished, resumeAgent: agentAfter(agentIds, agentId) };
 			continue;
 		}
-		if (isRateLimited(failure) && agentsDone > 0) {
-			// Rate limited past the budget: commit the Agents done; this one goes on next poll.
+		if ((isRateLimited(failure) || ranOutOfBudget(failure, budget)) && agentsDone > 0) {
+			// Rate limited past the budget, or its first request cut short by the budget (it
+			// began before 60% of it): commit the Agents done; this one goes on next poll.
 			return { finished, resumeAgent: agentId };
 		}
 		// Already a NodeApiError or NodeOperationError (or the execution's cancellation).
@@ -103,6 +105,9 @@ async function pollAgent(
 			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
 		}
+		// That read is the next poll's when this one has no budget left (the state has no read
+		// time yet, so the next poll reads the Agent whatever its Run counter says).
+		if (poll.budget.isSpent()) return 'stopHere';
 	}
 	if (needsNoRead(previous, runCounters.get(agentId), now)) {
 		// Its counter shows nothing new: the Runs are known as of now, as after a read.
@@ -115,14 +120,10 @@ async function pollAgent(
 		triggerKey: poll.triggerKey,
 		now,
 	});
-	agents[String(agentId)] = readAt(
-		agentId,
-		result.state,
-		runCounters.get(agentId),
-		now,
-		previous,
-		result.discovered,
-	);
+	// Only pending Runs were read: the Run counter and the sweep wait for the list's read.
+	agents[String(agentId)] = !result.listRead
+		? result.state
+		: readAt(agentId, result.state, runCounters.get(agentId), now, previous, result.discovered);
 	finished.push(...result.finished);
 	return result.stoppedEarly ? 'stopHere' : 'next';
 }

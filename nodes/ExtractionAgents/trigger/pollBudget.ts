@@ -48,3 +48,19 @@ export function pollBudget(context: IPollFunctions, startedAt = Date.now()): Pol
 export function ranOutOfBudget(error: unknown, budget: PollBudget): boolean {
 	return error instanceof NodeApiError && !error.httpCode && budget.isSpent();
 }
+
+/**
+ * The budget for a step that must make progress whatever is left: the first time it is asked,
+ * it is not spent (the step's first request starts), then as `budget`.
+ */
+export function firstRequestFree(budget: PollBudget): PollBudget {
+	let asked = false;
+	return {
+		waitDeadlineMs: budget.waitDeadlineMs,
+		isSpent: () => {
+			const first = !asked;
+			asked = true;
+			return !first && budget.isSpent();
+		},
+	};
+}

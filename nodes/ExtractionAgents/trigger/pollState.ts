@@ -102,6 +102,13 @@ export interface AgentPollState extends IDataObject {
 	 */
 	knownUntil?: number;
 	/**
+	 * Pending Runs the last poll had no budget left to read, though its list did not show them
+	 * running (or showed them first, finished): read before the list at the next poll, so that
+	 * a list read taking a poll's whole budget every time (a slow service) cannot keep them
+	 * waiting.
+	 */
+	readFirst?: number[];
+	/**
 	 * A read of the list that the poll's budget cut short (thousands of Runs since the last
 	 * read): where it goes on next poll, and the newest `created` it has read so far.
 	 */

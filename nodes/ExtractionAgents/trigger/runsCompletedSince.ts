@@ -2,7 +2,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { compareRuns } from '../helpers/runList';
-import type { PollBudget } from './pollBudget';
+import { firstRequestFree, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
 	isNewRun,
@@ -41,6 +41,8 @@ interface AgentPollResult {
 	stoppedEarly: boolean;
 	/** Runs this read found that no read had found before (finished or running). */
 	discovered: number;
+	/** Whether the list was read (else only pending Runs were, and the budget ran out). */
+	listRead: boolean;
 }
 
 /**
@@ -54,6 +56,22 @@ export async function runsCompletedSince(
 	previous: AgentPollState,
 	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
+	const owed = await readPendingLeftUnread(context, agentId, previous, options);
+	if (owed && options.budget.isSpent()) {
+		// No budget left for the list: the next poll reads it. Runs emitted stay known.
+		const state: AgentPollState = {
+			...previous,
+			seen: [...new Set([...previous.seen, ...(previous.readFirst ?? [])])],
+			pending: [...owed.read.notReached, ...owed.rest, ...owed.read.readThisPoll],
+		};
+		return {
+			finished: owed.read.finished.sort(compareRuns),
+			stoppedEarly: true,
+			discovered: 0,
+			listRead: false,
+			state: withReadFirst(state, owed.read.notReached),
+		};
+	}
 	const since = readsBackTo(previous);
 	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
 	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
@@ -77,7 +95,7 @@ export async function runsCompletedSince(
 	const pendingRead = await readPendingRuns(
 		context,
 		agentId,
-		previous.pending,
+		owed ? owed.rest : previous.pending,
 		new Map(listed.map((run) => [Number(run.run_id), run])),
 		options,
 	);
@@ -88,22 +106,61 @@ export async function runsCompletedSince(
 		previous.watermark,
 		options,
 	);
-	const finished = [...pendingRead.finished, ...firstSeen.finished].sort(compareRuns);
+	const finished = [
+		...(owed?.read.finished ?? []),
+		...pendingRead.finished,
+		...firstSeen.finished,
+	].sort(compareRuns);
 	const pending: PendingRun[] = [
 		...pendingRead.notReached,
 		...found.running.entries(),
+		...firstSeen.notReached,
 		...firstSeen.stillPending,
 		...pendingRead.readThisPoll,
+		...(owed?.read.readThisPoll ?? []),
 	];
+	const state =
+		resume !== undefined || previous.catchUp
+			? stateDuringCatchUp(previous, listed, options.now, pending, resume)
+			: stateAfterRead(previous, listed, shape ?? {}, options.now, pending);
 	return {
 		finished,
 		stoppedEarly: resume !== undefined || pendingRead.stoppedEarly || firstSeen.stoppedEarly,
 		discovered: found.discovered,
-		state:
-			resume !== undefined || previous.catchUp
-				? stateDuringCatchUp(previous, listed, options.now, pending, resume)
-				: stateAfterRead(previous, listed, shape ?? {}, options.now, pending),
+		listRead: true,
+		state: withReadFirst(state, [...pendingRead.notReached, ...firstSeen.notReached]),
 	};
+}
+
+/**
+ * The pending Runs the last poll left unread for its budget (`readFirst`), read before the
+ * list (at least one of them, whatever the budget: the step's first request). Undefined when
+ * there are none.
+ */
+async function readPendingLeftUnread(
+	context: IPollFunctions,
+	agentId: number,
+	previous: AgentPollState,
+	options: AgentPollOptions,
+) {
+	const unread = new Set(previous.readFirst ?? []);
+	if (unread.size === 0) return undefined;
+	const read = await readPendingRuns(
+		context,
+		agentId,
+		previous.pending.filter(([runId]) => unread.has(runId)),
+		new Map(),
+		{ ...options, budget: firstRequestFree(options.budget) },
+	);
+	return { read, rest: previous.pending.filter(([runId]) => !unread.has(runId)) };
+}
+
+/** The state with `readFirst` set to the Runs the budget left unread (none: unset). */
+function withReadFirst(state: AgentPollState, unread: PendingRun[]): AgentPollState {
+	const next: AgentPollState = { ...state };
+	delete next.readFirst;
+	if (unread.length > 0) next.readFirst = unread.map(([runId]) => runId);
+	return next;
 }
 
 /** The Runs of a list read that no read had found before: finished, and running (id → `created`). */
@@ -137,8 +194,15 @@ async function readRunsFirstSeenFinished(
 	listedFinished: Run[],
 	watermark: number,
 	options: AgentPollOptions,
-): Promise<{ finished: Run[]; stillPending: PendingRun[]; stoppedEarly: boolean }> {
+): Promise<{
+	finished: Run[];
+	/** Left unread for the budget: read first next poll. */
+	notReached: PendingRun[];
+	stillPending: PendingRun[];
+	stoppedEarly: boolean;
+}> {
 	const finished: Run[] = [];
+	const notReached: PendingRun[] = [];
 	const stillPending: PendingRun[] = [];
 	let stoppedEarly = false;
 	for (const run of listedFinished) {
@@ -149,7 +213,7 @@ async function readRunsFirstSeenFinished(
 		}
 		if (options.budget.isSpent()) {
 			// Read next poll, as a pending Run (its single read is the full read).
-			stillPending.push([runId, stampOf(run, watermark)]);
+			notReached.push([runId, stampOf(run, watermark)]);
 			stoppedEarly = true;
 			continue;
 		}
@@ -167,7 +231,7 @@ async function readRunsFirstSeenFinished(
 			finished.push(withReadError(run, read.failure));
 		}
 	}
-	return { finished, stillPending, stoppedEarly };
+	return { finished, notReached, stillPending, stoppedEarly };
 }
 
 /**

@@ -85,11 +85,19 @@ interface ListRead {
 }
 
 /**
+ * A read of every page, from page 0, left to the next poll (continueListRead): what the list's
+ * order cannot spare when the budget is spent before it starts.
+ */
+const EVERY_PAGE_NEXT_POLL: ListResume = { order: 'unknown', size: MAX_PAGE_SIZE, page: 0 };
+
+/**
  * One read of every Run created at or after `since`, reading as few pages as the list's
  * order allows: from the front when newest-first, from the back when oldest-first, all
  * pages when the order cannot be told. Returns every Run on the pages read. With the order
  * and length the last read learnt (`known`), an oldest-first list is read from its last page
  * at once (one request); a page that says otherwise falls back to reading page 0 first.
+ * Only its first request is started whatever the budget: past 60% of it, the rest of the
+ * read is left to the next poll (`resume`).
  */
 async function readRunsSince(
 	context: IPollFunctions,
@@ -102,6 +110,9 @@ async function readRunsSince(
 	if (known.listOrder === 'oldest-first' && known.listCount !== undefined) {
 		const fromEnd = await readOldestFirstFromEnd(context, agentId, since, pageSize, known, budget);
 		if (fromEnd) return fromEnd;
+		// The list changed; the next poll reads it whole when this one has no budget left.
+		if (budget.isSpent())
+			return { runs: [], pages: 0, shiftProof: false, shape: {}, resume: EVERY_PAGE_NEXT_POLL };
 	}
 	const runs: Run[] = [];
 	const reachesBack = (page: Run[]) => page.some((run) => isBefore(run, since));
@@ -175,8 +186,13 @@ async function readRunsSince(
 		};
 	}
 	// No order to rely on: read every Run, in the largest pages the API allows.
-	// Only those pages count: page 0 above is part of them.
-	const all = await readAllPages(context, agentId, budget);
+	// Only those pages count: page 0 above is part of them (and is one when of that size).
+	const all = await readAllPages(
+		context,
+		agentId,
+		budget,
+		pageSize === MAX_PAGE_SIZE ? first : undefined,
+	);
 	runs.push(...all.runs);
 	pages = all.pages;
 	return { runs, pages, shiftProof: pages <= 1, shape: {}, resume: all.resume };
@@ -217,6 +233,7 @@ async function readOldestFirstFromEnd(
 	let last = Math.max(0, Math.ceil(count / size) - 1);
 	let page = await fetchRunPage(context, agentId, last, size);
 	if (page.totalPages > last + 1) {
+		if (budget.isSpent()) return undefined;
 		// The list grew past that page (many new Runs): read back from its new last page.
 		last = page.totalPages - 1;
 		page = await fetchRunPage(context, agentId, last, size);
@@ -257,12 +274,15 @@ async function readOldestFirstFromEnd(
 	};
 }
 
+/** Every page of the list, in the largest pages; page 0 of that size when it was just read. */
 async function readAllPages(
 	context: IPollFunctions,
 	agentId: number,
 	budget: PollBudget,
+	pageZero?: Awaited<ReturnType<typeof fetchRunPage>>,
 ): Promise<{ runs: Run[]; pages: number; resume?: ListResume }> {
-	const first = await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE);
+	if (!pageZero && budget.isSpent()) return { runs: [], pages: 0, resume: EVERY_PAGE_NEXT_POLL };
+	const first = pageZero ?? (await fetchRunPage(context, agentId, 0, MAX_PAGE_SIZE));
 	const runs = [...first.runs];
 	for (let pageNumber = 1; pageNumber < first.totalPages; pageNumber++) {
 		const page = budget.isSpent()
@@ -283,6 +303,8 @@ async function readAllPages(
  * shift under the reader; when the Runs span several pages, the pages are read again until
  * two reads find the same Runs (at most MAX_LIST_PASSES), and the union is returned: a Run
  * that slid onto a page already read, because another was deleted, is found the second time.
+ * A read again that the budget leaves no room for is left to the next poll, from page 0
+ * (`resume`: the watermark stays until it ends, so that it still finds such a Run).
  */
 export async function runsListedSince(
 	context: IPollFunctions,
@@ -296,6 +318,11 @@ export async function runsListedSince(
 	let previous: string | undefined;
 	let shape: ListShape = {};
 	for (let pass = 0; pass < MAX_LIST_PASSES; pass++) {
+		if (pass > 0 && budget.isSpent()) {
+			const order = shape.listOrder ?? 'unknown';
+			const size = order === 'unknown' ? MAX_PAGE_SIZE : pageSize;
+			return { runs: [...found.values()], shape, resume: { order, size, page: 0 } };
+		}
 		const read = await readRunsSince(
 			context,
 			agentId,

@@ -134,7 +134,8 @@ export function hazardsOf(schedule: Schedule): string[] {
 	if (setup.onReactivation === 'skip') found.add('Skip Them');
 	if (!setup.includeFullRun) found.add('no full read');
 	if (setup.runningAtActivation) found.add('Run running at activation');
-	if (setup.requestCostMs * 3 > setup.budgetMs * 0.6) found.add('slow service (budget carry-over)');
+	// Fewer than five requests fit in the 60% of the budget a poll starts requests in.
+	if (setup.requestCostMs * 5 > setup.budgetMs * 0.6) found.add('slow service (budget carry-over)');
 	for (const step of schedule.steps) {
 		switch (step.do) {
 			case 'create':
