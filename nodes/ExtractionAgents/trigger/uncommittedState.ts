@@ -26,10 +26,13 @@ import type { TriggerState } from './pollState';
  *   started before that save landed is handed the state the emitting poll started from, and
  *   would emit the same Runs again. This process remembers the `stateId` the emitting poll
  *   started from; a poll here that finds it still stored skips its turn, for
- *   EMITTED_SAVE_GRACE_MS; after that, what is stored is trusted: n8n dropped that poll's
- *   result without saving it (the workflow deactivated during the poll, the poll past n8n's
- *   poll timeout), and its Runs are emitted again rather than lost. A poll on another main in
- *   that window cannot know (docs/trigger.md, "Two n8n mains").
+ *   EMITTED_SAVE_GRACE_MS; after that, n8n dropped that poll's result without saving it (the
+ *   workflow deactivated during the poll, the poll past n8n's poll timeout), and the next poll
+ *   goes on from the state the emitting poll started from, remembered with the same
+ *   `stateId`: its Runs are emitted again rather than lost. Not from what is stored alone:
+ *   when nothing was saved since activation, that is nothing, and a poll that finds nothing
+ *   stored takes the Runs that finished more than a poll interval ago for history (poll.ts).
+ *   A poll on another main in that window cannot know (docs/trigger.md, "Two n8n mains").
  */
 const remembered = new Map<string, { base: string; json: string }>();
 const emittedFrom = new Map<string, { base: string; at: number }>();
@@ -86,15 +89,16 @@ export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now:
 }
 
 /**
- * After a poll that started from the stored state `base`: remembers the state it left when it
- * emitted nothing. A poll that emitted Runs has its state committed with its execution (or, if
- * n8n drops the execution, must not count those Runs emitted), so only its base is
- * remembered, and when.
+ * After a poll that started from the stored state `base`: remembers the state to go on from
+ * while n8n has saved nothing newer. A poll that emitted nothing: the state it left (`json`).
+ * A poll that emitted Runs has its state committed with its execution, or, if n8n drops the
+ * execution, must not count those Runs emitted: the state it started from (`json`), its base
+ * and when it ended.
  */
 export function rememberState(
 	triggerKey: string,
 	base: string,
-	stored: TriggerState,
+	json: string,
 	emitted: boolean,
 ): void {
 	forget(triggerKey);
@@ -103,9 +107,7 @@ export function rememberState(
 		if (emittedFrom.size >= 100_000) emittedFrom.delete(emittedFrom.keys().next().value as string);
 		// When the poll ended (it may have run for minutes): n8n saves from then on.
 		emittedFrom.set(triggerKey, { base, at: Date.now() });
-		return;
 	}
-	const json = JSON.stringify(stored);
 	while (remembered.size > 0 && rememberedChars + json.length > REMEMBERED_CHARS_LIMIT)
 		forget(remembered.keys().next().value as string);
 	remembered.set(triggerKey, { base, json });

@@ -540,8 +540,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
 		'the restart form of the two-mains rule: a Run listed late after a restart with nothing saved is never emitted',
 	'generated seed 10543: durable scheduler, a restart while the Agent’s list fails (404)':
 		'the restart form of the two-mains rule with an Agent first read late: a Run that finished after activation is never emitted',
-	'generated seed 10587: durable scheduler, an emitting poll dropped on main A, then one on main B':
-		'two dropped emitting polls on two mains: the Run is lost (docs/trigger.md says a dropped poll’s Runs are emitted again)',
 };
 
 /**
