@@ -80,6 +80,8 @@ async function pollAgent(
 ): Promise<AgentStep> {
 	const { runCounters, now } = poll;
 	let previous = agents[String(agentId)];
+	/** The state the Run counter is compared with after this poll's read (runCounters.ts). */
+	let counterBefore: { state: AgentPollState; discovered?: number } | undefined;
 	if (!previous || previous.scanPage !== undefined) {
 		// A first look at the Agent. One watched when its past became history (activation, a
 		// change of scope) has a state that says from when (poll.ts, historyScan.ts); an Agent
@@ -93,7 +95,8 @@ async function pollAgent(
 			scanPage: 0,
 			...(floor !== undefined ? { floor } : {}),
 		};
-		previous = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
+		const look = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
+		previous = look.state;
 		agents[String(agentId)] = previous;
 		if (previous.scanPage !== undefined) return 'stopHere';
 		// A look that found Runs to emit (finished after its historyBefore) or that left new
@@ -103,6 +106,14 @@ async function pollAgent(
 			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
 		}
+		// Such a look has no counter from before to compare with, and a Run counted but not
+		// listed yet (a slow upload started since historyBefore, or since the floor) is new:
+		// the Runs the look listed stand for that counter, so that the read below owes the
+		// Runs the counter shows beyond them, and the Agent is read at every poll until they
+		// are listed (for LOOKBACK_MS at most). The Runs that read finds were listed already
+		// (counted in `listed`) or made since the counter was read: none pays.
+		if (look.listed !== undefined)
+			counterBefore = { state: { ...previous, nRuns: look.listed }, discovered: 0 };
 	}
 	if (needsNoRead(previous, runCounters.get(agentId), now)) return 'next';
 	const result = await runsCompletedSince(context, agentId, previous, {
@@ -116,8 +127,8 @@ async function pollAgent(
 		result.state,
 		runCounters.get(agentId),
 		now,
-		previous,
-		result.discovered,
+		counterBefore?.state ?? previous,
+		counterBefore?.discovered ?? result.discovered,
 	);
 	finished.push(...result.finished);
 	return result.stoppedEarly ? 'stopHere' : 'next';

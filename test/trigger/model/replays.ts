@@ -536,8 +536,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
 		'a Run missing from one list answer is lost when that read moves the watermark more than the lookback past it (a catch-up after more than an hour)',
 	'generated seed 10412: a Run created before a re-activation (Skip Them), listed 49 minutes late, finished after':
 		'a Run in none of the activation poll’s list (a slow upload that started before activation) is history even though it finishes after activation',
-	'generated seed 10229: durable scheduler, n8n restarted at once, a Run listed 4 minutes late':
-		'the restart form of the two-mains rule: a Run listed late after a restart with nothing saved is never emitted',
 	'generated seed 10543: durable scheduler, a restart while the Agent’s list fails (404)':
 		'the restart form of the two-mains rule with an Agent first read late: a Run that finished after activation is never emitted',
 };
