@@ -311,7 +311,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 238: durable scheduler, nothing saved yet, main B’s first poll 68 minutes after activation',
-		why: 'With nothing stored, B goes on from an activation one poll interval (and 5 minutes) before its poll: a Run that finished after the real activation, earlier than that, is taken for history by B (here main A emitted it later, from its memory; had B saved first, it was lost).',
+		why: 'With nothing stored, B goes on from an activation one poll interval (and 5 minutes) before its poll: a Run that finished after the real activation, earlier than that, is taken for history by B (here main A emitted it later, from its memory; had B saved first, it was lost). The documented bound (docs/trigger.md, two mains: a poll that finds nothing stored and remembers nothing goes back one poll interval and 5 minutes); the oracle allows either outcome for such a Run, and still checks exactly once.',
 		seed: 238,
 		setup: setup({ agents: 1, history: 3, scheduler: 'durable', requestCostMs: 154 }),
 		steps: [
@@ -454,7 +454,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 10543: durable scheduler, a restart while the Agent’s list fails (404)',
-		why: 'Nothing saved yet; the restarted n8n first read the Agent after its list answered again: a Run that finished just after activation was never emitted.',
+		why: 'Nothing saved yet, and no poll for 6 minutes (the list failing, a restart): the restarted n8n’s first poll went back one poll interval and 5 minutes, 30 ms short of the Run that finished just after activation, and took it for history. The documented bound of seed 238 (the Agent’s 404 plays no part: no poll ran meanwhile).',
 		seed: 10543,
 		setup: {
 			scope: 'all',
@@ -513,6 +513,29 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'wait', ms: 60000 },
 		],
 	},
+		steps: [
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'create', agent: 1 },
+			{ do: 'create', agent: 0, lateMs: 2547000 },
+			{ do: 'finish', run: 2, status: 'success' },
+			{ do: 'create', agent: 1, done: 'success' },
+			{ do: 'poll' },
+			{ do: 'create', agent: 1 },
+			{ do: 'create', agent: 0 },
+			{ do: 'finish', run: 5, status: 'success' },
+			{ do: 'missOnce', run: 2 },
+			{ do: 'deactivate' },
+			{ do: 'wait', ms: 6240000 },
+			{ do: 'wait', ms: 1140000 },
+			{ do: 'activate' },
+			{ do: 'create', agent: 1 },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'poll', main: 'B', late: true },
+			{ do: 'finish', run: 6, status: 'success' },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'poll', main: 'B', late: true },
+		],
+	},
 ];
 
 /**
@@ -524,8 +547,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
 		'a list read starts requests past 60% of the budget: the poll after activation reads page 0, every page of the unordered list, then a second pass begun at 25 s of the 36 s budget: 38 s',
 	'generated seed 48: a newest-first list of 2,424 Runs, a Run running, requests of 6 s (budget 36 s)':
 		'a list read starts requests past 60% of the budget (newest first, reading back over pages): 36.1 s against 36 s',
-	'generated seed 238: durable scheduler, nothing saved yet, main B’s first poll 68 minutes after activation':
-		'new with t28’s two-mains rule: a Run that finished after activation is history to the other main when its first poll comes more than a poll interval and 5 minutes later (docs/trigger.md says none that finished after activation is lost)',
 	'generated seed 182: a random-order list of 2,235 Runs, requests of 6.8 s (budget 36 s)':
 		'the unordered-list read and the budget: the Run is never emitted (the list read starts requests past 60% of the budget and is cut by the 90% limit)',
 	'generated seed 143: Skip Them, the re-activation’s list answer misses a Run emitted before':
@@ -536,8 +557,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
 		'a Run missing from one list answer is lost when that read moves the watermark more than the lookback past it (a catch-up after more than an hour)',
 	'generated seed 10412: a Run created before a re-activation (Skip Them), listed 49 minutes late, finished after':
 		'a Run in none of the activation poll’s list (a slow upload that started before activation) is history even though it finishes after activation',
-	'generated seed 10543: durable scheduler, a restart while the Agent’s list fails (404)':
-		'the restart form of the two-mains rule with an Agent first read late: a Run that finished after activation is never emitted',
 };
 
 /**
@@ -545,8 +564,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
  * that shows it: reported at each run, not counted as new failures.
  */
 export const KNOWN_FAILING_SEEDS: Record<number, string> = {
-	64: 'generated seed 238 (another main’s first poll long after activation, nothing saved)',
-	238: 'generated seed 238 (another main’s first poll long after activation, nothing saved)',
 	143: 'generated seed 143 (Skip Them, a Run missing from the activation’s list answer)',
 	165: 'generated seed 165 (Skip Them while an Agent’s list fails)',
 };
@@ -560,19 +577,6 @@ export const KNOWN_FAILING_SEEDS: Record<number, string> = {
 export function knownFailure(schedule: Schedule, violations: string[]): string | undefined {
 	if (schedule.seed !== undefined && KNOWN_FAILING_SEEDS[schedule.seed])
 		return KNOWN_FAILING_SEEDS[schedule.seed];
-	const lost = (line: string) => /was never emitted|later than poll/.test(line);
-	// Another process (main B, or n8n after a restart) takes a poll after a pause longer than
-	// the poll interval and 5 minutes: what seed 238 shows, when nothing was saved yet.
-	if (schedule.setup.scheduler === 'durable' && violations.every(lost)) {
-		let paused = false;
-		for (const step of schedule.steps) {
-			if (step.do === 'wait') paused ||= step.ms > 6 * MINUTE;
-			else if (step.do === 'restart' || (step.do === 'poll' && step.main === 'B')) {
-				if (paused)
-					return 'generated seed 238 (another process’s first poll after a long pause, nothing saved)';
-			} else if (step.do === 'poll') paused = false;
-		}
-	}
 	if (
 		schedule.setup.onReactivation === 'skip' &&
 		schedule.steps.some((step) => step.do === 'missOnce') &&
