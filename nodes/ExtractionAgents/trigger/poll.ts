@@ -160,7 +160,7 @@ async function pollForFinishedRuns(
 		triggerKey,
 		base,
 		items.length > 0 ? startJson : JSON.stringify(stored),
-		items.length > 0,
+		items.length > 0 ? now : undefined,
 	);
 	return items.length > 0 ? [items] : null;
 }
