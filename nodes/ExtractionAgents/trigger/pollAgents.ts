@@ -80,8 +80,8 @@ async function pollAgent(
 ): Promise<AgentStep> {
 	const { runCounters, now } = poll;
 	let previous = agents[String(agentId)];
-	/** The state the Run counter is compared with after this poll's read (runCounters.ts). */
-	let counterBefore: { state: AgentPollState; discovered?: number } | undefined;
+	/** After a first look, the state the Run counter is compared with by the read (runCounters.ts). */
+	let counterBefore: AgentPollState | undefined;
 	if (!previous || previous.scanPage !== undefined) {
 		// A first look at the Agent. One watched when its past became history (activation, a
 		// change of scope) has a state that says from when (poll.ts, historyScan.ts); an Agent
@@ -111,9 +111,9 @@ async function pollAgent(
 		// the Runs the look listed stand for that counter, so that the read below owes the
 		// Runs the counter shows beyond them, and the Agent is read at every poll until they
 		// are listed (for LOOKBACK_MS at most). The Runs that read finds were listed already
-		// (counted in `listed`) or made since the counter was read: none pays.
-		if (look.listed !== undefined)
-			counterBefore = { state: { ...previous, nRuns: look.listed }, discovered: 0 };
+		// (counted in `listed`) or made since the counter was read, so none pays (one listed in
+		// the moment between the look and the read costs reads, never a Run).
+		if (look.listed !== undefined) counterBefore = { ...previous, nRuns: look.listed };
 	}
 	if (needsNoRead(previous, runCounters.get(agentId), now)) return 'next';
 	const result = await runsCompletedSince(context, agentId, previous, {
@@ -127,8 +127,8 @@ async function pollAgent(
 		result.state,
 		runCounters.get(agentId),
 		now,
-		counterBefore?.state ?? previous,
-		counterBefore?.discovered ?? result.discovered,
+		counterBefore ?? previous,
+		counterBefore ? 0 : result.discovered,
 	);
 	finished.push(...result.finished);
 	return result.stoppedEarly ? 'stopHere' : 'next';
