@@ -19,6 +19,9 @@ import { fetchRunPage, type ListShape } from './runsListedSince';
  * not be read at first): a Run that finished (`completed`, else `created`) at or after
  * historyBefore less CLOCK_MARGIN_MS stays pending, to be read and emitted; the pages the poll
  * of that moment read are history as listed.
+ *
+ * Returns the Agent's state, and when the look is done, how many Runs its list held at the
+ * last page read (`listed`).
  */
 export async function continueHistoryScan(
 	context: IPollFunctions,
@@ -26,7 +29,7 @@ export async function continueHistoryScan(
 	scanning: AgentPollState,
 	budget: PollBudget,
 	now: number,
-): Promise<AgentPollState> {
+): Promise<{ state: AgentPollState; listed?: number }> {
 	const { floor, historyBefore } = scanning;
 	const finishedSince =
 		historyBefore !== undefined && historyBefore < now
@@ -47,13 +50,15 @@ export async function continueHistoryScan(
 		);
 		if (!read)
 			return {
-				watermark,
-				pending: [...pending.entries()],
-				...(floor !== undefined ? { floor } : {}),
-				...(historyBefore !== undefined ? { historyBefore } : {}),
-				seen: [],
-				scanPage: pageNumber,
-				scanSeen: [...stamps.entries()],
+				state: {
+					watermark,
+					pending: [...pending.entries()],
+					...(floor !== undefined ? { floor } : {}),
+					...(historyBefore !== undefined ? { historyBefore } : {}),
+					seen: [],
+					scanPage: pageNumber,
+					scanSeen: [...stamps.entries()],
+				},
 			};
 		const { runs, totalPages } = read;
 		if (pageNumber === 0) firstPage = runs;
@@ -74,19 +79,22 @@ export async function continueHistoryScan(
 			...(floor !== undefined ? { floor } : {}),
 		};
 		const scanFields = historyBefore !== undefined ? { historyBefore } : {};
-		if (runs.length === 0 || pageNumber >= totalPages)
+		if (runs.length === 0 || pageNumber >= totalPages) {
+			const listed = (pageNumber - 1) * MAX_PAGE_SIZE + runs.length;
 			return {
-				...base,
-				seen: [...stamps.keys()],
-				...shapeOfScan(firstPage, runs, (pageNumber - 1) * MAX_PAGE_SIZE + runs.length),
+				state: { ...base, seen: [...stamps.keys()], ...shapeOfScan(firstPage, runs, listed) },
+				listed,
 			};
+		}
 		if (budget.isSpent())
 			return {
-				...base,
-				...scanFields,
-				seen: [],
-				scanPage: pageNumber,
-				scanSeen: [...stamps.entries()],
+				state: {
+					...base,
+					...scanFields,
+					seen: [],
+					scanPage: pageNumber,
+					scanSeen: [...stamps.entries()],
+				},
 			};
 	}
 }

@@ -104,6 +104,19 @@ async function pollForFinishedRuns(
 		for (const agentId of agentIds) agents[String(agentId)] ??= firstLookOwed(historyBefore);
 	}
 
+	// The state this poll starts from, as stored: what this process goes on from if n8n drops
+	// the result of this poll when it emits (uncommittedState.ts).
+	const startState: TriggerState = {};
+	writeTriggerState(startState, {
+		activatedAt: state.activatedAt,
+		scope: scopeKey,
+		resumeAgent: state.resumeAgent,
+		agents,
+		recentlyEmitted: state.recentlyEmitted ?? [],
+	});
+	startState.stateId = base;
+	const startJson = JSON.stringify(startState);
+
 	// All requests first; the state is written only at the end, so a poll that fails
 	// half-way leaves it as it was and the next poll emits what this one would have. A poll
 	// that runs out of budget stops between requests and commits what it finished.
@@ -143,7 +156,12 @@ async function pollForFinishedRuns(
 	// save keeps the id of the stored state it grew from (uncommittedState.ts).
 	delete stored.revision;
 	stored.stateId = items.length > 0 ? newStateId(now) : base;
-	rememberState(triggerKey, base, stored, items.length > 0);
+	rememberState(
+		triggerKey,
+		base,
+		items.length > 0 ? startJson : JSON.stringify(stored),
+		items.length > 0 ? now : undefined,
+	);
 	return items.length > 0 ? [items] : null;
 }
 

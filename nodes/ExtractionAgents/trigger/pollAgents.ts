@@ -82,6 +82,8 @@ async function pollAgent(
 ): Promise<AgentStep> {
 	const { runCounters, now } = poll;
 	let previous = agents[String(agentId)];
+	/** After a first look, the state the Run counter is compared with by the read (runCounters.ts). */
+	let counterBefore: AgentPollState | undefined;
 	if (!previous || previous.scanPage !== undefined) {
 		// A first look at the Agent. One watched when its past became history (activation, a
 		// change of scope) has a state that says from when (poll.ts, historyScan.ts); an Agent
@@ -95,7 +97,8 @@ async function pollAgent(
 			scanPage: 0,
 			...(floor !== undefined ? { floor } : {}),
 		};
-		previous = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
+		const look = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
+		previous = look.state;
 		agents[String(agentId)] = previous;
 		if (previous.scanPage !== undefined) return 'stopHere';
 		// A look that found Runs to emit (finished after its historyBefore) or that left new
@@ -105,11 +108,22 @@ async function pollAgent(
 			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
 		}
+		// Such a look has no counter from before to compare with, and a Run counted but not
+		// listed yet (a slow upload started since historyBefore, or since the floor) is new:
+		// the Runs the look listed stand for that counter, so that the read below owes the
+		// Runs the counter shows beyond them, and the Agent is read at every poll until they
+		// are listed (for LOOKBACK_MS at most). The Runs that read finds were listed already
+		// (counted in `listed`) or made since the counter was read, so none pays (one listed in
+		// the moment between the look and the read costs reads, never a Run).
+		if (look.listed !== undefined) counterBefore = { ...previous, nRuns: look.listed };
 		// That read is the next poll's when this one has no budget left (the state has no read
 		// time yet, so the next poll reads the Agent whatever its Run counter says).
-		if (poll.budget.isSpent()) return 'stopHere';
+		if (poll.budget.isSpent()) {
+			if (counterBefore) agents[String(agentId)] = counterBefore;
+			return 'stopHere';
+		}
 	}
-	if (needsNoRead(previous, runCounters.get(agentId), now)) {
+	if (!counterBefore && needsNoRead(previous, runCounters.get(agentId), now)) {
 		// Its counter shows nothing new: the Runs are known as of now, as after a read.
 		agents[String(agentId)] = { ...previous, knownUntil: now };
 		return 'next';
@@ -123,7 +137,14 @@ async function pollAgent(
 	// Only pending Runs were read: the Run counter and the sweep wait for the list's read.
 	agents[String(agentId)] = !result.listRead
 		? result.state
-		: readAt(agentId, result.state, runCounters.get(agentId), now, previous, result.discovered);
+		: readAt(
+				agentId,
+				result.state,
+				runCounters.get(agentId),
+				now,
+				counterBefore ?? previous,
+				counterBefore ? 0 : result.discovered,
+			);
 	finished.push(...result.finished);
 	return result.stoppedEarly ? 'stopHere' : 'next';
 }

@@ -23,16 +23,21 @@ import type { TriggerState } from './pollState';
  *   goes on from what is stored: the remembered progress is redone, never trusted over a
  *   saved emission;
  * - a poll that emitted has its state saved by n8n without waiting for the save: a poll task
- *   started before that save landed is handed the state the emitting poll started from, and
- *   would emit the same Runs again. This process remembers the `stateId` the emitting poll
- *   started from; a poll here that finds it still stored skips its turn, for
- *   EMITTED_SAVE_GRACE_MS; after that, what is stored is trusted: n8n dropped that poll's
- *   result without saving it (the workflow deactivated during the poll, the poll past n8n's
- *   poll timeout), and its Runs are emitted again rather than lost. A poll on another main in
- *   that window cannot know (docs/trigger.md, "Two n8n mains").
+ *   started before that save landed is handed the state the emitting poll started from (or
+ *   one saved before it by another main, whose save landed late too), and would emit the same
+ *   Runs again. This process remembers the `stateId` the emitting poll started from and when
+ *   that poll started; a poll here that finds that `stateId` still stored, or one stamped
+ *   (newStateId) by a poll that started earlier, skips its turn, for EMITTED_SAVE_GRACE_MS;
+ *   after that, n8n dropped that poll's result without saving it (the
+ *   workflow deactivated during the poll, the poll past n8n's poll timeout), and the next poll
+ *   goes on from the state the emitting poll started from, remembered with the same
+ *   `stateId`: its Runs are emitted again rather than lost. Not from what is stored alone:
+ *   when nothing was saved since activation, that is nothing, and a poll that finds nothing
+ *   stored takes the Runs that finished more than a poll interval ago for history (poll.ts).
+ *   A poll on another main in that window cannot know (docs/trigger.md, "Two n8n mains").
  */
 const remembered = new Map<string, { base: string; json: string }>();
-const emittedFrom = new Map<string, { base: string; at: number }>();
+const emittedFrom = new Map<string, { base: string; startedAt: number; at: number }>();
 /**
  * How long an emitting poll's save is waited for: n8n's poll timeout (45 s by default) and
  * the time a poll task takes to load, with room for a loaded machine.
@@ -50,7 +55,10 @@ export function stateIdOf(stored: TriggerState): string {
 	return typeof stored.stateId === 'string' ? stored.stateId : '';
 }
 
-/** A `stateId` for the state an emitting poll leaves: unique across polls and n8n mains. */
+/**
+ * A `stateId` for the state an emitting poll leaves: unique across polls and n8n mains, and
+ * stamped with when the poll started (`now`).
+ */
 export function newStateId(now: number): string {
 	return `${now.toString(36)}.${Math.random().toString(36).slice(2, 10)}`;
 }
@@ -72,40 +80,53 @@ export function adoptUncommittedState(triggerKey: string, stored: TriggerState):
 }
 
 /**
- * Whether this poll must skip its turn: it was handed the state that a poll of this process
- * which emitted Runs less than EMITTED_SAVE_GRACE_MS ago started from (its save has not landed).
+ * Whether this poll must skip its turn: a poll of this process emitted Runs less than
+ * EMITTED_SAVE_GRACE_MS ago, and this one was handed a state from before that poll's save: the
+ * state it started from, or one left by a poll (of any main) that started before it.
  */
 export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now: number): boolean {
 	const emitted = emittedFrom.get(triggerKey);
 	if (!emitted) return false;
 	// Either way: a clock set back (a restore, another n8n main) must not prolong the wait.
 	const waiting = Math.abs(now - emitted.at) < EMITTED_SAVE_GRACE_MS;
-	if (stateIdOf(stored) === emitted.base && waiting) return true;
+	const stateId = stateIdOf(stored);
+	const older =
+		stateId === emitted.base || (startOfStateId(stateId) ?? Infinity) < emitted.startedAt;
+	if (older && waiting) return true;
 	emittedFrom.delete(triggerKey);
 	return false;
 }
 
 /**
- * After a poll that started from the stored state `base`: remembers the state it left when it
- * emitted nothing. A poll that emitted Runs has its state committed with its execution (or, if
- * n8n drops the execution, must not count those Runs emitted), so only its base is
- * remembered, and when.
+ * When the poll that left a state started (n8n's clock of its main), from its `stateId`
+ * (newStateId); 0 for none saved yet; undefined when the id says nothing (written elsewhere).
+ */
+function startOfStateId(stateId: string): number | undefined {
+	if (stateId === '') return 0;
+	const match = /^([0-9a-z]+)\.[0-9a-z]+$/.exec(stateId);
+	return match ? parseInt(match[1], 36) : undefined;
+}
+
+/**
+ * After a poll that started from the stored state `base`: remembers the state to go on from
+ * while n8n has saved nothing newer. A poll that emitted nothing: the state it left (`json`).
+ * A poll that emitted Runs has its state committed with its execution, or, if n8n drops the
+ * execution, must not count those Runs emitted: the state it started from (`json`), its base,
+ * when it started (`emittedSince`, the stamp of its `stateId`) and when it ended.
  */
 export function rememberState(
 	triggerKey: string,
 	base: string,
-	stored: TriggerState,
-	emitted: boolean,
+	json: string,
+	emittedSince: number | undefined,
 ): void {
 	forget(triggerKey);
-	if (emitted) {
+	if (emittedSince !== undefined) {
 		// One small entry per active trigger; the limit only keeps a runaway in bounds.
 		if (emittedFrom.size >= 100_000) emittedFrom.delete(emittedFrom.keys().next().value as string);
 		// When the poll ended (it may have run for minutes): n8n saves from then on.
-		emittedFrom.set(triggerKey, { base, at: Date.now() });
-		return;
+		emittedFrom.set(triggerKey, { base, startedAt: emittedSince, at: Date.now() });
 	}
-	const json = JSON.stringify(stored);
 	while (remembered.size > 0 && rememberedChars + json.length > REMEMBERED_CHARS_LIMIT)
 		forget(remembered.keys().next().value as string);
 	remembered.set(triggerKey, { base, json });

@@ -33,7 +33,7 @@ export function prng(seed: number): () => number {
  *
  * Bounds the oracle relies on (run.ts): the service's clock within SKEW_BOUND_MS (1 minute) of
  * n8n's; a Run listed at most 50 minutes after its `created`; an emitting poll's save landing
- * at most 2 minutes late and before the next load; polls a minute apart except the gaps below.
+ * less than 2 minutes late and before the next load; polls a minute apart except the gaps below.
  * Not generated (covered by the listed suites instead): random 5xx / 429 / dropped connections
  * (their retries wait in real time: test/reliability/soak-simulated.ts), Runs deleted between two
  * page reads of one poll, more than 1,000 Agents, a service ignoring page_number, overlapping

@@ -689,6 +689,47 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'poll' },
 		],
 	},
+	{
+		name: 'generated seed 10995: durable scheduler, main B’s two polls both handed an older state (Catch Up, a save landing late)',
+		why: 'B’s first poll, handed the state from before the re-activation poll’s save, emitted a Run; its second, a minute later, was handed the re-activation poll’s state (B’s own save not landed yet): not the state B’s emitting poll started from, so the 2-minute skip did not hold, and the Run was emitted again.',
+		seed: 10995,
+		setup: {
+			scope: 'all',
+			agents: 2,
+			history: 4,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'durable',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 113,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'create', agent: 1 },
+			{ do: 'create', agent: 0, lateMs: 2547000 },
+			{ do: 'finish', run: 2, status: 'success' },
+			{ do: 'create', agent: 1, done: 'success' },
+			{ do: 'poll' },
+			{ do: 'create', agent: 1 },
+			{ do: 'create', agent: 0 },
+			{ do: 'finish', run: 5, status: 'success' },
+			{ do: 'missOnce', run: 2 },
+			{ do: 'deactivate' },
+			{ do: 'wait', ms: 6240000 },
+			{ do: 'wait', ms: 1140000 },
+			{ do: 'activate' },
+			{ do: 'create', agent: 1 },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'poll', main: 'B', late: true },
+			{ do: 'finish', run: 6, status: 'success' },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'poll', main: 'B', late: true },
+		],
+	},
 ];
 
 /**
@@ -698,20 +739,12 @@ export const REPLAYS: NamedSchedule[] = [
 export const KNOWN_FAILURES: Record<string, string> = {
 	'generated seed 10666: durable scheduler, mains alternating, three oldest-first lists of 1,584 Runs, requests of 6.3 s':
 		'a slow service under the durable scheduler with two mains: polls that start over from nothing saved take the whole budget each, none emits, and a Run that finished after activation is never emitted',
-	'generated seed 238: durable scheduler, nothing saved yet, main B’s first poll 68 minutes after activation':
-		'new with t28’s two-mains rule: a Run that finished after activation is history to the other main when its first poll comes more than a poll interval and 5 minutes later (docs/trigger.md says none that finished after activation is lost)',
 	'generated seed 143: Skip Them, the re-activation’s list answer misses a Run emitted before':
 		'a duplicate: Skip Them starts with nothing emitted remembered, and a Run missing from the activation poll’s list answer is taken for a slow upload',
 	'generated seed 165: Skip Them while an Agent’s list fails, a Run that finished 24 minutes before':
 		'the Agent first read after a Skip Them re-activation emits a Run that finished 24 minutes before it (the 5-minute margin is not what decides here)',
 	'generated seed 10412: a Run created before a re-activation (Skip Them), listed 49 minutes late, finished after':
 		'a Run in none of the activation poll’s list (a slow upload that started before activation) is history even though it finishes after activation',
-	'generated seed 10229: durable scheduler, n8n restarted at once, a Run listed 4 minutes late':
-		'the restart form of the two-mains rule: a Run listed late after a restart with nothing saved is never emitted',
-	'generated seed 10543: durable scheduler, a restart while the Agent’s list fails (404)':
-		'the restart form of the two-mains rule with an Agent first read late: a Run that finished after activation is never emitted',
-	'generated seed 10587: durable scheduler, an emitting poll dropped on main A, then one on main B':
-		'two dropped emitting polls on two mains: the Run is lost (docs/trigger.md says a dropped poll’s Runs are emitted again)',
 };
 
 /**
@@ -719,8 +752,6 @@ export const KNOWN_FAILURES: Record<string, string> = {
  * that shows it: reported at each run, not counted as new failures.
  */
 export const KNOWN_FAILING_SEEDS: Record<number, string> = {
-	64: 'generated seed 238 (another main’s first poll long after activation, nothing saved)',
-	238: 'generated seed 238 (another main’s first poll long after activation, nothing saved)',
 	143: 'generated seed 143 (Skip Them, a Run missing from the activation’s list answer)',
 	165: 'generated seed 165 (Skip Them while an Agent’s list fails)',
 	10666: 'generated seed 10666 (a slow service, two mains, nothing saved: every poll starts over)',
@@ -730,19 +761,6 @@ export const KNOWN_FAILING_SEEDS: Record<number, string> = {
 export function knownFailure(schedule: Schedule, violations: string[]): string | undefined {
 	if (schedule.seed !== undefined && KNOWN_FAILING_SEEDS[schedule.seed])
 		return KNOWN_FAILING_SEEDS[schedule.seed];
-	const lost = (line: string) => /was never emitted|later than poll/.test(line);
-	// Another process (main B, or n8n after a restart) takes a poll after a pause longer than
-	// the poll interval and 5 minutes: what seed 238 shows, when nothing was saved yet.
-	if (schedule.setup.scheduler === 'durable' && violations.every(lost)) {
-		let paused = false;
-		for (const step of schedule.steps) {
-			if (step.do === 'wait') paused ||= step.ms > 6 * MINUTE;
-			else if (step.do === 'restart' || (step.do === 'poll' && step.main === 'B')) {
-				if (paused)
-					return 'generated seed 238 (another process’s first poll after a long pause, nothing saved)';
-			} else if (step.do === 'poll') paused = false;
-		}
-	}
 	if (
 		schedule.setup.onReactivation === 'skip' &&
 		schedule.steps.some((step) => step.do === 'missOnce') &&
