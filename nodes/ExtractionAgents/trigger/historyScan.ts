@@ -4,7 +4,7 @@ import { isRunFinished, type Run } from '../helpers/runs';
 import { createdOf, detectOrder } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import { serviceTimestampMillis } from '../helpers/timestamps';
-import { CLOCK_MARGIN_MS, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
+import { CLOCK_MARGIN_MS, isNewRun, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
 
 /**
@@ -19,6 +19,10 @@ import { fetchRunPage, type ListShape } from './runsListedSince';
  * not be read at first): a Run that finished (`completed`, else `created`) at or after
  * historyBefore less CLOCK_MARGIN_MS stays pending, to be read and emitted; the pages the poll
  * of that moment read are history as listed.
+ *
+ * After a re-activation that skips the meantime (`before`, pollState.ts firstLookAfterSkip),
+ * the Runs the state before it knew (`seen`) stay known, and the look counts the Runs that
+ * state had not found, for the Run counter (pollAgents.ts).
  */
 export async function continueHistoryScan(
 	context: IPollFunctions,
@@ -35,6 +39,9 @@ export async function continueHistoryScan(
 	let watermark = scanning.watermark;
 	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
 	const pending = new Map<number, number>(scanning.pending);
+	const known = new Set(scanning.seen);
+	const before = scanning.before ? { ...scanning.before } : undefined;
+	const beforeState = before && { ...before, seen: scanning.seen };
 	let firstPage: Run[] | undefined;
 	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
 		const read = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE).catch(
@@ -51,7 +58,8 @@ export async function continueHistoryScan(
 				pending: [...pending.entries()],
 				...(floor !== undefined ? { floor } : {}),
 				...(historyBefore !== undefined ? { historyBefore } : {}),
-				seen: [],
+				...(before ? { before } : {}),
+				seen: scanning.seen,
 				scanPage: pageNumber,
 				scanSeen: [...stamps.entries()],
 			};
@@ -61,7 +69,11 @@ export async function continueHistoryScan(
 			const created = stampOf(run, watermark);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
 			watermark = Math.max(watermark, Math.min(created, now + CLOCK_MARGIN_MS));
+			// Counted once, though a page boundary shifting between polls may list it twice.
+			const counted = stamps.has(Number(run.run_id));
 			stamps.set(Number(run.run_id), created);
+			if (before && beforeState && !counted && isNewRun(run, beforeState, known))
+				before.discovered++;
 			const finishedAfter =
 				finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
 			if (!isRunFinished(run) || finishedAfter) pending.set(Number(run.run_id), created);
@@ -72,23 +84,33 @@ export async function continueHistoryScan(
 			watermark,
 			pending: [...pending.entries()],
 			...(floor !== undefined ? { floor } : {}),
+			...(before ? { before } : {}),
 		};
 		const scanFields = historyBefore !== undefined ? { historyBefore } : {};
 		if (runs.length === 0 || pageNumber >= totalPages)
 			return {
 				...base,
-				seen: [...stamps.keys()],
+				seen: [...new Set([...stamps.keys(), ...knownNotPending(scanning)])],
 				...shapeOfScan(firstPage, runs, (pageNumber - 1) * MAX_PAGE_SIZE + runs.length),
 			};
 		if (budget.isSpent())
 			return {
 				...base,
 				...scanFields,
-				seen: [],
+				seen: scanning.seen,
 				scanPage: pageNumber,
 				scanSeen: [...stamps.entries()],
 			};
 	}
+}
+
+/**
+ * The Runs known before the look that the look remembers as found: those the state before a
+ * re-activation that skips knew, but its pending Runs (one that finishes is emitted then).
+ */
+function knownNotPending(scanning: AgentPollState): number[] {
+	const pending = new Set(scanning.before?.pending ?? []);
+	return scanning.seen.filter((runId) => !pending.has(runId));
 }
 
 /**

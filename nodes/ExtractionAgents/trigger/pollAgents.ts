@@ -96,11 +96,35 @@ async function pollAgent(
 		previous = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
 		agents[String(agentId)] = previous;
 		if (previous.scanPage !== undefined) return 'stopHere';
+		if (previous.before) {
+			// After a re-activation that skips: the counter goes on from the state before it, so
+			// that a Run it counted (or counts now) and that no read has listed yet is waited for.
+			const { before } = previous;
+			delete previous.before;
+			previous = readAt(
+				agentId,
+				previous,
+				runCounters.get(agentId),
+				now,
+				{
+					watermark: before.watermark,
+					seen: [],
+					pending: [],
+					nRuns: before.nRuns,
+					owed: before.owed,
+					owedSince: before.owedSince,
+					sweptAt: before.sweptAt,
+				},
+				before.discovered,
+			);
+			agents[String(agentId)] = previous;
+		}
 		// A look that found Runs to emit (finished after its historyBefore) or that left new
 		// Runs to the poll (above its floor) goes on with a read now; one that took everything
 		// as history is done.
 		if (floor === undefined && (scanning.historyBefore ?? now) >= now) {
-			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
+			if (scanning.before === undefined)
+				agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
 		}
 	}
