@@ -306,13 +306,15 @@ export async function pollFinishedRuns(
 	const startedAt = Date.now();
 	const owedAt = activation ? undefined : activationsOwed.get(key);
 	activationsOwed.delete(key);
+	let done = false;
 	try {
-		return await pollForFinishedRuns.call(this, activation || owedAt !== undefined, owedAt);
-	} catch (error) {
-		// Nothing of a failed poll is committed: the next poll is the activation poll again.
-		if (activation || owedAt !== undefined) activationsOwed.set(key, owedAt ?? startedAt);
-		throw error;
+		const result = await pollForFinishedRuns.call(this, activation || owedAt !== undefined, owedAt);
+		done = true;
+		return result;
 	} finally {
+		// Nothing of a failed poll is committed: the next poll is the activation poll again.
+		if (!done && (activation || owedAt !== undefined))
+			activationsOwed.set(key, owedAt ?? startedAt);
 		pollsInProgress.delete(key);
 	}
 }
