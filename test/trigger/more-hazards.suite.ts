@@ -181,7 +181,7 @@ describe('Extraction Agents Trigger: a list answer that misses a pending Run', (
 describe('Extraction Agents Trigger: re-activated with Skip Them while an older poll still runs', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 
-	it('the Runs that finished while inactive stay skipped', async () => {
+	it('the Runs that finished while inactive stay skipped; one that finished after the re-activation is emitted', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'skip during a running poll');
 		const parameters = triggerParameters(agentId, { onReactivation: 'skip' });
@@ -189,11 +189,22 @@ describe('Extraction Agents Trigger: re-activated with Skip Them while an older 
 		const ids = { workflowId: 'wf-skip-overlap', nodeId: 'node-skip-overlap' };
 		const first = createPoller({ parameters, credentials, storage, ...ids });
 		await expectNothing(first);
-		// The old activation's last poll is still running when the user activates again; a Run
-		// finishes after that poll read the list, while the workflow is inactive.
+		// The old activation's last poll is still running when the user activates again. After
+		// that poll read the list, the service lists a Run that finished 10 minutes before (while
+		// the workflow was inactive), and a Run finishes after the re-activation: the poll that
+		// takes the skipped activation poll's place keeps the activation's time (poll.ts).
 		let whileInactive = 0;
+		let afterActivation = 0;
 		emulator.afterRequest({ method: 'GET', path: listPath(agentId) }, () => {
-			whileInactive = finishedRun(emulator, agentId).run_id;
+			const tenMinutesAgo = emulator.now() - 10 * 60_000;
+			whileInactive = Number(
+				emulator.createRun(agentId, [{ name: 'doc.pdf' }], {
+					createdAt: tenMinutesAgo,
+					durationMs: 0,
+					outcome: 'success',
+				}).run_id,
+			);
+			afterActivation = finishedRun(emulator, agentId).run_id;
 		});
 		emulator.knobs.latencyMs = 300;
 		const slow = first.poll();
@@ -204,6 +215,7 @@ describe('Extraction Agents Trigger: re-activated with Skip Them while an older 
 		expect(runIdsOf(await slow)).toEqual([]);
 		expect(runIdsOf(activation)).toEqual([]);
 		expect(whileInactive).toBeGreaterThan(0);
+		expect(runIdsOf(await again.poll())).toEqual([afterActivation]);
 		await expectNothing(again);
 		const later = finishedRun(emulator, agentId).run_id;
 		expect(runIdsOf(await again.poll())).toEqual([later]);

@@ -4,7 +4,7 @@ import { isRunFinished, type Run } from '../helpers/runs';
 import { createdOf, detectOrder } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import { serviceTimestampMillis } from '../helpers/timestamps';
-import { CLOCK_MARGIN_MS, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
+import { CLOCK_MARGIN_MS, isNewRun, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
 
 /**
@@ -22,6 +22,10 @@ import { fetchRunPage, type ListShape } from './runsListedSince';
  *
  * Returns the Agent's state, and when the look is done, how many Runs its list held at the
  * last page read (`listed`).
+ *
+ * After a re-activation that skips the meantime (`before`, pollState.ts firstLookAfterSkip),
+ * the Runs the state before it knew (`seen`) stay known, and the look counts the Runs that
+ * state had not found, for the Run counter (pollAgents.ts).
  */
 export async function continueHistoryScan(
 	context: IPollFunctions,
@@ -38,6 +42,9 @@ export async function continueHistoryScan(
 	let watermark = scanning.watermark;
 	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
 	const pending = new Map<number, number>(scanning.pending);
+	const known = new Set(scanning.seen);
+	const before = scanning.before ? { ...scanning.before } : undefined;
+	const beforeState = before && { ...before, seen: scanning.seen };
 	let firstPage: Run[] | undefined;
 	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
 		const read = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE).catch(
@@ -55,7 +62,8 @@ export async function continueHistoryScan(
 					pending: [...pending.entries()],
 					...(floor !== undefined ? { floor } : {}),
 					...(historyBefore !== undefined ? { historyBefore } : {}),
-					seen: [],
+					...(before ? { before } : {}),
+					seen: scanning.seen,
 					scanPage: pageNumber,
 					scanSeen: [...stamps.entries()],
 				},
@@ -66,7 +74,11 @@ export async function continueHistoryScan(
 			const created = stampOf(run, watermark);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
 			watermark = Math.max(watermark, Math.min(created, now + CLOCK_MARGIN_MS));
+			// Counted once, though a page boundary shifting between polls may list it twice.
+			const counted = stamps.has(Number(run.run_id));
 			stamps.set(Number(run.run_id), created);
+			if (before && beforeState && !counted && isNewRun(run, beforeState, known))
+				before.discovered++;
 			const finishedAfter =
 				finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
 			if (!isRunFinished(run) || finishedAfter) pending.set(Number(run.run_id), created);
@@ -77,12 +89,17 @@ export async function continueHistoryScan(
 			watermark,
 			pending: [...pending.entries()],
 			...(floor !== undefined ? { floor } : {}),
+			...(before ? { before } : {}),
 		};
 		const scanFields = historyBefore !== undefined ? { historyBefore } : {};
 		if (runs.length === 0 || pageNumber >= totalPages) {
 			const listed = (pageNumber - 1) * MAX_PAGE_SIZE + runs.length;
 			return {
-				state: { ...base, seen: [...stamps.keys()], ...shapeOfScan(firstPage, runs, listed) },
+				state: {
+					...base,
+					seen: [...new Set([...stamps.keys(), ...knownNotPending(scanning)])],
+					...shapeOfScan(firstPage, runs, listed),
+				},
 				listed,
 			};
 		}
@@ -91,12 +108,21 @@ export async function continueHistoryScan(
 				state: {
 					...base,
 					...scanFields,
-					seen: [],
+					seen: scanning.seen,
 					scanPage: pageNumber,
 					scanSeen: [...stamps.entries()],
 				},
 			};
 	}
+}
+
+/**
+ * The Runs known before the look that the look remembers as found: those the state before a
+ * re-activation that skips knew, but its pending Runs (one that finishes is emitted then).
+ */
+function knownNotPending(scanning: AgentPollState): number[] {
+	const pending = new Set(scanning.before?.pending ?? []);
+	return scanning.seen.filter((runId) => !pending.has(runId));
 }
 
 /**

@@ -8,6 +8,7 @@ import { pollBudget } from './pollBudget';
 import { limitWaitsOf } from '../transport/rateLimitGate';
 import {
 	ABSENT_AGENT_KEPT_MS,
+	firstLookAfterSkip,
 	firstLookOwed,
 	readTriggerState,
 	RECENTLY_EMITTED_LIMIT,
@@ -46,14 +47,17 @@ function isActivationPoll(context: IPollFunctions): boolean {
 }
 
 /**
- * Triggers whose activation poll found an older poll still running and skipped its turn: the
- * next poll that runs is the activation poll in its stead (When Reactivated → Skip Them).
+ * Triggers whose activation poll did not get through (it found an older poll still running
+ * and skipped its turn, or it failed: the service down, the only Agent's list failing), with
+ * when it ran: the next poll that runs is the activation poll in its stead, and the activation
+ * keeps that time (When Reactivated → Skip Them: what finished since is not skipped).
  */
-const activationsOwed = new Set<string>();
+const activationsOwed = new Map<string, number>();
 
 async function pollForFinishedRuns(
 	this: IPollFunctions,
 	activationPoll = false,
+	owedActivationAt?: number,
 ): Promise<INodeExecutionData[][] | null> {
 	const statuses = this.getNodeParameter('statuses', []) as string[];
 	const simplify = this.getNodeParameter('simplify', true) as boolean;
@@ -94,7 +98,7 @@ async function pollForFinishedRuns(
 		stored,
 		scopeKey,
 		now,
-		activationPoll,
+		activationPoll ? (owedActivationAt ?? now) : undefined,
 	);
 	const agents = agentsWithAbsencesTracked(state, agentIds, scopeChanged, now);
 	// The watched Agents' past is history from `historyBefore` on: each one owes a first look
@@ -169,16 +173,18 @@ async function pollForFinishedRuns(
  * The state this poll goes on from: the stored one, or a fresh one on first activation (or a
  * re-activation that skips the meantime); whether what is watched changed since; and, when
  * the watched Agents' past became history (those, or a state written before 0.4 that still
- * owes first looks), from when.
+ * owes first looks), from when. `activatedAt`: this is the activation poll (or the one in
+ * its stead), of an activation at that time.
  */
 function stateToStartFrom(
 	context: IPollFunctions,
 	stored: TriggerState,
 	scopeKey: string,
 	now: number,
-	activationPoll: boolean,
+	activatedAt: number | undefined,
 ): { state: TriggerState; scopeChanged: boolean; historyBefore: number | undefined } {
 	const skipWhileInactive = triggerSetting<string>(context, 'onReactivation', 'emit') === 'skip';
+	const activationPoll = activatedAt !== undefined;
 	let state = readTriggerState(stored, scopeKey, now);
 	if (!state || (activationPoll && skipWhileInactive)) {
 		// First activation (or a re-activation that skips the meantime): every watched
@@ -187,15 +193,23 @@ function stateToStartFrom(
 		// (the durable scheduler saves only polls that emit; that activation may have run on
 		// another n8n main, or before a restart): the Runs that finished since the poll before
 		// it, one poll interval ago, are not history (docs/trigger.md, "Two n8n mains").
-		const historyBefore = activationPoll ? now : now - pollIntervalMs(context);
+		// A re-activation that skips keeps what the state before it knew of the Runs (pollState.ts
+		// firstLookAfterSkip): the meantime is history, but a Run emitted before is not emitted
+		// again when one list answer leaves it out, and a Run counted but not listed yet (a slow
+		// upload) is still waited for.
+		const historyBefore = activatedAt ?? now - pollIntervalMs(context);
+		const known = state?.scope === scopeKey ? state : undefined;
+		const agents: Record<string, AgentPollState> = {};
+		for (const [agentId, agentState] of Object.entries(known?.agents ?? {}))
+			agents[agentId] = firstLookAfterSkip(agentState as AgentPollState, historyBefore);
 		state = {
 			version: STATE_VERSION,
 			activatedAt: historyBefore,
 			scope: scopeKey,
 			newAgentsAreHistory: true,
 			historyBefore,
-			agents: {},
-			recentlyEmitted: [],
+			agents,
+			recentlyEmitted: known?.recentlyEmitted ?? [],
 		};
 	}
 	const scopeChanged = state.scope !== scopeKey;
@@ -303,14 +317,22 @@ export async function pollFinishedRuns(
 	const key = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 	const activation = isActivationPoll(this);
 	if (pollsInProgress.has(key)) {
-		if (activation) activationsOwed.add(key);
+		if (activation) activationsOwed.set(key, Date.now());
 		return null;
 	}
 	pollsInProgress.add(key);
+	const startedAt = Date.now();
+	const owedAt = activation ? undefined : activationsOwed.get(key);
+	activationsOwed.delete(key);
+	let done = false;
 	try {
-		const owed = activationsOwed.delete(key);
-		return await pollForFinishedRuns.call(this, activation || owed);
+		const result = await pollForFinishedRuns.call(this, activation || owedAt !== undefined, owedAt);
+		done = true;
+		return result;
 	} finally {
+		// Nothing of a failed poll is committed: the next poll is the activation poll again.
+		if (!done && (activation || owedAt !== undefined))
+			activationsOwed.set(key, owedAt ?? startedAt);
 		pollsInProgress.delete(key);
 	}
 }

@@ -101,11 +101,35 @@ async function pollAgent(
 		previous = look.state;
 		agents[String(agentId)] = previous;
 		if (previous.scanPage !== undefined) return 'stopHere';
+		if (previous.before) {
+			// After a re-activation that skips: the counter goes on from the state before it, so
+			// that a Run it counted (or counts now) and that no read has listed yet is waited for.
+			const { before } = previous;
+			delete previous.before;
+			previous = readAt(
+				agentId,
+				previous,
+				runCounters.get(agentId),
+				now,
+				{
+					watermark: before.watermark,
+					seen: [],
+					pending: [],
+					nRuns: before.nRuns,
+					owed: before.owed,
+					owedSince: before.owedSince,
+					sweptAt: before.sweptAt,
+				},
+				before.discovered,
+			);
+			agents[String(agentId)] = previous;
+		}
 		// A look that found Runs to emit (finished after its historyBefore) or that left new
 		// Runs to the poll (above its floor) goes on with a read now; one that took everything
 		// as history is done.
 		if (floor === undefined && (scanning.historyBefore ?? now) >= now) {
-			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
+			if (scanning.before === undefined)
+				agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
 		}
 		// Such a look has no counter from before to compare with, and a Run counted but not
@@ -115,7 +139,9 @@ async function pollAgent(
 		// are listed (for LOOKBACK_MS at most). The Runs that read finds were listed already
 		// (counted in `listed`) or made since the counter was read, so none pays (one listed in
 		// the moment between the look and the read costs reads, never a Run).
-		if (look.listed !== undefined) counterBefore = { ...previous, nRuns: look.listed };
+		// (After a re-activation that skips, the counter went on from the state before, above.)
+		if (look.listed !== undefined && scanning.before === undefined)
+			counterBefore = { ...previous, nRuns: look.listed };
 		// That read is the next poll's when this one has no budget left (the state has no read
 		// time yet, so the next poll reads the Agent whatever its Run counter says).
 		if (poll.budget.isSpent()) {

@@ -77,6 +77,23 @@ export interface AgentPollState extends IDataObject {
 	 */
 	historyBefore?: number;
 	/**
+	 * During that look, after a re-activation that skips the meantime: what the state before
+	 * it knew of the Agent (firstLookAfterSkip), so that the look counts the Runs that state
+	 * had not found (`discovered`) and the Run counter keeps waiting for a Run counted but not
+	 * listed yet (a slow upload begun before the re-activation); `seen` holds the Runs it knew.
+	 */
+	before?: {
+		watermark: number;
+		floor?: number;
+		/** Its pending Runs: known, but not to be remembered as history by the look. */
+		pending: number[];
+		discovered: number;
+		nRuns?: number;
+		owed?: number;
+		owedSince?: number;
+		sweptAt?: number;
+	};
+	/**
 	 * The list's order and length at the last read, so that the next read goes straight to the
 	 * page holding the newest Runs (one request); a page that says otherwise corrects them.
 	 */
@@ -245,6 +262,32 @@ function withDecodedSeen(stored: TriggerState): TriggerState {
  */
 export function firstLookOwed(historyBefore: number): AgentPollState {
 	return { watermark: 0, seen: [], pending: [], scanPage: 0, historyBefore };
+}
+
+/**
+ * A first look after a re-activation that skips the meantime (When Reactivated → Skip Them),
+ * for an Agent the state before it knew: its past is history from `historyBefore` on, as on
+ * a first activation, but what that state knew stays known. A Run it found (emitted, or
+ * history) that one list answer leaves out is then not taken for a slow upload and emitted
+ * again, and a Run its counter showed that no read found yet is still waited for.
+ */
+export function firstLookAfterSkip(known: AgentPollState, historyBefore: number): AgentPollState {
+	const pending = known.pending.map(([runId]) => runId);
+	return {
+		...firstLookOwed(historyBefore),
+		seen: [...new Set([...known.seen, ...pending])],
+		...(known.absentSince !== undefined ? { absentSince: known.absentSince } : {}),
+		before: {
+			watermark: known.watermark,
+			...(known.floor !== undefined ? { floor: known.floor } : {}),
+			pending,
+			discovered: 0,
+			...(known.nRuns !== undefined ? { nRuns: known.nRuns } : {}),
+			...(known.owed !== undefined ? { owed: known.owed } : {}),
+			...(known.owedSince !== undefined ? { owedSince: known.owedSince } : {}),
+			...(known.sweptAt !== undefined ? { sweptAt: known.sweptAt } : {}),
+		},
+	};
 }
 
 /** The state of version 1 (watermark, ids at it, pending ids, emitted ids), carried over exactly. */
