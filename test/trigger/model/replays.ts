@@ -763,18 +763,13 @@ export const REPLAYS: NamedSchedule[] = [
  * Replays that still fail, by name, with what they show. Each is run and reported; remove a
  * name when its fix lands (the test says so).
  */
-export const KNOWN_FAILURES: Record<string, string> = {
-	'generated seed 10666: durable scheduler, mains alternating, three oldest-first lists of 1,584 Runs, requests of 6.3 s':
-		'a slow service under the durable scheduler with two mains: polls that start over from nothing saved take the whole budget each, none emits, and a Run that finished after activation is never emitted',
-};
+export const KNOWN_FAILURES: Record<string, string> = {};
 
 /**
  * Generated seeds (of those `npm test` runs) that fail for a known reason, named by the replay
  * that shows it: reported at each run, not counted as new failures.
  */
-export const KNOWN_FAILING_SEEDS: Record<number, string> = {
-	10666: 'generated seed 10666 (a slow service, two mains, nothing saved: every poll starts over)',
-};
+export const KNOWN_FAILING_SEEDS: Record<number, string> = {};
 
 /** Why a generated schedule's failure is known, or undefined. */
 export function knownFailure(schedule: Schedule, violations: string[]): string | undefined {
