@@ -19,7 +19,7 @@
  * Prints which main ran how many polls (quiet and emitting) and executions, from n8n's debug log.
  *
  * Env: MAINS_WAYS (scheduler,durable-cursors), MAINS_POLL_SECONDS (10), MAINS_MINUTES (4),
- * MAINS_SEED (28), MAINS_MULTI_MAIN=skip leaves step 1 out, QUEUE_KEEP=1 keeps the temporary
+ * MAINS_SEED (28), MAINS_LATENCY_MS (0, added to every answer of the emulator), MAINS_MULTI_MAIN=skip leaves step 1 out, QUEUE_KEEP=1 keeps the temporary
  * folder (logs, databases). Not part of `npm test`: ~10 minutes a way, ~2 GB of memory.
  */
 import { spawnSync } from 'node:child_process';
@@ -49,6 +49,9 @@ const POLL_SECONDS = num('MAINS_POLL_SECONDS', 10);
 const MINUTES = num('MAINS_MINUTES', 4);
 const SEED = num('MAINS_SEED', 28);
 const MAX_RUN_MS = 180_000;
+/** Added to every answer of the emulator: at several seconds a poll outlasts the interval and
+ * the next poll task starts on the other main while it runs. */
+const LATENCY_MS = Number(process.env.MAINS_LATENCY_MS) || 0;
 const KEEP = /^(1|true|yes)$/i.test(process.env.QUEUE_KEEP ?? '');
 const SKIP_MULTI_MAIN = /^(skip|0|false|no)$/i.test(process.env.MAINS_MULTI_MAIN ?? '');
 const ID_PREFIX = 'mains-';
@@ -223,7 +226,7 @@ async function twoMains(
 	const database = `n8n_${way.replace(/\W/g, '_')}`;
 	pg.query(`CREATE DATABASE ${database}`);
 	const sql = (text: string) => pg.query(text, database);
-	const emu: Emulator = await startEmulator({ logErrors: false });
+	const emu: Emulator = await startEmulator({ logErrors: false, latencyMs: LATENCY_MS });
 	stops.push({ name: `emulator (${way})`, stop: () => emu.stop(), kill: () => undefined });
 
 	const names = ['main-A', 'main-B'] as const;
@@ -391,8 +394,12 @@ async function twoMains(
 	const errors = logs.map((text) =>
 		text
 			.split('\n')
+			// The trigger's own lines (its workflow, its poll tasks), not n8n phoning home.
 			.filter(
-				(line) => / \| (error|warn) +\|/.test(line) && /poll|schedul|lease|Extraction/i.test(line),
+				(line) =>
+					/ \| (error|warn) +\|/.test(line) &&
+					(line.includes(QUEUE_WORKFLOW_IDS.trigger) ||
+						/Extraction Agents|Poll exceeded/.test(line)),
 			)
 			.slice(0, 5),
 	);
@@ -405,7 +412,9 @@ async function twoMains(
 	const lines = [
 		`way: ${way} (${Object.entries(WAYS[way])
 			.map(([k, v]) => `${k}=${v}`)
-			.join(' ')}), two plain mains, one PostgreSQL database, polls every ${POLL_SECONDS} s`,
+			.join(
+				' ',
+			)}), two plain mains, one PostgreSQL database, polls every ${POLL_SECONDS} s${LATENCY_MS ? `, ${LATENCY_MS} ms added to every answer` : ''}`,
 		`host ids:               ${names.map((n, i) => `${n} ${hostIds[i]}`).join(', ')}`,
 		`scheduled_task rows:    ${tasks.map(([by, status, n]) => `${by} ${status} ${n}`).join('; ')}`,
 		`polls per main:         ${names.map((n, i) => `${n} ${tasksOf(i).length} (${perMain[i].emitting.length} emitting, ${perMain[i].quiet.length} quiet, ${perMain[i].other.length} other)`).join(', ')}; poll tasks run by both: ${taskOnBoth.length}`,
@@ -486,6 +495,7 @@ async function main(): Promise<number> {
 	for (const way of wayNames) {
 		try {
 			const result = await twoMains(n8n, pg, root, tgz, way);
+			for (const line of result.lines) log(`${way}: ${line}`);
 			out.push(...result.lines, '');
 			checks.push(...result.checks);
 		} catch (err) {
