@@ -168,8 +168,8 @@ export interface Postgres extends Service {
 	user: string;
 	password: string;
 	database: string;
-	/** Runs SQL with psql; returns its unaligned, tab-separated output. */
-	query(sql: string): string;
+	/** Runs SQL with psql (in `database`, or n8n's); returns its unaligned, tab-separated output. */
+	query(sql: string, database?: string): string;
 }
 
 /**
@@ -270,7 +270,7 @@ export async function startPostgres(pgBin: string, dir: string): Promise<Postgre
 		user,
 		password,
 		database,
-		query(sql: string) {
+		query(sql: string, inDatabase = database) {
 			return exec(
 				bin('psql'),
 				[
@@ -281,7 +281,7 @@ export async function startPostgres(pgBin: string, dir: string): Promise<Postgre
 					'-U',
 					user,
 					'-d',
-					database,
+					inDatabase,
 					'-At',
 					'-F',
 					'\t',
