@@ -28,6 +28,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 
 import { startEmulator, type Emulator } from '../../dev/emulator';
+import { mulberry32 } from '../../dev/emulator/random';
 import { host, OWNER, type N8nInstall, type N8nServer, type NodeRun } from '../../dev/n8n/session';
 import { credentialJson } from '../../dev/n8n/workflows';
 import {
@@ -71,18 +72,6 @@ const wayNames = (process.env.MAINS_WAYS ?? 'scheduler,durable-cursors')
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
-
-/** A small seeded generator (mulberry32): the same Runs for the same MAINS_SEED. */
-function random(seed: number) {
-	let a = seed >>> 0;
-	return () => {
-		a = (a + 0x6d2b79f5) >>> 0;
-		let t = a;
-		t = Math.imul(t ^ (t >>> 15), t | 1);
-		t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-	};
-}
 
 // ---------------------------------------------------------------------------------------------
 // Cleanup, as in run.ts: everything started here is stopped here, in reverse order.
@@ -290,7 +279,7 @@ async function twoMains(
 	log(`${way}: published on main-A, first poll seen; creating Runs for ${MINUTES} min ...`);
 
 	// Runs created over MINUTES minutes, every 5-25 s, 1-3 at a time, finishing 5 s-3 min later.
-	const rand = random(SEED + wayNames.indexOf(way));
+	const rand = mulberry32(SEED + wayNames.indexOf(way));
 	const created: number[] = [];
 	const createUntil = Date.now() + MINUTES * 60_000;
 	while (Date.now() < createUntil) {
