@@ -53,6 +53,12 @@ export interface AgentPollState extends IDataObject {
 	seen: number[];
 	/** Discovered Runs still running at the last poll, read again each poll. */
 	pending: PendingRun[];
+	/**
+	 * Runs of `seen` that the last read's answer left out: still known until the next read (a
+	 * list answer can miss a Run for a moment), forgotten if that one leaves them out too (a
+	 * deleted Run). Found again they are not new, and do not pay the Run counter's debt.
+	 */
+	leftOut?: number[];
 	/** Runs created before this (ms) are history: an Agent first seen after activation. */
 	floor?: number;
 	/**

@@ -303,18 +303,25 @@ function stateAfterRead(
 		? readsBackTo(previous)
 		: undefined;
 	const remembered = recheckSince ?? watermark - LOOKBACK_MS;
+	const listedIds = new Set(listed.map((run) => Number(run.run_id)));
+	const leftOutBefore = new Set(previous.leftOut);
+	const leftOut = previous.seen.filter(
+		(runId) => !listedIds.has(runId) && !leftOutBefore.has(runId),
+	);
 	return {
 		watermark,
 		// Every Run within the lookback of the new watermark was on the pages read (they reach
 		// back past the old one), so the Runs read are the ones to remember; and the Runs that
-		// were pending, in case one answer missed them.
+		// were pending or known, in case one answer missed them (those known, for one read).
 		seen: [
 			...new Set([
 				...seenNear(listed, watermark, remembered),
 				...previous.pending.filter(([, created]) => created >= remembered).map(([runId]) => runId),
+				...leftOut,
 			]),
 		],
 		pending,
+		...(leftOut.length > 0 ? { leftOut } : {}),
 		...(recheckSince !== undefined ? { recheckSince } : {}),
 		...shape,
 		// The floor matters only until the lookback has moved past it.
