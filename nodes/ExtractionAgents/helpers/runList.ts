@@ -15,6 +15,9 @@ import { requestTimeoutMs } from './requestTimeoutOption';
 
 export const createdOf = (run: Run) => serviceTimestampMillis(run.created) ?? 0;
 
+/** When a finished Run finished: its `completed` time, or its `created` when that is null. */
+export const finishedAtOf = (run: Run) => serviceTimestampMillis(run.completed) ?? createdOf(run);
+
 export function compareRuns(a: Run, b: Run): number {
 	return createdOf(a) - createdOf(b) || Number(a.run_id) - Number(b.run_id);
 }

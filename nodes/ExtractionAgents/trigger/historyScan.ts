@@ -1,10 +1,16 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
-import { createdOf, detectOrder } from '../helpers/runList';
+import { detectOrder, finishedAtOf } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
-import { serviceTimestampMillis } from '../helpers/timestamps';
-import { CLOCK_MARGIN_MS, isNewRun, LOOKBACK_MS, stampOf, type AgentPollState } from './pollState';
+import {
+	CLOCK_MARGIN_MS,
+	isNewRun,
+	LOOKBACK_MS,
+	stampOf,
+	type AgentPollState,
+	type PendingRun,
+} from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
 
 /**
@@ -70,6 +76,7 @@ export async function continueHistoryScan(
 			};
 		const { runs, totalPages } = read;
 		if (pageNumber === 0) firstPage = runs;
+		if (before?.unlisted) before.unlisted = stillUnlisted(before.unlisted, runs);
 		for (const run of runs) {
 			const created = stampOf(run, watermark);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
@@ -97,6 +104,7 @@ export async function continueHistoryScan(
 			return {
 				state: {
 					...base,
+					...pendingLeftOut(base.pending, before, historyBefore),
 					seen: [...new Set([...stamps.keys(), ...knownNotPending(scanning)])],
 					...shapeOfScan(firstPage, runs, listed),
 				},
@@ -114,6 +122,32 @@ export async function continueHistoryScan(
 				},
 			};
 	}
+}
+
+/** The Runs of `unlisted` that `runs` (a page) does not list. */
+function stillUnlisted(unlisted: PendingRun[], runs: Run[]): PendingRun[] | undefined {
+	const listed = new Set(runs.map((run) => Number(run.run_id)));
+	const left = unlisted.filter(([runId]) => !listed.has(runId));
+	return left.length > 0 ? left : undefined;
+}
+
+/**
+ * After a re-activation that skips, the Runs pending before it that no page of the look
+ * listed (an answer left them out): still pending, to be read, as a Run listed running
+ * would be; one that turns out to have finished before the re-activation is history
+ * (`pendingAcrossSkip`, runsCompletedSince.ts).
+ */
+function pendingLeftOut(
+	pending: PendingRun[],
+	before: AgentPollState['before'],
+	historyBefore: number | undefined,
+): Pick<AgentPollState, 'pending' | 'pendingAcrossSkip'> {
+	const leftOut = before?.unlisted ?? [];
+	if (leftOut.length === 0 || historyBefore === undefined) return { pending };
+	return {
+		pending: [...pending, ...leftOut],
+		pendingAcrossSkip: { historyBefore, runs: leftOut.map(([runId]) => runId) },
+	};
 }
 
 /**
@@ -135,9 +169,4 @@ function shapeOfScan(firstPage: Run[] | undefined, lastPage: Run[], count: numbe
 	if (order === 'newest-first') return { listOrder: order };
 	if (!firstPage || firstPage.length === 0) return {};
 	return { listOrder: order, listCount: count, listOldest: Number(firstPage[0].run_id) };
-}
-
-/** When a finished Run finished: its `completed` time, or its `created` when that is null. */
-function finishedAtOf(run: Run): number {
-	return serviceTimestampMillis(run.completed) ?? createdOf(run);
 }

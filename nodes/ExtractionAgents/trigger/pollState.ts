@@ -67,6 +67,12 @@ export interface AgentPollState extends IDataObject {
 	 * that a Run one list answer left out is found by the next one, as within the lookback.
 	 */
 	recheckSince?: number;
+	/**
+	 * Pending Runs of the state before a re-activation that skips the meantime which the first
+	 * look after it did not list: they stay pending, but one found to have finished before
+	 * `historyBefore` less CLOCK_MARGIN_MS finished in the meantime and is not emitted.
+	 */
+	pendingAcrossSkip?: { historyBefore: number; runs: number[] };
 	/** When the Agent was first missing from GET /agents (n8n's clock); unset while listed. */
 	absentSince?: number;
 	/**
@@ -93,6 +99,8 @@ export interface AgentPollState extends IDataObject {
 		floor?: number;
 		/** Its pending Runs: known, but not to be remembered as history by the look. */
 		pending: number[];
+		/** Those of them no page of the look has listed yet (a list answer can leave one out). */
+		unlisted?: PendingRun[];
 		discovered: number;
 		nRuns?: number;
 		owed?: number;
@@ -287,6 +295,7 @@ export function firstLookAfterSkip(known: AgentPollState, historyBefore: number)
 			watermark: known.watermark,
 			...(known.floor !== undefined ? { floor: known.floor } : {}),
 			pending,
+			...(known.pending.length > 0 ? { unlisted: known.pending } : {}),
 			discovered: 0,
 			...(known.nRuns !== undefined ? { nRuns: known.nRuns } : {}),
 			...(known.owed !== undefined ? { owed: known.owed } : {}),

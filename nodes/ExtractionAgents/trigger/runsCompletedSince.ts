@@ -1,7 +1,7 @@
 import type { IPollFunctions } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
-import { compareRuns } from '../helpers/runList';
+import { compareRuns, finishedAtOf } from '../helpers/runList';
 import { firstRequestFree, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
@@ -51,6 +51,44 @@ interface AgentPollResult {
  * Stops before the budget runs out; what is left stays pending for the next poll.
  */
 export async function runsCompletedSince(
+	context: IPollFunctions,
+	agentId: number,
+	previous: AgentPollState,
+	options: AgentPollOptions,
+): Promise<AgentPollResult> {
+	const result = await readAgentRuns(context, agentId, previous, options);
+	return previous.pendingAcrossSkip
+		? skippingTheMeantime(result, previous.pendingAcrossSkip)
+		: result;
+}
+
+/**
+ * A read's result without the Runs pending before a re-activation that skips, left out of
+ * its first look, that turn out to have finished before it (history, known from now on).
+ */
+function skippingTheMeantime(
+	result: AgentPollResult,
+	{ historyBefore, runs }: NonNullable<AgentPollState['pendingAcrossSkip']>,
+): AgentPollResult {
+	const across = new Set(runs);
+	const inMeantime = (run: Run) =>
+		across.has(Number(run.run_id)) && finishedAtOf(run) < historyBefore - CLOCK_MARGIN_MS;
+	const state: AgentPollState = {
+		...result.state,
+		seen: [
+			...new Set([
+				...result.state.seen,
+				...result.finished.filter(inMeantime).map((run) => Number(run.run_id)),
+			]),
+		],
+	};
+	delete state.pendingAcrossSkip;
+	const stillPending = state.pending.map(([runId]) => runId).filter((runId) => across.has(runId));
+	if (stillPending.length > 0) state.pendingAcrossSkip = { historyBefore, runs: stillPending };
+	return { ...result, finished: result.finished.filter((run) => !inMeantime(run)), state };
+}
+
+async function readAgentRuns(
 	context: IPollFunctions,
 	agentId: number,
 	previous: AgentPollState,

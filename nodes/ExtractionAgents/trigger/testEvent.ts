@@ -2,8 +2,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
-import { createdOf, detectOrder } from '../helpers/runList';
-import { serviceTimestampMillis } from '../helpers/timestamps';
+import { detectOrder, finishedAtOf } from '../helpers/runList';
 import type { PollBudget } from './pollBudget';
 import { hasChosenStatus } from './runItems';
 import { fetchRunPage } from './runsListedSince';
@@ -50,9 +49,4 @@ async function* pagesFromNewest(context: IPollFunctions, agentId: number): Async
 	for (const pageNumber of pageNumbers)
 		yield (await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE)).runs;
 	if (oldestFirst) yield first.runs;
-}
-
-/** When the Run finished, for "Fetch Test Event" (its creation when `completed` is null). */
-function finishedAtOf(run: Run): number {
-	return serviceTimestampMillis(run.completed) ?? createdOf(run);
 }

@@ -832,6 +832,43 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'wait', ms: 60000 },
 		],
 	},
+	{
+		name: 'Skip Them: a Run running at the deactivation, left out of the re-activation’s list answer',
+		why: 'The Run was pending before; the first look after the re-activation did not list it, so it was neither pending nor known: finished after the re-activation, it was never emitted.',
+		setup: setup({ scope: 'one', agents: 1, onReactivation: 'skip' }),
+		steps: [
+			...minutes(10),
+			{ do: 'create', agent: 0 },
+			{ do: 'wait', ms: 2 * HOUR },
+			{ do: 'create', agent: 0, done: 'success' },
+			...minutes(1),
+			{ do: 'deactivate' },
+			{ do: 'wait', ms: 10 * MINUTE },
+			{ do: 'missOnce', run: 0 },
+			{ do: 'activate' },
+			{ do: 'finish', run: 0, status: 'success' },
+			...minutes(3),
+		],
+	},
+	{
+		name: 'Skip Them: a Run running at the deactivation, finished while inactive, left out of the re-activation’s list answer',
+		why: 'The counterpart of the replay above: kept pending though no page listed it, the Run is read, and having finished in the meantime, it is skipped.',
+		setup: setup({ scope: 'one', agents: 1, onReactivation: 'skip' }),
+		neverEmitted: [0],
+		steps: [
+			...minutes(10),
+			{ do: 'create', agent: 0 },
+			{ do: 'wait', ms: 2 * HOUR },
+			{ do: 'create', agent: 0, done: 'success' },
+			...minutes(1),
+			{ do: 'deactivate' },
+			{ do: 'finish', run: 0, status: 'success' },
+			{ do: 'wait', ms: 10 * MINUTE },
+			{ do: 'missOnce', run: 0 },
+			{ do: 'activate' },
+			...minutes(3),
+		],
+	},
 ];
 
 /**

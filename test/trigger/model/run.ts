@@ -18,7 +18,7 @@
 import { startEmulator, type Emulator } from '../../../dev/emulator';
 import { createPoller, createPollerStorage, type Poller } from '../../../dev/harness';
 import type { IDataObject } from 'n8n-workflow';
-import { SKEW_BOUND_MS, type Schedule, type Step } from './schedule';
+import { SKEW_BOUND_MS, type NamedSchedule, type Schedule, type Step } from './schedule';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -182,7 +182,9 @@ function pollsDeadline(schedule: Schedule): number {
 	return polls;
 }
 
-export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> {
+export async function runSchedule(
+	schedule: Schedule & Pick<NamedSchedule, 'neverEmitted'>,
+): Promise<ScheduleOutcome> {
 	const realStart = performance.now();
 	const { setup } = schedule;
 	const violations: string[] = [];
@@ -625,6 +627,14 @@ export async function runSchedule(schedule: Schedule): Promise<ScheduleOutcome> 
 			tolerated,
 			setup: schedule.setup,
 		});
+		for (const index of schedule.neverEmitted ?? []) {
+			const run = made[index];
+			const at = run ? emissions.get(run.id) : undefined;
+			if (at)
+				violations.push(
+					`Run ${run.id} (#${index}) emitted at poll ${at[0]}; the replay says never`,
+				);
+		}
 		const emittedCount = [...emissions.values()].reduce((sum, list) => sum + list.length, 0);
 		return {
 			violations,

@@ -107,6 +107,11 @@ export interface NamedSchedule extends Schedule {
 	why: string;
 	/** A cost bound as well: no poll after the activation poll makes more requests than this. */
 	maxRequestsPerPoll?: number;
+	/**
+	 * Runs (by index) this replay shows are never emitted, where the oracle, judging every
+	 * schedule alike, allows it ("may").
+	 */
+	neverEmitted?: number[];
 }
 
 export const DEFAULT_SETUP: ScheduleSetup = {
