@@ -6,6 +6,7 @@ import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
 	isNewRun,
+	pendingStampOf,
 	LOOKBACK_MS,
 	stampOf,
 	type AgentPollState,
@@ -88,7 +89,8 @@ export async function continueHistoryScan(
 				before.discovered++;
 			const finishedAfter =
 				finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
-			if (!isRunFinished(run) || finishedAfter) pending.set(Number(run.run_id), created);
+			if (!isRunFinished(run) || finishedAfter)
+				pending.set(Number(run.run_id), pendingStampOf(run, now));
 		}
 		stamps = new Map([...stamps].filter(([, created]) => created >= watermark - LOOKBACK_MS));
 		pageNumber++;

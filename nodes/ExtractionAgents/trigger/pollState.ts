@@ -185,6 +185,16 @@ export function stampOf(run: Run, watermark: number): number {
 	return serviceTimestampMillis(run.created) ?? serviceTimestampMillis(run.completed) ?? watermark;
 }
 
+/**
+ * A pending Run's `created` time, which says when it is given up (PENDING_GIVE_UP_MS). One
+ * that cannot be read counts as created when the trigger saw it running (`now`), not at the
+ * watermark: that is 0 on an Agent with no Run known, or days old on a quiet one, and the Run
+ * would be given up at the next poll and never emitted.
+ */
+export function pendingStampOf(run: Run, now: number): number {
+	return serviceTimestampMillis(run.created) ?? serviceTimestampMillis(run.completed) ?? now;
+}
+
 /** The oldest `created` the next read of an Agent's list reaches back to. */
 export function readsBackTo(state: Pick<AgentPollState, 'watermark' | 'recheckSince'>): number {
 	const since = state.watermark - LOOKBACK_MS;

@@ -6,6 +6,7 @@ import { firstRequestFree, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
 	isNewRun,
+	pendingStampOf,
 	LOOKBACK_MS,
 	readsBackTo,
 	seenNear,
@@ -129,7 +130,7 @@ async function readAgentRuns(
 				// The Runs of the lookback, and one older to show the page reaches back past it.
 				need: previous.seen.length + 2,
 			});
-	const found = newRunsListed(listed, previous);
+	const found = newRunsListed(listed, previous, options.now);
 	const pendingRead = await readPendingRuns(
 		context,
 		agentId,
@@ -137,13 +138,7 @@ async function readAgentRuns(
 		new Map(listed.map((run) => [Number(run.run_id), run])),
 		options,
 	);
-	const firstSeen = await readRunsFirstSeenFinished(
-		context,
-		agentId,
-		found.finished,
-		previous.watermark,
-		options,
-	);
+	const firstSeen = await readRunsFirstSeenFinished(context, agentId, found.finished, options);
 	const finished = [
 		...(owed?.read.finished ?? []),
 		...pendingRead.finished,
@@ -205,6 +200,7 @@ function withReadFirst(state: AgentPollState, unread: PendingRun[]): AgentPollSt
 function newRunsListed(
 	listed: Run[],
 	previous: AgentPollState,
+	now: number,
 ): { finished: Run[]; running: Map<number, number>; discovered: number } {
 	// A pending Run is known, whatever `seen` says (a list answer that missed it left it out
 	// of `seen`): readPendingRuns has it, and it must not be found new as well.
@@ -215,7 +211,7 @@ function newRunsListed(
 	for (const run of listed) {
 		if (!isNewRun(run, previous, seen)) continue;
 		if (isRunFinished(run)) finished.push(run);
-		else running.set(Number(run.run_id), stampOf(run, previous.watermark));
+		else running.set(Number(run.run_id), pendingStampOf(run, now));
 		discovered++;
 	}
 	return { finished, running, discovered };
@@ -230,7 +226,6 @@ async function readRunsFirstSeenFinished(
 	context: IPollFunctions,
 	agentId: number,
 	listedFinished: Run[],
-	watermark: number,
 	options: AgentPollOptions,
 ): Promise<{
 	finished: Run[];
@@ -251,7 +246,7 @@ async function readRunsFirstSeenFinished(
 		}
 		if (options.budget.isSpent()) {
 			// Read next poll, as a pending Run (its single read is the full read).
-			notReached.push([runId, stampOf(run, watermark)]);
+			notReached.push([runId, pendingStampOf(run, options.now)]);
 			stoppedEarly = true;
 			continue;
 		}
@@ -260,11 +255,11 @@ async function readRunsFirstSeenFinished(
 			// A single read that lags the list (still running) would be dropped by the status
 			// filter and never emitted: the Run stays pending until its read shows it finished.
 			if (isRunFinished(read.run)) finished.push(read.run);
-			else stillPending.push([runId, stampOf(run, watermark)]);
+			else stillPending.push([runId, pendingStampOf(run, options.now)]);
 		} else if ('gone' in read) {
 			finished.push(run); // it finished, then was deleted: its list data is all there is
 		} else if (read.retryLater) {
-			stillPending.push([runId, stampOf(run, watermark)]); // read again next poll, as a pending Run
+			stillPending.push([runId, pendingStampOf(run, options.now)]); // read again next poll, as a pending Run
 		} else {
 			finished.push(withReadError(run, read.failure));
 		}
