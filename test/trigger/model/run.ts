@@ -116,8 +116,12 @@ interface PollRecordModel {
 	ok: boolean;
 	/** Agents GET /agents listed and whose list answered, at this poll. */
 	readable: Set<number>;
+	/** Agents GET /agents listed, at this poll. */
+	listed: Set<number>;
 	/** It loaded the state from before a save another process made (see poll()). */
 	unguarded: boolean;
+	/** It loaded the state from before the last save (a save landing late). */
+	late: boolean;
 	/** Which process's memory took it (main and incarnation), and whether n8n saved its state. */
 	memory: string;
 	saved: boolean;
@@ -304,6 +308,17 @@ export async function runSchedule(
 		let maxRequestsPerPoll = 0;
 		let active = false;
 
+		/** The Agents the trigger watches now (GET /agents lists them), readable or not. */
+		const listedAgents = (): Set<number> =>
+			new Set(
+				agents
+					.filter(
+						(a) =>
+							a.deletedAt === undefined &&
+							(setup.scope === 'one' ? a.index === 0 : !hidden.has(a.id)),
+					)
+					.map((a) => a.index),
+			);
 		const readableAgents = (): Set<number> => {
 			const set = new Set<number>();
 			for (const agent of agents) {
@@ -323,6 +338,7 @@ export async function runSchedule(
 			loadedSinceSave = !late;
 			const index = polls.length;
 			const readable = readableAgents();
+			const listed = listedAgents();
 			// A hazard still to happen (an injected fault not yet consumed, a Run to be left out of
 			// a list answer, single reads lagging): this poll is not a plain one.
 			const hazardOpen =
@@ -381,8 +397,10 @@ export async function runSchedule(
 				// A poll that failed with no hazard on it counts: the trigger must get through.
 				plain: !late && !drop && !hazardOpen && at - lastHazardAt >= HAZARD_SETTLE_MS,
 				ok,
+				listed,
 				readable,
 				unguarded,
+				late,
 				memory,
 				saved: record?.staticDataSaved === true,
 			});
@@ -392,15 +410,7 @@ export async function runSchedule(
 			const fresh = activations.length === 0 || setup.onReactivation === 'skip';
 			const old = pollers.A;
 			active = true;
-			const listed = new Set(
-				agents
-					.filter(
-						(a) =>
-							a.deletedAt === undefined &&
-							(setup.scope === 'one' ? a.index === 0 : !hidden.has(a.id)),
-					)
-					.map((a) => a.index),
-			);
+			const listed = listedAgents();
 			const activation: Activation = {
 				memory: `A-${incarnation}`,
 				at: Date.now(),
@@ -603,14 +613,22 @@ export async function runSchedule(
 
 		for (const activation of activations) {
 			const first = polls.findIndex((poll) => poll.at >= activation.at);
+			// The processes that remember a fresh start: the activating one, and those of later
+			// activations that start afresh too (Skip Them) while nothing is saved. Any other
+			// process goes on from what is stored, the state from before this activation.
+			const freshIn = new Set([activation.memory]);
+			let savedSince = false;
 			for (const p of polls.slice(first + 1)) {
-				if (activations.some((a) => a !== activation && a.at > activation.at && a.at <= p.at))
-					break;
-				if (p.memory !== activation.memory) {
+				const later = activations.find((a) => a !== activation && a.at === p.at);
+				if (later) {
+					if (!later.fresh) break;
+					freshIn.add(p.memory);
+				} else if ((!savedSince || p.late) && !freshIn.has(p.memory)) {
+					// A `late` poll loads the state from before the first save since the activation.
 					activation.handoffAt = p.at;
 					break;
-				}
-				if (p.saved) break;
+				} else if (savedSince) break;
+				if (p.saved) savedSince = true;
 			}
 		}
 		const tolerated: string[] = [];
@@ -702,6 +720,7 @@ function judge(judged: Judged): void {
 			margin,
 			judged.end,
 			judged.blind,
+			judged.setup,
 		);
 		if (process.env.MODEL_DEBUG) console.log(label, JSON.stringify(expectation), 'emitted at', at);
 		if (expectation.kind === 'mustNot' && at.length > 0)
@@ -749,6 +768,7 @@ function expectationOf(
 	margin: number,
 	end: number,
 	blind: number[],
+	setup: Schedule['setup'],
 ): Expectation {
 	if (run.history) return { kind: 'mustNot', why: 'it finished before the first activation' };
 	if (run.finishedAt === undefined)
@@ -792,12 +812,7 @@ function expectationOf(
 				return { kind: 'may' };
 			// Not in what the activation poll listed (listed late, or left out of that answer):
 			// the trigger cannot tell it from a slow upload, which it must emit.
-			const unlisted =
-				run.listedAt > activation.at ||
-				(run.missedAt !== undefined &&
-					run.missedAt >= activation.at &&
-					run.missedAt <= activation.endedAt);
-			if (activation.fresh && unlisted) return { kind: 'may' };
+			if (activation.fresh && unlistedAt(run, activation)) return { kind: 'may' };
 			if (activation.fresh)
 				return {
 					kind: 'mustNot',
@@ -808,6 +823,8 @@ function expectationOf(
 		}
 	}
 	if (from === undefined || freshBefore === undefined) return { kind: 'may' };
+	const fresh = freshBefore;
+	const readFrom = from;
 	// Listed but unreadable when the trigger started afresh: its past is history once read.
 	if (
 		freshBefore.listed.has(agent.index) &&
@@ -833,22 +850,84 @@ function expectationOf(
 	if (forgotten.some(([since, until]) => f < since && until > freshBefore.at))
 		return { kind: 'may' };
 	if (!freshBefore.listed.has(agent.index) || longAbsence) {
-		const seen = firstSeen(agent, polls, freshBefore.at);
-		if (seen === undefined) return { kind: 'may' };
-		const floor = seen - LOOKBACK_MS;
-		// Left out of the answer of the first read: the trigger cannot tell it from a slow upload.
-		if (run.missedAt !== undefined && Math.abs(run.missedAt - seen) <= margin)
-			return { kind: 'may' };
-		if (run.createdAt < floor - margin && f < seen - margin)
-			return {
-				kind: 'mustNot',
-				why: `it was created more than the lookback before its Agent was first read (poll ${pollAt(polls, seen)}) and finished before`,
-			};
-		if (Math.abs(run.createdAt - floor) <= margin || Math.abs(f - seen) <= margin)
-			return { kind: 'may' };
-		if (run.createdAt < floor && f < seen) return { kind: 'may' };
-		from = Math.max(from, seen);
+		// Not listed at a re-activation with Skip Them, but known to the state before it: it
+		// keeps the re-activation's rule (docs/trigger.md, Re-activation), as if listed then.
+		const known = longAbsence ? 'no' : stateKnew(agent, fresh, activations, polls, setup);
+		const asFirstSeen = (): Expectation => {
+			const seen = firstSeen(agent, polls, fresh.at);
+			if (seen === undefined) return { kind: 'may' };
+			const floor = seen - LOOKBACK_MS;
+			// Left out of the answer of the first read: the trigger cannot tell it from a slow upload.
+			if (run.missedAt !== undefined && Math.abs(run.missedAt - seen) <= margin)
+				return { kind: 'may' };
+			if (run.createdAt < floor - margin && f < seen - margin)
+				return {
+					kind: 'mustNot',
+					why: `it was created more than the lookback before its Agent was first read (poll ${pollAt(polls, seen)}) and finished before`,
+				};
+			if (Math.abs(run.createdAt - floor) <= margin || Math.abs(f - seen) <= margin)
+				return { kind: 'may' };
+			if (run.createdAt < floor && f < seen) return { kind: 'may' };
+			return afterSeen(Math.max(readFrom, seen));
+		};
+		if (known === 'no') return asFirstSeen();
+		if (known === 'maybe') return either(asFirstSeen(), afterSeen(readFrom));
 	}
+	return afterSeen(readFrom);
+
+	/** The rest of the rules, for a Run whose Agent's reads could emit it from `from` on. */
+	function afterSeen(from: number): Expectation {
+		return afterAgentSeen(run, agent, activations, polls, margin, blind, from);
+	}
+}
+
+/** Whichever of two expectations holds: their common one, else either outcome. */
+function either(one: Expectation, other: Expectation): Expectation {
+	if (one.kind === 'must' && other.kind === 'must')
+		return {
+			kind: 'must',
+			from: Math.max(one.from, other.from),
+			...(one.before !== undefined || other.before !== undefined
+				? { before: Math.min(one.before ?? Infinity, other.before ?? Infinity) }
+				: {}),
+		};
+	return one.kind === other.kind && one.kind === 'mustNot' ? one : { kind: 'may' };
+}
+
+/**
+ * Whether the state a re-activation with Skip Them started from knew the Agent (so that it
+ * keeps the re-activation's rule when listed later): 'no' on the first activation, or when
+ * no poll that got through before listed it. The in-memory scheduler saves every poll, so a
+ * poll that got through and read the Agent's list is known then; the durable one saves only
+ * polls that emit, and what the activating process remembers decides: either may hold.
+ */
+function stateKnew(
+	agent: ModelAgent,
+	fresh: Activation,
+	activations: Activation[],
+	polls: PollRecordModel[],
+	setup: Schedule['setup'],
+): 'yes' | 'no' | 'maybe' {
+	if (fresh === activations[0]) return 'no';
+	const before = polls.filter((p) => p.at < fresh.at && p.ok);
+	if (!before.some((p) => p.listed.has(agent.index))) return 'no';
+	if (setup.scheduler !== 'durable' && before.some((p) => p.readable.has(agent.index)))
+		return 'yes';
+	return 'maybe';
+}
+
+/** expectationOf, after the Agent's first read (or its activation): hidden, refused, listed late, Skip Them. */
+function afterAgentSeen(
+	run: ModelRun,
+	agent: ModelAgent,
+	activations: Activation[],
+	polls: PollRecordModel[],
+	margin: number,
+	blind: number[],
+	seenFrom: number,
+): Expectation {
+	const f = run.finishedAt as number;
+	let from = seenFrom;
 	// Refused or hidden at some time: what finished while it could not be read waits for it.
 	for (const [since, until] of agent.hidden) {
 		if (forgottenIn(polls, since, until, margin) === 'yes' && f < until) continue; // judged above
@@ -859,6 +938,9 @@ function expectationOf(
 	const nextFresh = activations.find((a) => a.fresh && a.at > f);
 	// Skip Them with a poll on another process before anything was saved: it catches up.
 	if (nextFresh?.handoffAt !== undefined) return { kind: 'may' };
+	// Not listed yet when that activation skipped the past (it finished before, and was listed
+	// after): as a Run that finished while inactive and was not listed then (above).
+	if (nextFresh && unlistedAt(run, nextFresh)) return { kind: 'may' };
 	// docs/trigger.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
 	// goes on from an activation one poll interval before it, so a Run that finished more than
 	// that and the clock margin before it is history to it (another process that remembers it
@@ -869,6 +951,19 @@ function expectationOf(
 		from: Math.max(from, run.listedAt),
 		...(nextFresh ? { before: nextFresh.at } : {}),
 	};
+}
+
+/**
+ * Whether the Run was not in what the activation's poll listed: listed after it, or left out
+ * of that answer.
+ */
+function unlistedAt(run: ModelRun, activation: Activation): boolean {
+	return (
+		run.listedAt > activation.at ||
+		(run.missedAt !== undefined &&
+			run.missedAt >= activation.at &&
+			run.missedAt <= activation.endedAt)
+	);
 }
 
 /**
