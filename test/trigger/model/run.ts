@@ -9,7 +9,10 @@
  *  - nothing old: no Run finished before the activation that started afresh (the first, or a
  *    re-activation with Skip Them) is emitted, nor a Run created more than the lookback before
  *    an Agent first seen later, that finished before it was seen;
- *  - at most once for every Run, whatever happened to it (deleted, on an Agent refused for good);
+ *  - at most once for every Run, whatever happened to it (deleted, on an Agent refused for good),
+ *    but for the duplicate docs/trigger.md states for two mains: a poll handed the state from
+ *    before another process's save, or a later poll going on from its save, emits a Run that
+ *    lost save held as emitted (tolerated, emittedAgainAfterLostSave);
  *  - no poll runs longer than its budget (getPollBudgetMs).
  *
  * Around each boundary the oracle allows either outcome within MARGIN (the skew bound, a poll's
@@ -52,7 +55,10 @@ const DRAIN_EXTRA_POLLS = 2;
 
 export interface ScheduleOutcome {
 	violations: string[];
-	/** Duplicates the stored state alone cannot prevent (a load from before another process's save). */
+	/**
+	 * Duplicates the stored state alone cannot prevent (a load from before another process's
+	 * save, and the polls going on from its own save).
+	 */
 	tolerated: string[];
 	polls: number;
 	failedPolls: number;
@@ -122,6 +128,12 @@ interface PollRecordModel {
 	unguarded: boolean;
 	/** It loaded the state from before the last save (a save landing late). */
 	late: boolean;
+	/** The save it loaded (saveParents: 0 for what was stored at the start). */
+	loaded: number;
+	/** A late load: the save it did not see (the last one). */
+	skipped?: number;
+	/** Its own save, when n8n saved its state. */
+	savedAs?: number;
 	/** Which process's memory took it (main and incarnation), and whether n8n saved its state. */
 	memory: string;
 	saved: boolean;
@@ -303,6 +315,11 @@ export async function runSchedule(
 		let failedPolls = 0;
 		let lastHazardAt = -Infinity;
 		let lastSaver: string | undefined;
+		// The saves' lineage, as the harness keeps them (dev/harness/poller.ts): each save's parent
+		// is the save its poll loaded; a late load gets the one before the last save.
+		const saveParents: number[] = [-1];
+		let storedSave = 0;
+		let saveBeforeLast = 0;
 		let lastSaveAt = -Infinity;
 		let loadedSinceSave = true;
 		let maxRequestsPerPoll = 0;
@@ -336,6 +353,8 @@ export async function runSchedule(
 			// after the poll (docs/trigger.md: n8n saves within milliseconds; the trigger waits 2 minutes).
 			const late = lateAsked && !loadedSinceSave && at - lastSaveAt < SAVE_LANDS_WITHIN_MS;
 			loadedSinceSave = !late;
+			const loaded = late ? saveBeforeLast : storedSave;
+			const skipped = late ? storedSave : undefined;
 			const index = polls.length;
 			const readable = readableAgents();
 			const listed = listedAgents();
@@ -371,10 +390,14 @@ export async function runSchedule(
 			// A load from before the last save, when that save came from another process's poll
 			// (the other main, or before a restart): nothing in this process tells it is old.
 			const unguarded = late && lastSaver !== undefined && lastSaver !== memory;
+			let savedAs: number | undefined;
 			if (record?.staticDataSaved) {
 				lastSaver = memory;
 				lastSaveAt = Date.now();
 				loadedSinceSave = false;
+				savedAs = saveParents.push(loaded) - 1;
+				saveBeforeLast = storedSave;
+				storedSave = savedAs;
 			}
 			const took = record?.durationMs ?? Date.now() - at;
 			if (process.env.MODEL_DEBUG)
@@ -401,6 +424,9 @@ export async function runSchedule(
 				readable,
 				unguarded,
 				late,
+				loaded,
+				...(skipped !== undefined ? { skipped } : {}),
+				...(savedAs !== undefined ? { savedAs } : {}),
 				memory,
 				saved: record?.staticDataSaved === true,
 			});
@@ -644,6 +670,7 @@ export async function runSchedule(
 			violations,
 			tolerated,
 			setup: schedule.setup,
+			saveParents,
 		});
 		for (const index of schedule.neverEmitted ?? []) {
 			const run = made[index];
@@ -688,6 +715,8 @@ interface Judged {
 	violations: string[];
 	tolerated: string[];
 	setup: Schedule['setup'];
+	/** Each save's parent: the save its poll loaded (-1 for the state stored at the start). */
+	saveParents: number[];
 }
 
 /** The oracle (header). */
@@ -706,9 +735,14 @@ function judge(judged: Judged): void {
 			: `Run ${run.id} (#${run.index}, Agent ${run.agent})`;
 		if (at.length > 1) {
 			const line = `${label} emitted ${at.length} times (polls ${at.join(', ')})`;
-			// Each extra emission by a poll that loaded the state from before another process's
-			// save: the stored state alone cannot tell (docs/trigger.md, two mains).
-			if (at.slice(1).every((index) => polls[index]?.unguarded)) judged.tolerated.push(line);
+			// Each extra emission by a poll that went on from a state without the earlier ones,
+			// lost to a load from before another process's save (docs/trigger.md, two mains).
+			if (
+				at
+					.slice(1)
+					.every((index, n) => emittedAgainAfterLostSave(judged, at.slice(0, n + 1), index))
+			)
+				judged.tolerated.push(line);
 			else violations.push(line);
 			continue;
 		}
@@ -758,6 +792,36 @@ function judge(judged: Judged): void {
 				`${label} emitted at poll ${at[0]}, later than poll ${due} (${deadline.polls} plain polls after poll ${eligible[0].index}${deadline.minMs ? ', and an hour' : ''})`,
 			);
 	}
+}
+
+/**
+ * Whether poll `again` emitting a Run already emitted by the polls `before` is the duplicate the
+ * stored state alone cannot prevent (docs/trigger.md, "Two n8n mains"): none of those polls'
+ * saves is in the lineage of the state `again` went on from, and each was lost to a load from
+ * before another process's save, by `again` itself or by a poll whose save it went on from (that
+ * poll emitted too, and its save took the place of the one it did not see).
+ */
+function emittedAgainAfterLostSave(judged: Judged, before: number[], again: number): boolean {
+	const { polls, saveParents } = judged;
+	const lineage = (save: number): Set<number> => {
+		const found = new Set<number>();
+		for (let node = save; node >= 0; node = saveParents[node]) found.add(node);
+		return found;
+	};
+	const poll = polls[again];
+	if (!poll) return false;
+	const wentOnFrom = lineage(poll.loaded);
+	const lateLoads = polls.filter(
+		(p) =>
+			p.unguarded &&
+			p.skipped !== undefined &&
+			(p.index === again || (p.savedAs !== undefined && wentOnFrom.has(p.savedAs))),
+	);
+	return before.every((index) => {
+		const save = polls[index]?.savedAs;
+		if (save === undefined || wentOnFrom.has(save)) return false;
+		return lateLoads.some((p) => p.index > index && lineage(p.skipped as number).has(save));
+	});
 }
 
 function expectationOf(
