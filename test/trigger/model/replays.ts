@@ -869,6 +869,37 @@ export const REPLAYS: NamedSchedule[] = [
 			...minutes(3),
 		],
 	},
+	{
+		name: 'generated seed 20237: a failed Run listed 25 minutes late, the one list answer due an hour after it was counted leaves it out',
+		why: 'The Run counter owed the Run from the poll that counted it; no poll ran until an hour later, and that read, the only one before the counter stopped waiting, was the answer that left it out: the Run waited for the hourly sweep. The wait now ends at the second read past the hour.',
+		seed: 20237,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'memory',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 15,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'poll' },
+			{ do: 'create', agent: 0, lateMs: 1517000 },
+			{ do: 'finish', run: 1, status: 'failed' },
+			{ do: 'poll' },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'missOnce', run: 1 },
+			{ do: 'wait', ms: 3480000 },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'poll' },
+		],
+	},
 ];
 
 /**
