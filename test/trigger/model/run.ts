@@ -705,8 +705,9 @@ function judge(judged: Judged): void {
 			const line = `${label} emitted ${at.length} times (polls ${at.join(', ')})`;
 			// Each extra emission by a poll that loaded the state from before another process's
 			// save: the stored state alone cannot tell (docs/trigger.md, two mains). Or the first
-			// after such a poll whose own save replaced the save of the poll that emitted the Run
-			// (its answer left the Run out: generated seed 20215).
+			// after such a poll that did not emit the Run itself (its list answer left it out, its
+			// single read lagged, its budget ran out) and whose save replaced the save of the poll
+			// that emitted it: later polls go on from that save (generated seeds 20215, 20540).
 			const afterReplacedSave = (index: number) =>
 				polls.some(
 					(u) =>
