@@ -896,6 +896,17 @@ function expectationOf(
 		run.createdAt < freshBefore.endedAt
 	)
 		return { kind: 'may' };
+	// docs/trigger.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
+	// starts afresh, and an Agent GET /agents left out then (listed at the activation) is first
+	// seen when it is listed again, as below: its Runs created more than the lookback before
+	// that poll and finished before it are history to the trigger (generated seed 21912).
+	for (const at of blind) {
+		const b = polls.find((p) => p.at === at);
+		if (!b?.ok || b.listed.has(agent.index) || !freshBefore.listed.has(agent.index)) continue;
+		const seen = polls.find((p) => p.at > at && p.ok && p.readable.has(agent.index))?.at;
+		if (seen === undefined) return { kind: 'may' };
+		if (run.createdAt < seen - LOOKBACK_MS + margin && f < seen + margin) return { kind: 'may' };
+	}
 	// An Agent not listed when the trigger started afresh (added or moved in later), or back
 	// after an absence long enough to be forgotten: its Runs created from the lookback before
 	// the poll that first reads it are new, older ones history unless still running then.
@@ -1033,17 +1044,21 @@ function unlistedAt(run: ModelRun, activation: Activation): boolean {
 /**
  * The polls that find nothing stored and remember nothing, so that they go on from an
  * activation one poll interval before them (poll.ts, docs/trigger.md "Two n8n mains"): until a
- * poll's state is saved (none ever was: the durable scheduler saves only polls that emit), each
- * poll that is not an activation poll, on a process (main B, n8n after a restart) none of whose
- * polls got through before it (a poll that fails leaves nothing remembered).
+ * poll's state is saved (none ever was: the durable scheduler saves only polls that emit), or
+ * loading the state from before the first save (that save landing late: generated seed
+ * 20215), each poll that is not an activation poll, on a process (main B, n8n after a restart)
+ * none of whose polls got through before it (a poll that fails leaves nothing remembered).
  */
 function blindPolls(polls: PollRecordModel[], activations: Activation[]): number[] {
 	const blind: number[] = [];
 	const remembering = new Set<string>();
+	let saves = 0;
 	for (const p of polls) {
 		const activationPoll = activations.some((a) => a.at === p.at);
-		if (!activationPoll && !remembering.has(p.memory)) blind.push(p.at);
-		if (p.saved) break;
+		const nothingStored = saves === 0 || (saves === 1 && p.late);
+		if (!activationPoll && nothingStored && !remembering.has(p.memory)) blind.push(p.at);
+		if (p.saved) saves++;
+		if (saves > 1) break;
 		if (p.ok) remembering.add(p.memory);
 	}
 	return blind;
