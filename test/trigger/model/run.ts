@@ -433,12 +433,20 @@ export async function runSchedule(
 		};
 
 		const activate = async (whileOldPollRuns = false) => {
-			const fresh = activations.length === 0 || setup.onReactivation === 'skip';
+			// A re-activation with Catch Up under the durable scheduler, with nothing saved yet and
+			// on a process that has not polled (n8n restarted): nothing tells it from a first
+			// activation, so it starts afresh (docs/trigger.md, "Two n8n mains"; seeds 11200, 11555).
+			const memory = `A-${incarnation}`;
+			const blindCatchUp =
+				setup.scheduler === 'durable' &&
+				lastSaveAt === -Infinity &&
+				!polls.some((record) => record.memory === memory && record.ok);
+			const fresh = activations.length === 0 || setup.onReactivation === 'skip' || blindCatchUp;
 			const old = pollers.A;
 			active = true;
 			const listed = listedAgents();
 			const activation: Activation = {
-				memory: `A-${incarnation}`,
+				memory,
 				at: Date.now(),
 				endedAt: Infinity,
 				fresh,
