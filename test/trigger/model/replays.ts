@@ -220,14 +220,16 @@ export const REPLAYS: NamedSchedule[] = [
 		],
 	},
 	{
-		name: 'item 9: a hanging single read (budget 0.8 s, Request Timeout 1 s)',
+		name: 'item 9: a hanging single read (budget 4 s, Request Timeout 5 s)',
 		why: 'Each attempt kept the full Request Timeout: the poll overran its budget (and the scheduler abandons it).',
+		// The hang is real time: n8n's 36 s budget scaled down to 4 s, whose last 10% (the
+		// trigger's margin) still covers a loaded machine's timer delays; at 0.8 s it did not.
 		setup: setup({
 			scope: 'one',
 			agents: 1,
-			budgetMs: 800,
+			budgetMs: 4_000,
 			requestCostMs: 5,
-			requestTimeoutSeconds: 1,
+			requestTimeoutSeconds: 5,
 		}),
 		steps: [
 			{ do: 'create', agent: 0 },
