@@ -71,9 +71,12 @@ export async function readPendingRuns(
 			// Deleted while pending: nothing left to emit. Unless the list still shows it (a
 			// proxy or a deploy answering 404 for a moment): then it is read again next poll, as
 			// after a 5xx, and emitted from its list data after as many polls. Asking the list
-			// is a request: with no budget left, the Run is read again next poll.
+			// is a request: with no budget left, this read counts as the poll's, and the Run waits
+			// for the next read of the list to show it or not. Read first again instead, it would
+			// take the Agent's one request at every poll of a slow service, and its list would
+			// never be read.
 			if (!fromList && options.budget.isSpent()) {
-				notReached.push(entry);
+				readThisPoll.push(entry);
 				stoppedEarly = true;
 				continue;
 			}
