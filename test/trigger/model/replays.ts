@@ -1377,6 +1377,34 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'finish', run: 2, status: 'success' },
 		],
 	},
+	{
+		name: 'generated seed 32456: a fresh start while the only Agent is missing from the Agent list, its Run stamped 2 hours ahead',
+		why: 'The re-activation after a restart with nothing saved is a first activation to the trigger, and the Agent, missing from GET /agents then, is first seen when listed again: its Runs created within the hour before are new (docs/trigger.md, An Agent missing from a listing), and this one, stamped 2 hours ahead, is. The oracle said it finished before the activation and must not be emitted; it now judges an Agent not listed at a fresh start, and unknown to the state, as first seen later.',
+		seed: 32456,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'durable',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 800,
+			requestCostMs: 5,
+			requestTimeoutSeconds: 1,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'hide', agent: 0 },
+			{ do: 'create', agent: 0, done: 'success', lateMs: 1079000, aheadMs: 7200000 },
+			{ do: 'restart' },
+			{ do: 'deactivate' },
+			{ do: 'wait', ms: 3780000 },
+			{ do: 'activate' },
+			{ do: 'show', agent: 0 },
+		],
+	},
 ];
 
 /**

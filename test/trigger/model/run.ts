@@ -885,6 +885,19 @@ function expectationOf(
 			// Not in what the activation poll listed (listed late, or left out of that answer):
 			// the trigger cannot tell it from a slow upload, which it must emit.
 			if (activation.fresh && unlistedAt(run, activation)) return { kind: 'may' };
+			// An Agent GET /agents left out then and not known to the state the trigger started
+			// from is first seen later (docs/trigger.md, An Agent missing from a listing): its Runs
+			// created within the lookback before its first read are new, whenever they finished
+			// (generated seed 32456: a Run stamped 2 hours ahead).
+			if (
+				activation.fresh &&
+				!activation.listed.has(agent.index) &&
+				stateKnew(agent, activation, activations, polls, setup) !== 'yes'
+			) {
+				const seen = firstSeen(agent, polls, activation.at);
+				if (seen === undefined || run.oddCreated || run.createdAt >= seen - LOOKBACK_MS - margin)
+					return { kind: 'may' };
+			}
 			if (activation.fresh)
 				return {
 					kind: 'mustNot',
