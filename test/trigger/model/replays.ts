@@ -1405,6 +1405,36 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'show', agent: 0 },
 		],
 	},
+	{
+		name: 'generated seed 32884: durable scheduler, an Agent added, first read by a poll on main B whose result n8n drops, then an hour with no poll',
+		why: "Main B's poll read the new Agent first, but n8n dropped its result; main A, 67 minutes later, read the Agent for the first time as far as its state knew, so the Run created before that poll's hour was history. The oracle took B's poll as the first sight; it now accepts either the first poll that read the Agent or the first whose state the next polls go on from (docs/trigger.md, Two n8n mains).",
+		seed: 32884,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 1,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'durable',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 199,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'create', agent: 0 },
+			{ do: 'create', agent: 0 },
+			{ do: 'create', agent: 0 },
+			{ do: 'addAgent' },
+			{ do: 'create', agent: 1, done: 'success' },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'wait', ms: 60000 },
+			{ do: 'poll', main: 'B', drop: true },
+			{ do: 'wait', ms: 4020000 },
+		],
+	},
 ];
 
 /**

@@ -134,6 +134,8 @@ interface PollRecordModel {
 	skipped?: number;
 	/** Its own save, when n8n saved its state. */
 	savedAs?: number;
+	/** n8n dropped its result (or abandoned it): what it learnt is lost with it. */
+	dropped: boolean;
 	/** Which process's memory took it (main and incarnation), and whether n8n saved its state. */
 	memory: string;
 	saved: boolean;
@@ -419,6 +421,7 @@ export async function runSchedule(
 				at,
 				// A poll that failed with no hazard on it counts: the trigger must get through.
 				plain: !late && !drop && !hazardOpen && at - lastHazardAt >= HAZARD_SETTLE_MS,
+				dropped: drop || record?.abandoned === true,
 				ok,
 				listed,
 				readable,
@@ -949,8 +952,7 @@ function expectationOf(
 		// Not listed at a re-activation with Skip Them, but known to the state before it: it
 		// keeps the re-activation's rule (docs/trigger.md, Re-activation), as if listed then.
 		const known = longAbsence ? 'no' : stateKnew(agent, fresh, activations, polls, setup);
-		const asFirstSeen = (): Expectation => {
-			const seen = firstSeen(agent, polls, fresh.at);
+		const asFirstSeenAt = (seen: number | undefined): Expectation => {
 			if (seen === undefined) return { kind: 'may' };
 			const floor = seen - LOOKBACK_MS;
 			// Left out of the answer of the first read: the trigger cannot tell it from a slow upload.
@@ -965,6 +967,16 @@ function expectationOf(
 				return { kind: 'may' };
 			if (run.createdAt < floor && f < seen) return { kind: 'may' };
 			return afterSeen(Math.max(readFrom, seen));
+		};
+		// The poll that first read it may not be the one the trigger's state remembers as such:
+		// its result dropped, or not saved and the next poll on another process (generated seed
+		// 32884). Then either may be the first sight.
+		const asFirstSeen = (): Expectation => {
+			const first = firstSeen(agent, polls, fresh.at);
+			const kept = firstSeen(agent, polls, fresh.at, true);
+			return first === kept
+				? asFirstSeenAt(first)
+				: either(asFirstSeenAt(first), asFirstSeenAt(kept));
 		};
 		if (known === 'no') return asFirstSeen();
 		if (known === 'maybe') return either(asFirstSeen(), afterSeen(readFrom));
@@ -1107,10 +1119,23 @@ function pollAt(polls: PollRecordModel[], at: number): number {
 }
 
 /** When the trigger first saw and read the Agent after it started afresh at `fresh`. */
-function firstSeen(agent: ModelAgent, polls: PollRecordModel[], fresh: number): number | undefined {
+function firstSeen(
+	agent: ModelAgent,
+	polls: PollRecordModel[],
+	fresh: number,
+	keptOnly = false,
+): number | undefined {
 	// The last time it came back after a long absence counts as a first sight.
 	let since = fresh;
 	for (const [from, until] of agent.hidden)
 		if (forgottenIn(polls, from, until, 0) === 'yes' && until > since) since = until;
-	return polls.find((p) => p.at >= since - 1 && p.ok && p.readable.has(agent.index))?.at;
+	/** Whether what the poll learnt reaches the polls after it: saved, or remembered by its process. */
+	const kept = (p: PollRecordModel) => {
+		if (p.dropped) return false;
+		const next = polls.find((q) => q.index > p.index);
+		return p.saved || !next || next.memory === p.memory;
+	};
+	return polls.find(
+		(p) => p.at >= since - 1 && p.ok && p.readable.has(agent.index) && (!keptOnly || kept(p)),
+	)?.at;
 }
