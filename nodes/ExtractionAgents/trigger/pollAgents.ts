@@ -33,6 +33,10 @@ export async function pollAgents(
 	/** Agents whose step of this poll is done (what a rate limit past the budget keeps). */
 	let agentsDone = 0;
 	const skipped: Array<{ agentId: number; error: unknown }> = [];
+	// An Agent first seen later ("All Agents") is new from the lookback before the poll that
+	// first lists it, whichever poll reads it first: one the budget leaves for a later poll
+	// (a slow service, many Agents) must not take the Runs made meanwhile for history.
+	for (const agentId of agentIds) agents[String(agentId)] ??= firstSeenNow(poll.now);
 	for (const agentId of startingAt(agentIds, poll.startAt)) {
 		if (polledAny && budget.isSpent()) return { finished, resumeAgent: agentId };
 		polledAny = true;
@@ -87,16 +91,9 @@ async function pollAgent(
 	if (!previous || previous.scanPage !== undefined) {
 		// A first look at the Agent. One watched when its past became history (activation, a
 		// change of scope) has a state that says from when (poll.ts, historyScan.ts); an Agent
-		// first seen later ("All Agents") has as new the Runs created since this poll, less
-		// the lookback for slow uploads.
-		const floor = previous ? previous.floor : now - LOOKBACK_MS;
-		const scanning: AgentPollState = previous ?? {
-			watermark: floor ?? 0,
-			seen: [],
-			pending: [],
-			scanPage: 0,
-			...(floor !== undefined ? { floor } : {}),
-		};
+		// first seen later ("All Agents") has a floor (firstSeenNow).
+		const scanning: AgentPollState = previous ?? firstSeenNow(now);
+		const { floor } = scanning;
 		const look = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
 		previous = look.state;
 		agents[String(agentId)] = previous;
@@ -209,6 +206,15 @@ function warnAgentSkipped(
 		`Extraction Agents Trigger: the Runs of Agent ${agentId} could not be read (${(error as Error).message}); this Agent is skipped until they can be, and the other Agents are polled as usual`,
 		{ agentId },
 	);
+}
+
+/**
+ * The state of an Agent first seen later: Runs created from the lookback before `now` on are
+ * new (the lookback covers slow uploads), older ones history.
+ */
+function firstSeenNow(now: number): AgentPollState {
+	const floor = now - LOOKBACK_MS;
+	return { watermark: floor, seen: [], pending: [], scanPage: 0, floor };
 }
 
 /** The watched Agent after `agentId`, the first after the last. */

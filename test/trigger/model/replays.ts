@@ -1435,6 +1435,34 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'wait', ms: 4020000 },
 		],
 	},
+	{
+		name: "generated seed 12652: a slow service's budget leaves an Agent added after activation for a later poll, an hour later",
+		why: 'GET /agents listed the new Agent at a poll whose budget ran out before its turn; the next poll, 64 minutes later, was the first to read it and took the lookback from itself, so a Run created right after the first listing was history and never emitted. An Agent is now new from the lookback before the poll that first lists it.',
+		seed: 12652,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 1577,
+			listOrder: 'random',
+			counter: 'made',
+			scheduler: 'memory',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 6254,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'create', agent: 0 },
+			{ do: 'create', agent: 0 },
+			{ do: 'addAgent' },
+			{ do: 'poll' },
+			{ do: 'create', agent: 1 },
+			{ do: 'wait', ms: 3840000 },
+			{ do: 'finish', run: 2, status: 'success' },
+		],
+	},
 ];
 
 /**
