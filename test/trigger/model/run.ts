@@ -81,8 +81,8 @@ interface ModelRun {
 	history?: boolean;
 	/** Its created time as the service reports it is ahead or unparseable. */
 	oddCreated?: boolean;
-	/** When a list answer left it out (missOnce). */
-	missedAt?: number;
+	/** When list answers left it out (missOnce, each step one answer). */
+	missedAt: number[];
 }
 
 interface ModelAgent {
@@ -240,6 +240,7 @@ export async function runSchedule(
 				runs.push({
 					index: -1,
 					id,
+					missedAt: [],
 					agent: agent.index,
 					createdAt: 0,
 					listedAt: 0,
@@ -269,6 +270,7 @@ export async function runSchedule(
 			const run: ModelRun = {
 				index: made.length,
 				id,
+				missedAt: [],
 				agent: agent.index,
 				createdAt,
 				listedAt: createdAt + (step.lateMs ?? 0),
@@ -535,10 +537,11 @@ export async function runSchedule(
 					emulator.afterRequest(
 						{ method: 'GET', path: new RegExp(`/agents/${agentId}/runs$`) },
 						() => {
-							run.missedAt = Date.now();
-							emulator.knobs.runsMissingFromLists = emulator.knobs.runsMissingFromLists?.filter(
-								(id) => id !== run.id,
-							);
+							run.missedAt.push(Date.now());
+							// One step, one answer: a second step for the same Run leaves out the next.
+							const missing = [...(emulator.knobs.runsMissingFromLists ?? [])];
+							missing.splice(missing.indexOf(run.id), 1);
+							emulator.knobs.runsMissingFromLists = missing;
 						},
 					);
 					break;
@@ -956,8 +959,7 @@ function expectationOf(
 			if (seen === undefined) return { kind: 'may' };
 			const floor = seen - LOOKBACK_MS;
 			// Left out of the answer of the first read: the trigger cannot tell it from a slow upload.
-			if (run.missedAt !== undefined && Math.abs(run.missedAt - seen) <= margin)
-				return { kind: 'may' };
+			if (run.missedAt.some((at) => Math.abs(at - seen) <= margin)) return { kind: 'may' };
 			if (run.createdAt < floor - margin && f < seen - margin)
 				return {
 					kind: 'mustNot',
@@ -1068,9 +1070,7 @@ function afterAgentSeen(
 function unlistedAt(run: ModelRun, activation: Activation): boolean {
 	return (
 		run.listedAt > activation.at ||
-		(run.missedAt !== undefined &&
-			run.missedAt >= activation.at &&
-			run.missedAt <= activation.endedAt)
+		run.missedAt.some((at) => at >= activation.at && at <= activation.endedAt)
 	);
 }
 
@@ -1108,10 +1108,26 @@ function forgottenIn(
 	margin: number,
 ): 'yes' | 'no' | 'maybe' {
 	const during = polls.filter((p) => p.at >= since && p.at < until && p.ok);
-	if (during.length < 2) return 'no';
-	const span = during[during.length - 1].at - during[0].at;
-	if (span > ABSENT_KEPT_MS + margin) return 'yes';
-	return span > ABSENT_KEPT_MS - margin ? 'maybe' : 'no';
+	const verdict = (seenMissing: PollRecordModel[]): 'yes' | 'no' | 'maybe' => {
+		if (seenMissing.length < 2) return 'no';
+		const span = seenMissing[seenMissing.length - 1].at - seenMissing[0].at;
+		if (span > ABSENT_KEPT_MS + margin) return 'yes';
+		return span > ABSENT_KEPT_MS - margin ? 'maybe' : 'no';
+	};
+	// When the absence began is what a poll noted: one whose state the next polls do not go on
+	// from (dropped, or not saved and the next poll on another process) may be forgotten, and a
+	// later poll notes it again (generated seed 40636).
+	const first = verdict(during);
+	const firstKept = during.findIndex((p) => isKept(p, polls));
+	const kept = verdict(firstKept < 0 ? [] : during.slice(firstKept));
+	return first === kept ? first : 'maybe';
+}
+
+/** Whether what a poll learnt reaches the polls after it: saved, or remembered by its process. */
+function isKept(p: PollRecordModel, polls: PollRecordModel[]): boolean {
+	if (p.dropped) return false;
+	const next = polls.find((q) => q.index > p.index);
+	return p.saved || !next || next.memory === p.memory;
 }
 
 function pollAt(polls: PollRecordModel[], at: number): number {
@@ -1129,13 +1145,8 @@ function firstSeen(
 	let since = fresh;
 	for (const [from, until] of agent.hidden)
 		if (forgottenIn(polls, from, until, 0) === 'yes' && until > since) since = until;
-	/** Whether what the poll learnt reaches the polls after it: saved, or remembered by its process. */
-	const kept = (p: PollRecordModel) => {
-		if (p.dropped) return false;
-		const next = polls.find((q) => q.index > p.index);
-		return p.saved || !next || next.memory === p.memory;
-	};
 	return polls.find(
-		(p) => p.at >= since - 1 && p.ok && p.readable.has(agent.index) && (!keptOnly || kept(p)),
+		(p) =>
+			p.at >= since - 1 && p.ok && p.readable.has(agent.index) && (!keptOnly || isKept(p, polls)),
 	)?.at;
 }
