@@ -713,19 +713,32 @@ export interface RestClient {
 	readonly cookie: string;
 }
 
+/** Whether `fetch` failed because the server closed the connection it reused. */
+function isClosedSocket(error: unknown): boolean {
+	const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+	return cause?.code === 'UND_ERR_SOCKET' || cause?.code === 'ECONNRESET';
+}
+
 /** A tiny REST client that keeps n8n's auth cookie. Responses: { status, headers, body (parsed JSON or text) }. */
 export function restClient(baseUrl: string): RestClient {
 	let cookie = '';
 	const request: RestClient['request'] = async (method, urlPath, body, { headers = {} } = {}) => {
-		const res = await fetch(baseUrl + urlPath, {
-			method,
-			headers: {
-				...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-				...(cookie ? { cookie } : {}),
-				'browser-id': 'extraction-agents-e2e',
-				...headers,
-			},
-			body: body !== undefined ? JSON.stringify(body) : undefined,
+		const send = () =>
+			fetch(baseUrl + urlPath, {
+				method,
+				headers: {
+					...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+					...(cookie ? { cookie } : {}),
+					'browser-id': 'extraction-agents-e2e',
+					...headers,
+				},
+				body: body !== undefined ? JSON.stringify(body) : undefined,
+			});
+		// A pooled keep-alive socket that n8n closed while idle fails the request that reuses it
+		// ("other side closed"): a read is sent again once, on a new socket.
+		const res = await send().catch((error: unknown) => {
+			if (method !== 'GET' || !isClosedSocket(error)) throw error;
+			return send();
 		});
 		const setCookie = res.headers.getSetCookie ? res.headers.getSetCookie() : [];
 		for (const line of setCookie) {
