@@ -1118,9 +1118,13 @@ function forgottenIn(
 	// from (dropped, or not saved and the next poll on another process) may be forgotten, and a
 	// later poll notes it again (generated seed 40636).
 	const first = verdict(during);
+	if (during.every((p) => p.saved)) return first;
 	const firstKept = during.findIndex((p) => isKept(p, polls));
-	const kept = verdict(firstKept < 0 ? [] : during.slice(firstKept));
-	return first === kept ? first : 'maybe';
+	const readings = [first, verdict(firstKept < 0 ? [] : during.slice(firstKept))];
+	// Polls that emit nothing are not saved: each process goes on from what it noted itself.
+	for (const memory of new Set(during.map((p) => p.memory)))
+		readings.push(verdict(during.filter((p) => p.memory === memory)));
+	return readings.every((reading) => reading === first) ? first : 'maybe';
 }
 
 /** Whether what a poll learnt reaches the polls after it: saved, or remembered by its process. */
