@@ -192,7 +192,7 @@ export function stampOf(run: Run, watermark: number): number {
  * would be given up at the next poll and never emitted.
  */
 export function pendingStampOf(run: Run, now: number): number {
-	return serviceTimestampMillis(run.created) ?? serviceTimestampMillis(run.completed) ?? now;
+	return stampOf(run, now);
 }
 
 /** The oldest `created` the next read of an Agent's list reaches back to. */
