@@ -1,5 +1,5 @@
 /**
- * HTTP emulator of the Document-Extraction Agents client API, as docs/service-notes.md
+ * HTTP emulator of the Document-Extraction Agents client API, as docs/design/service-notes.md
  * describes it, for tests and the demo.
  *
  *   const emu = await startEmulator({ runDurationMs: 200 });

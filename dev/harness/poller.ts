@@ -105,7 +105,7 @@ export function createPollerStorage(staticData: IDataObject = {}): PollerStorage
 
 /**
  * Hazards of n8n 2.41's durable scheduler a scheduled poll can be put through
- * (docs/trigger.md, "n8n's poll scheduling").
+ * (docs/design/trigger-rules.md, "n8n's poll scheduling").
  */
 export interface PollHazards {
 	/**

@@ -363,7 +363,7 @@ describe('Simplify on Runs, column names that collide', () => {
 		});
 	});
 
-	it('version 1.2 keeps its column names: the later value takes the column (docs/troubleshooting.md)', async () => {
+	it('version 1.2 keeps its column names: the later value takes the column (docs/design/column-names.md)', async () => {
 		expect(await simplifiedRow(1.2)).toEqual({
 			'run_id (prompt)': 'B',
 			'Total amount › currency': 'USD',

@@ -2,7 +2,7 @@
  * Bad-input catalogue: every row of bad-inputs.ts through n8n-core's engine
  * against the emulator. Each row asserts the exact message the user sees and the exact
  * requests sent (the emulator's request log; none for what can be caught locally).
- * The bad-input table of docs/troubleshooting.md must be the catalogue as rendered from the rows.
+ * The bad-input table of bad-inputs.md (beside this file) must be the catalogue as rendered from the rows.
  */
 import { closeSync, ftruncateSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -118,11 +118,11 @@ describe('bad-input catalogue', () => {
 		},
 	);
 
-	it('is the bad-input table of docs/troubleshooting.md (regenerate: npx tsx test/reliability/catalogue.ts --write)', () => {
-		const page = readFileSync(join(__dirname, '..', '..', 'docs', 'troubleshooting.md'), 'utf8');
+	it('is the bad-input table of test/reliability/bad-inputs.md (regenerate: npx tsx test/reliability/catalogue.ts --write)', () => {
+		const page = readFileSync(join(__dirname, 'bad-inputs.md'), 'utf8');
 		const start = page.indexOf(CATALOGUE_START);
 		const end = page.indexOf(CATALOGUE_END);
-		const heading = page.indexOf('## Bad-input catalogue');
+		const heading = page.indexOf('# Bad-input catalogue');
 		expect(heading).toBeGreaterThanOrEqual(0);
 		expect(start).toBeGreaterThan(heading);
 		expect(end).toBeGreaterThan(start);

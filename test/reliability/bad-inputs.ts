@@ -2,7 +2,7 @@
  * Bad-input catalogue: what the user sees for each bad input, and whether a
  * request was sent. One row per bad input; bad-inputs.test.ts runs every row through
  * n8n-core's engine against the emulator and asserts the exact message and the exact
- * requests (from the emulator's request log). docs/troubleshooting.md
+ * requests (from the emulator's request log). test/reliability/bad-inputs.md
  * holds the same table, rendered by `renderCatalogue` (the test checks they match;
  * `npx tsx test/reliability/catalogue.ts --write` rewrites it).
  *
@@ -778,7 +778,7 @@ export const CATALOGUE_START =
 	'<!-- bad-inputs:start (generated from test/reliability/bad-inputs.ts) -->';
 export const CATALOGUE_END = '<!-- bad-inputs:end -->';
 
-/** The catalogue as docs/troubleshooting.md's Markdown table (between the markers). */
+/** The catalogue as test/reliability/bad-inputs.md's Markdown table (between the markers). */
 export function renderCatalogue(rows: BadInput[] = BAD_INPUTS): string {
 	const lines = [
 		'| Where | Bad input | What you see | Request sent |',

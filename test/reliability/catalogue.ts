@@ -1,5 +1,5 @@
 /**
- * Prints the bad-input catalogue as the Markdown table of docs/troubleshooting.md, or with
+ * Prints the bad-input catalogue as the Markdown table of test/reliability/bad-inputs.md, or with
  * --write puts it into that file between the bad-inputs markers (bad-inputs.test.ts checks
  * they match).
  *
@@ -11,14 +11,18 @@ import { CATALOGUE_END, CATALOGUE_START, renderCatalogue } from './bad-inputs';
 
 const table = renderCatalogue();
 if (process.argv.includes('--write')) {
-	const path = join(__dirname, '..', '..', 'docs', 'troubleshooting.md');
+	const path = join(__dirname, 'bad-inputs.md');
 	const page = readFileSync(path, 'utf8');
 	const start = page.indexOf(CATALOGUE_START);
 	const end = page.indexOf(CATALOGUE_END);
 	if (start < 0 || end < start)
-		throw new Error(`docs/troubleshooting.md has no ${CATALOGUE_START} … ${CATALOGUE_END} block`);
+		throw new Error(
+			`test/reliability/bad-inputs.md has no ${CATALOGUE_START} … ${CATALOGUE_END} block`,
+		);
 	writeFileSync(path, page.slice(0, start) + table + page.slice(end + CATALOGUE_END.length));
-	console.log(`docs/troubleshooting.md: catalogue written (${table.split('\n').length - 4} rows)`);
+	console.log(
+		`test/reliability/bad-inputs.md: catalogue written (${table.split('\n').length - 4} rows)`,
+	);
 } else {
 	console.log(table);
 }

@@ -14,7 +14,7 @@
  *  - after the faults stop, the trigger has emitted every finished Run of the Agent
  *    exactly once: 0 duplicates, 0 missed.
  *
- * A second trigger watches All Agents under the hazards of docs/service-notes.md ("Trigger"): Agent
+ * A second trigger watches All Agents under the hazards of docs/design/service-notes.md ("Trigger"): Agent
  * churn (the soak's Agent left out of every 5th GET /agents, new Agents made with Runs
  * during the soak), Runs deleted while the triggers page through the list (Runs both
  * triggers emitted, deleted from inside a list request, as a "trigger → process → delete"

@@ -51,7 +51,7 @@ export async function fetchAgent(
 	return requireFields(context, body, ['id'], `Agent ${agentId}`, { itemIndex }) as Agent;
 }
 
-/** GET /agents is paged like the other lists (docs/service-notes.md #11); a bare array is tolerated. */
+/** GET /agents is paged like the other lists (docs/design/service-notes.md #11); a bare array is tolerated. */
 export async function listAgents(
 	context: ServiceContext,
 	limit: ListLimit,

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-/** API key IDs are strings (docs/service-notes.md #2); blank ones are refused before a request. */
+/** API key IDs are strings (docs/design/service-notes.md #2); blank ones are refused before a request. */
 export function apiKeyIdParameter(context: IExecuteFunctions, itemIndex: number): string {
 	const raw = context.getNodeParameter('keyId', itemIndex, '', { extractValue: true }) as unknown;
 	const value = raw !== null && typeof raw === 'object' ? (raw as { value?: unknown }).value : raw;

@@ -22,7 +22,7 @@ export function failedPromptsOf(run: Run): Array<{ name: string; reason: string 
 }
 
 /**
- * The item error of a Run that ended but not in `success` (docs/service-notes.md #17, #23):
+ * The item error of a Run that ended but not in `success` (docs/design/service-notes.md #17, #23):
  * what happened, the failed Prompts' reasons, where to see the Run and how to keep such
  * Runs as results. Its fields (the Run's identity, status, failed Prompts and their reasons)
  * go on the error item, so an error branch can write them to a sheet.
@@ -63,7 +63,7 @@ export function failedRunError(
 }
 
 /**
- * What a Run that ends without success is (docs/service-notes.md #17, #23): from node version
+ * What a Run that ends without success is (docs/design/service-notes.md #17, #23): from node version
  * 1.3 an error of its item unless Options → Failed Runs says Output as Results; before, a result.
  */
 export function failedRunsMode(context: IExecuteFunctions, itemIndex: number): FailedRunsMode {

@@ -11,7 +11,7 @@ const LINK_PATTERNS = {
 } as const;
 
 /**
- * Agent and Run IDs are integers (docs/service-notes.md #2). A picker gives the ID itself, or a
+ * Agent and Run IDs are integers (docs/design/service-notes.md #2). A picker gives the ID itself, or a
  * web-app link containing `/agents/<id>` or `/runs/<id>`; anything else is refused
  * here, before a request is sent.
  */

@@ -25,7 +25,7 @@ const what = (agentId: number) => `the Runs of Agent ${agentId}`;
 
 /**
  * The `count` newest Runs of an Agent, newest first. The list's order is not promised
- * (docs/service-notes.md #13), so it is told from the first page the way the trigger tells it: on an
+ * (docs/design/service-notes.md #13), so it is told from the first page the way the trigger tells it: on an
  * oldest-first list the newest Runs are on the last pages, which are read backwards;
  * when the order cannot be told, every page is read.
  */

@@ -22,7 +22,7 @@ export function compareRuns(a: Run, b: Run): number {
 	return createdOf(a) - createdOf(b) || Number(a.run_id) - Number(b.run_id);
 }
 
-/** The list order is not promised (docs/service-notes.md #13): tell it from the page itself. */
+/** The list order is not promised (docs/design/service-notes.md #13): tell it from the page itself. */
 export function detectOrder(runs: Run[]): 'newest-first' | 'oldest-first' | 'unknown' {
 	let ascending = true;
 	let descending = true;

@@ -232,7 +232,7 @@ export class RunWaiter {
 
 	/**
 	 * Reads one page of the Agent's Run list and updates every Run of it waited for. The
-	 * list's order is not promised (docs/service-notes.md #13): a Run it does not show is read
+	 * list's order is not promised (docs/design/service-notes.md #13): a Run it does not show is read
 	 * singly, and an Agent whose lists keep showing none of them is read Run by Run.
 	 */
 	private checkByList(agentId: number): void {

@@ -27,8 +27,8 @@ export interface Run extends IDataObject {
 const FINAL_STATUSES = new Set(['success', 'failed']);
 
 /**
- * Runs go `running` → `success` | `failed`, and both are final (docs/service-notes.md #17). A status the
- * API adds later (docs/service-notes.md #23, e.g. `cancelled`) is final once the Run has a `completed`
+ * Runs go `running` → `success` | `failed`, and both are final (docs/design/service-notes.md #17). A status the
+ * API adds later (docs/design/service-notes.md #23, e.g. `cancelled`) is final once the Run has a `completed`
  * time: otherwise the trigger would re-read such a Run forever and a wait would time out.
  */
 export function isRunFinished(run: Pick<Run, 'status' | 'completed'>): boolean {
@@ -39,7 +39,7 @@ export function isRunFinished(run: Pick<Run, 'status' | 'completed'>): boolean {
 	);
 }
 
-/** The list's `runs` is an array of arrays (docs/service-notes.md #12); a flat array is tolerated. */
+/** The list's `runs` is an array of arrays (docs/design/service-notes.md #12); a flat array is tolerated. */
 export function flattenRunList(body: unknown): Run[] | undefined {
 	const runs = Array.isArray(body) ? body : (body as IDataObject | undefined)?.runs;
 	if (!Array.isArray(runs)) return undefined;

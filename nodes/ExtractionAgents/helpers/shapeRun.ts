@@ -87,7 +87,7 @@ function creditsOf(run: Run): number | null {
 /**
  * "Simplify": one flat object per Run that maps straight onto a sheet row — the Run's
  * identity, then one key per Prompt holding its value (null while missing). The
- * deprecated `confidence` is left out on purpose (docs/service-notes.md #22).
+ * deprecated `confidence` is left out on purpose (docs/design/service-notes.md #22).
  */
 export function simplifyRun(run: Run): IDataObject {
 	const data = run.data ?? {};

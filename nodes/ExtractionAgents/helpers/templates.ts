@@ -1,4 +1,4 @@
-/** Word or Excel template, by the template's file extension (docs/service-notes.md #24). */
+/** Word or Excel template, by the template's file extension (docs/design/service-notes.md #24). */
 export type TemplateKind = 'word' | 'excel' | 'unknown';
 
 export const OUTPUT_FORMATS = ['pdf', 'docx', 'xlsx', 'xlsm', 'csv'] as const;
@@ -10,7 +10,7 @@ export const FORMATS_BY_KIND: Record<TemplateKind, readonly OutputFormat[]> = {
 	unknown: OUTPUT_FORMATS,
 };
 
-/** The UI default when the user keeps "Template's Default" (docs/service-notes.md #24). */
+/** The UI default when the user keeps "Template's Default" (docs/design/service-notes.md #24). */
 export const DEFAULT_FORMAT_BY_KIND: Record<TemplateKind, OutputFormat | undefined> = {
 	word: 'docx',
 	excel: 'xlsx',
@@ -25,7 +25,7 @@ export const MIME_TYPE_BY_FORMAT: Record<OutputFormat, string> = {
 	csv: 'text/csv',
 };
 
-/** A template without a file name (not promised: docs/service-notes.md #24) has an unknown kind. */
+/** A template without a file name (not promised: docs/design/service-notes.md #24) has an unknown kind. */
 export function templateKindOf(fileName: unknown): TemplateKind {
 	const extension =
 		(typeof fileName === 'string' ? fileName : '').toLowerCase().split('.').pop() ?? '';

@@ -2,7 +2,7 @@ import { DateTime } from 'luxon';
 
 /**
  * The service's timestamps come with `Z`, with `+00:00` or with no offset at all
- * (docs/service-notes.md #3: no offset means UTC). Every timestamp the
+ * (docs/design/service-notes.md #3: no offset means UTC). Every timestamp the
  * nodes read or write goes through here so that the rule lives in one place.
  *
  * `zone` is the zone a value without offset is read in: UTC for the service's values,

@@ -21,7 +21,7 @@ export function buildHttpRequest(
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// The service never redirects its API; following redirects would also make
-		// axios keep a copy of every uploaded byte in memory (docs/service-notes.md #9).
+		// axios keep a copy of every uploaded byte in memory (docs/design/service-notes.md #9).
 		disableFollowRedirect: true,
 		headers: upload
 			? {

@@ -34,7 +34,7 @@ const MAX_DETAIL_LINES = 20;
 /**
  * FastAPI's 422 body (`detail` as a list of `{loc, msg, input}`) becomes one line per
  * problem, e.g. `files.3: File too large (input: "x.pdf")`. Other statuses carry
- * `detail` as a string (docs/service-notes.md #5), but an object, a list or no body at all is
+ * `detail` as a string (docs/design/service-notes.md #5), but an object, a list or no body at all is
  * tolerated too.
  */
 function serviceDetail(body: unknown): string {

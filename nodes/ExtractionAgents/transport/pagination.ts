@@ -21,7 +21,7 @@ function malformed(context: ServiceContext, what: string, itemIndex?: number): N
 /**
  * The page-number paginator for every paged list (Agents, Runs, API keys, usage).
  * `pickItems` takes one page's body and returns its elements (and tolerates the shape
- * variants of docs/service-notes.md #11 and #12, e.g. a bare array of Agents). Pages are read until enough
+ * variants of docs/design/service-notes.md #11 and #12, e.g. a bare array of Agents). Pages are read until enough
  * items are collected or `total_pages` says there are no more; a page without
  * `total_pages` (a bare array has none) is followed by the next one while it is full,
  * so nothing is cut off. A page that repeats the previous one ends the list: a service
@@ -92,7 +92,7 @@ export function itemsUnder<T = IDataObject>(key: string): (body: unknown) => T[]
 
 /**
  * The cursor paginator (access logs). The end is a missing or empty `next_cursor`, or
- * an empty page (docs/service-notes.md #30); a cursor given twice is an error.
+ * an empty page (docs/design/service-notes.md #30); a cursor given twice is an error.
  */
 export async function listAllByCursor<T = IDataObject>(
 	context: ServiceContext,

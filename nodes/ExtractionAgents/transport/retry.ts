@@ -37,7 +37,7 @@ export function isIdempotent(method: IHttpRequestMethods, idempotency?: Idempote
 	return method === 'GET' || method === 'DELETE' || method === 'HEAD';
 }
 
-/** `Retry-After` is seconds or an HTTP date (docs/service-notes.md #7); absent means "back off". */
+/** `Retry-After` is seconds or an HTTP date (docs/design/service-notes.md #7); absent means "back off". */
 export function retryAfterMs(header: unknown, now = Date.now()): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
 	if (value === undefined || value === null || value === '') return undefined;

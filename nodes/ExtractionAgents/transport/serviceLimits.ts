@@ -1,6 +1,6 @@
 /**
  * What the service accepts in one Run: 300 files, each at most 250 MB, meaning
- * 250,000,000 bytes (docs/service-notes.md #16). Every message that states a limit is
+ * 250,000,000 bytes (docs/design/service-notes.md #16). Every message that states a limit is
  * built from these.
  */
 export const MAX_FILES_PER_RUN = 300;

@@ -192,7 +192,7 @@ function stateToStartFrom(
 		// activation poll and finds no state stored goes on from an activation n8n did not save
 		// (the durable scheduler saves only polls that emit; that activation may have run on
 		// another n8n main, or before a restart): the Runs that finished since the poll before
-		// it, one poll interval ago, are not history (docs/trigger.md, "Two n8n mains").
+		// it, one poll interval ago, are not history (docs/design/trigger-rules.md, "Two n8n mains").
 		// A re-activation that skips keeps what the state before it knew of the Runs (pollState.ts
 		// firstLookAfterSkip): the meantime is history, but a Run emitted before is not emitted
 		// again when one list answer leaves it out, and a Run counted but not listed yet (a slow

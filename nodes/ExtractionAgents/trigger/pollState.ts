@@ -8,7 +8,7 @@ import { serviceTimestampMillis } from '../helpers/timestamps';
  * files of 250 MB take minutes (tens of them on a slow line). A Run listed L after its
  * `created` is found by the first read of its Agent after it is listed; the watermark that
  * read starts from is at most the time of the read before, so L <= LOOKBACK_MS is enough,
- * whatever the poll interval and however rarely the Agent is read (docs/trigger.md).
+ * whatever the poll interval and however rarely the Agent is read (docs/design/trigger-rules.md).
  */
 export const LOOKBACK_MS = 60 * 60_000;
 /** The lookback of state version 2 (0.2.x and 0.3.0): what a stored `seen` covers on upgrade. */
@@ -22,13 +22,13 @@ const LOOKBACK_V2_MS = 10 * 60_000;
 export const SWEEP_INTERVAL_MS = 60 * 60_000;
 /** An Agent missing from GET /agents keeps its state this long (a permission change, a move). */
 export const ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;
-/** A Run still running this long after its `created` time is no longer checked (docs/service-notes.md #17). */
+/** A Run still running this long after its `created` time is no longer checked (docs/design/service-notes.md #17). */
 export const PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;
 /**
  * How far the service's clock may be from n8n's (a service host's clock, a local time read as
  * UTC). A Run stamped further ahead of n8n's clock than this counts for the watermark as if
  * stamped this far ahead: one such Run would otherwise make every later Run history until
- * real time caught up with it. Also the margin at `historyBefore` (docs/trigger.md).
+ * real time caught up with it. Also the margin at `historyBefore` (docs/design/trigger-rules.md).
  */
 export const CLOCK_MARGIN_MS = 5 * 60_000;
 /** Recently emitted Runs of all Agents: defence in depth against any double emission. */

@@ -2,7 +2,7 @@ import type { TriggerState } from './pollState';
 
 /**
  * n8n 2.41's durable scheduler keeps only some of what a poll writes into the node's static
- * data (docs/trigger.md, "n8n's poll scheduling"; test/e2e/trigger.e2e.test.ts):
+ * data (docs/design/trigger-rules.md, "n8n's poll scheduling"; test/e2e/trigger.e2e.test.ts):
  * - with N8N_SCHEDULER_ENABLED and N8N_SCHEDULER_POLL_TRIGGERS_ENABLED, each poll loads the
  *   static data from the database, and only a poll that starts an execution saves it: what a
  *   poll that emitted nothing wrote (Runs found running, a first look going on page by page)
@@ -34,7 +34,7 @@ import type { TriggerState } from './pollState';
  *   `stateId`: its Runs are emitted again rather than lost. Not from what is stored alone:
  *   when nothing was saved since activation, that is nothing, and a poll that finds nothing
  *   stored takes the Runs that finished more than a poll interval ago for history (poll.ts).
- *   A poll on another main in that window cannot know (docs/trigger.md, "Two n8n mains").
+ *   A poll on another main in that window cannot know (docs/design/trigger-rules.md, "Two n8n mains").
  */
 const remembered = new Map<string, { base: string; json: string }>();
 const emittedFrom = new Map<string, { base: string; startedAt: number; at: number }>();

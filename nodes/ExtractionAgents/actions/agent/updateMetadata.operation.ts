@@ -118,7 +118,7 @@ function isPrimitive(value: unknown): boolean {
 	return value === null || ['string', 'number', 'boolean'].includes(typeof value);
 }
 
-/** Metadata values are primitives or lists of primitives (docs/service-notes.md #26). */
+/** Metadata values are primitives or lists of primitives (docs/design/service-notes.md #26). */
 function assertValidMetadata(
 	context: IExecuteFunctions,
 	metadata: unknown,

@@ -72,7 +72,7 @@ export async function execute(
 	const { body } = await serviceRequest<IDataObject>(this, {
 		method: 'POST',
 		path: '/api-keys',
-		// docs/service-notes.md #28: the expiry field is expires_at.
+		// docs/design/service-notes.md #28: the expiry field is expires_at.
 		body: { name, ...(expiresAt ? { expires_at: expiresAt } : {}) },
 		itemIndex,
 		timeoutMs: requestTimeoutMs(this, itemIndex),

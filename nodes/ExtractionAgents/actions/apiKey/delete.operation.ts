@@ -27,7 +27,7 @@ export async function execute(
 	{ itemIndex }: ItemContext,
 ): Promise<INodeExecutionData[]> {
 	const apiKeyId = apiKeyIdParameter(this, itemIndex);
-	// Deleting a key that does not exist also succeeds (docs/service-notes.md #29), so a rerun is harmless.
+	// Deleting a key that does not exist also succeeds (docs/design/service-notes.md #29), so a rerun is harmless.
 	await serviceRequest(this, {
 		method: 'DELETE',
 		path: `/api-keys/${encodeURIComponent(apiKeyId)}`,

@@ -184,7 +184,7 @@ function dueDateField(
 			itemIndex,
 		});
 	}
-	// docs/service-notes.md #15: ISO 8601 with an offset.
+	// docs/design/service-notes.md #15: ISO 8601 with an offset.
 	return { fieldName: 'due_date', value: dueDate };
 }
 

@@ -120,7 +120,7 @@ export async function execute(
 	const binaryField =
 		String(this.getNodeParameter('binaryPropertyName', itemIndex)).trim() || 'data';
 
-	// The template's kind decides the allowed formats (docs/service-notes.md #24); checking it here
+	// The template's kind decides the allowed formats (docs/design/service-notes.md #24); checking it here
 	// refuses a wrong pair before the render request.
 	const agent = await cachedAgent(this, cache, agentId, itemIndex);
 	if (!Array.isArray(agent.output_templates)) {

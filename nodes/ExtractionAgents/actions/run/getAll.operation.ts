@@ -75,7 +75,7 @@ export async function execute(
 			: {};
 	// The API cannot filter by status, so with that filter every page is read and the
 	// filter applied here before cutting to the limit. Either way the newest Runs come
-	// first, whatever order the service lists them in (docs/service-notes.md #13).
+	// first, whatever order the service lists them in (docs/design/service-notes.md #13).
 	const listing = {
 		path: `/agents/${agentId}/runs`,
 		qs,

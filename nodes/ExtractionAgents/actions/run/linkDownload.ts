@@ -10,7 +10,7 @@ import { FileReadError } from '../../transport/multipart';
  * helper, never through the credential, so the API key cannot reach a link's host on any hop;
  * redirects are followed here, hop by hop, so that each hop is checked (a web address, not
  * the service's own API). Bodies are read through `guardedBytes`, which holds a link to the
- * rule that docs/troubleshooting.md states for slow links:
+ * rule that docs/design/files-from-links.md states for slow links:
  *
  *   a link has Request Timeout to answer and to resume after a pause, and must average
  *   MIN_LINK_BYTES_PER_SECOND after its first Request Timeout.

@@ -124,7 +124,7 @@ export async function execute(
 	if (workspaceId !== undefined) qs.workspace_id = workspaceId;
 	const user = String(filters.user ?? '').trim();
 	if (user) qs.user = user;
-	// Records pass through untouched: unknown `type` values are kept (docs/service-notes.md #23).
+	// Records pass through untouched: unknown `type` values are kept (docs/design/service-notes.md #23).
 	const records = await listAllPages<IDataObject>(
 		this,
 		{
