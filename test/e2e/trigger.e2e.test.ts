@@ -4,7 +4,7 @@
  * each with its own emulator; every scenario of a way runs at once, and the tests then assert
  * what was recorded (executions, their items, the requests in the emulator's log, n8n's log).
  *
- * The ways (n8n 2.41.1's own settings, see docs/trigger.md "n8n's poll scheduling"):
+ * The ways (n8n 2.41.1's own settings, see docs/design/trigger-rules.md "n8n's poll scheduling"):
  * - n8n's default in-memory poller: one workflow object for the whole activation;
  * - the durable scheduler (N8N_SCHEDULER_ENABLED + N8N_SCHEDULER_POLL_TRIGGERS_ENABLED): each
  *   poll is a scheduled task that loads the workflow's static data from the database;

@@ -1,5 +1,5 @@
 /**
- * The emulator against the client API as docs/service-notes.md describes it: auth, Agents, API keys, usage, access logs and the
+ * The emulator against the client API as docs/design/service-notes.md describes it: auth, Agents, API keys, usage, access logs and the
  * generic error shapes. Runs, templated output and faults have their own files.
  */
 import { DEMO_KEYS, Emulator, startEmulator } from '../../dev/emulator/index';

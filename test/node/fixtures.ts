@@ -79,7 +79,7 @@ export function finishedRun(
  * `deleted` is deleted (a wait for it then reads 404), a Run of `held` never finishes (its
  * wait times out), a Run of `failed` ends `failed` at once (its Prompts fail with a reason),
  * a Run of `cancelled` ends at once in the status `cancelled`, one the node does not know
- * (docs/service-notes.md #23). Scans for new Runs rather than taking the newest, so that
+ * (docs/design/service-notes.md #23). Scans for new Runs rather than taking the newest, so that
  * parallel uploads cannot swap them.
  */
 export function shapeRunsByFileName(

@@ -1,6 +1,6 @@
 /**
  * Paged lists on services that page differently from the emulator's defaults: a bare
- * array of Agents (docs/service-notes.md #11), a service that ignores page_number, an access-log
+ * array of Agents (docs/design/service-notes.md #11), a service that ignores page_number, an access-log
  * cursor that comes back again.
  */
 import { executeNode, useHarness } from '../../dev/harness';

@@ -1,6 +1,6 @@
 /**
  * The Run picker and Run → Get Many show the newest Runs first whatever order the
- * service lists them in (docs/service-notes.md #13 promises none).
+ * service lists them in (docs/design/service-notes.md #13 promises none).
  */
 import { ExtractionAgents } from '../../nodes/ExtractionAgents/ExtractionAgents.node';
 import { executeNode, listSearch, useHarness } from '../../dev/harness';

@@ -1,5 +1,5 @@
 /**
- * docs/service-notes.md #23: new enum values pass through. A Run in a status the node does not know
+ * docs/design/service-notes.md #23: new enum values pass through. A Run in a status the node does not know
  * (say `cancelled`) is final once it has a `completed` time, so Wait for Completion
  * returns it instead of waiting until its timeout.
  */

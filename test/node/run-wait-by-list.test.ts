@@ -2,7 +2,7 @@
  * Waiting for many Runs of one Agent: one page of the Agent's Run list shows the status of
  * every Run of the batch at once, and a Run is read singly only once the list shows it
  * finished (for its full results) or when the list does not show it. The list's order is not
- * promised (docs/service-notes.md #13): where it does not show the batch's Runs, they are read
+ * promised (docs/design/service-notes.md #13): where it does not show the batch's Runs, they are read
  * one by one as before.
  */
 import { executeNode, useHarness, type HarnessInputItem } from '../../dev/harness';

@@ -1,6 +1,6 @@
 /**
  * `npm run test:mains`: two n8n mains on one PostgreSQL database with n8n 2.41's durable
- * scheduler on (issue 28 item 5), the case docs/trigger.md "Two n8n mains" describes.
+ * scheduler on (issue 28 item 5), the case docs/design/trigger-rules.md "Two n8n mains" describes.
  *
  *   1. n8n's own multi-main setup (N8N_MULTI_MAIN_SETUP_ENABLED=true, queue mode, redis): n8n
  *      refuses it without an Enterprise licence; its message is printed.

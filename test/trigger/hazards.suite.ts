@@ -1,5 +1,5 @@
 /**
- * The hazards a watermark design meets (docs/service-notes.md, "Trigger"): an Agent missing from one
+ * The hazards a watermark design meets (docs/design/service-notes.md, "Trigger"): an Agent missing from one
  * listing, one Run whose read keeps failing, a Run deleted while a poll pages through the
  * list, a Run listed minutes after its `created` time, a poll that outlives n8n's poll
  * budget, a status the trigger does not know, and a re-activation after a pause.
@@ -666,7 +666,7 @@ describe('Extraction Agents Trigger: statuses it does not know', () => {
 		const cancelled = heldRun(emulator, agentId, 'cancelled.pdf');
 		await expectNothing(poller);
 		emulator.finishRun(agentId, cancelled);
-		emulator.state.runs.get(cancelled)!.reportedStatus = 'cancelled'; // docs/service-notes.md #23: a new enum value
+		emulator.state.runs.get(cancelled)!.reportedStatus = 'cancelled'; // docs/design/service-notes.md #23: a new enum value
 		expect(itemsOf(await poller.poll()).map((item) => [item.run_id, item.status])).toEqual([
 			[cancelled, 'cancelled'],
 		]);

@@ -434,7 +434,7 @@ describe('Extraction Agents Trigger: Catch Up over thousands of Runs', () => {
 			// 60% of the budget holds about 20 pages of 60 ms (issue 28: 60 pages in one poll before).
 			expect(Math.max(...listReadsPerPoll)).toBeLessThanOrEqual(25);
 			// Then the read after a catch-up of more than an hour, back to where it started
-			// (docs/trigger.md, a Run one list answer leaves out): it emits nothing again, and
+			// (docs/design/trigger-rules.md, a Run one list answer leaves out): it emits nothing again, and
 			// may itself go on across polls on a loaded machine; a Run made meanwhile comes once.
 			await expectNothing(again);
 			const next = finishedRun(emulator, agentId).run_id;

@@ -1,6 +1,6 @@
 /**
  * Runs deleted while pending, Runs that stay running for a long time, and
- * finished Runs whose `completed` is null (docs/service-notes.md #19).
+ * finished Runs whose `completed` is null (docs/design/service-notes.md #19).
  */
 import {
 	classify,

@@ -1,6 +1,6 @@
 /**
  * Engine-level tests of the trigger under n8n 2.41's durable scheduler, which keeps only some
- * of what a poll writes into the node's static data (docs/trigger.md, "n8n's poll
+ * of what a poll writes into the node's static data (docs/design/trigger-rules.md, "n8n's poll
  * scheduling"; proven in real n8n by test/e2e/trigger.e2e.test.ts). The harness's poller
  * stores the static data after every poll that changed it; these tests take back what n8n
  * would not keep, and the trigger must go on from the state the lost poll left.

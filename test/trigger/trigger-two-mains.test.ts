@@ -1,5 +1,5 @@
 /**
- * Two n8n mains under n8n 2.41's durable scheduler (docs/trigger.md, "Two n8n mains"): the
+ * Two n8n mains under n8n 2.41's durable scheduler (docs/design/trigger-rules.md, "Two n8n mains"): the
  * scheduler runs on every main, each poll goes to whichever main takes its task, and only a
  * poll that emits saves the static data. Simulated with two pollers sharing one stored state
  * and the trigger's identity, main B with its own copy of the node's modules (its own

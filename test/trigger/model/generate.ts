@@ -54,7 +54,7 @@ export const HAZARD_BOUNDS = {
 	noFullRead: 0.2,
 	/**
 	 * A slow service: requests cost a quarter to a third of what the budget leaves for new work
-	 * (5.5 to 7 s of 36 s), under the fifth of the budget within which docs/trigger.md promises
+	 * (5.5 to 7 s of 36 s), under the fifth of the budget within which docs/design/trigger-rules.md promises
 	 * a poll ends in time and no request is cut short.
 	 */
 	slowService: 0.06,

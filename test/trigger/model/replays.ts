@@ -290,7 +290,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 128: Skip Them under the durable scheduler, the next poll on main B',
-		why: 'The re-activation’s fresh start emitted nothing, so n8n saved nothing: B went on from the state stored before the deactivation and emitted a Run that finished before the re-activation. Since t28 the documented bound (docs/trigger.md, two mains: B catches up as Catch Up would); the oracle allows it, and still checks exactly once.',
+		why: 'The re-activation’s fresh start emitted nothing, so n8n saved nothing: B went on from the state stored before the deactivation and emitted a Run that finished before the re-activation. Since t28 the documented bound (docs/design/trigger-rules.md, two mains: B catches up as Catch Up would); the oracle allows it, and still checks exactly once.',
 		seed: 128,
 		setup: setup({
 			agents: 2,
@@ -353,7 +353,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 165: Skip Them while an Agent’s list fails, a Run that finished 24 minutes before',
-		why: 'The Agent’s list failed (500) at the re-activation with Skip Them; once it answered, a Run that finished 24 minutes before the re-activation was emitted (docs/trigger.md: only up to 5 minutes before).',
+		why: 'The Agent’s list failed (500) at the re-activation with Skip Them; once it answered, a Run that finished 24 minutes before the re-activation was emitted (docs/design/trigger-rules.md: only up to 5 minutes before).',
 		seed: 165,
 		setup: setup({ agents: 1, history: 3, onReactivation: 'skip', requestCostMs: 22 }),
 		steps: [
@@ -926,7 +926,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 20325: Skip Them, a Run finished a minute before the re-activation but listed only after it',
-		why: 'The Run finished (its `completed`) before the deactivation and was listed 275 s after its `created`, after the re-activation with Skip Them: the activation poll could not list it, so the trigger cannot tell it from a slow upload and may emit it, as a Run that finished while inactive and was not listed then (docs/trigger.md, Re-activation, where it errs). The oracle required it never be emitted after the re-activation; it now judges it as that Run (may).',
+		why: 'The Run finished (its `completed`) before the deactivation and was listed 275 s after its `created`, after the re-activation with Skip Them: the activation poll could not list it, so the trigger cannot tell it from a slow upload and may emit it, as a Run that finished while inactive and was not listed then (docs/design/trigger-rules.md, Re-activation, where it errs). The oracle required it never be emitted after the re-activation; it now judges it as that Run (may).',
 		seed: 20325,
 		setup: {
 			scope: 'all',
@@ -950,7 +950,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 20604: durable scheduler, Skip Them twice with nothing saved, then an n8n restart',
-		why: 'Neither re-activation’s poll emitted, so neither fresh start was saved; the first poll after the restart remembers nothing and goes on from the state stored before the first re-activation, and catches up (docs/trigger.md, Two n8n mains, Skip Them). The oracle counted that catch-up only for a poll on another process right after one re-activation, not after a second re-activation that saved nothing either.',
+		why: 'Neither re-activation’s poll emitted, so neither fresh start was saved; the first poll after the restart remembers nothing and goes on from the state stored before the first re-activation, and catches up (docs/design/trigger-rules.md, Two n8n mains, Skip Them). The oracle counted that catch-up only for a poll on another process right after one re-activation, not after a second re-activation that saved nothing either.',
 		seed: 20604,
 		setup: {
 			scope: 'all',
@@ -982,7 +982,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 22257: durable scheduler, Skip Them, main B handed the state from before the first save since',
-		why: 'The first poll after the re-activation emitted and saved; main B’s next poll loaded the state from before that save (a save landing late): nothing stored, so it went on from what main B remembered of the state before the re-activation, and caught up (docs/trigger.md, Two n8n mains, Skip Them). The oracle counted that catch-up only before the first save, not for a poll handed the state from before it.',
+		why: 'The first poll after the re-activation emitted and saved; main B’s next poll loaded the state from before that save (a save landing late): nothing stored, so it went on from what main B remembered of the state before the re-activation, and caught up (docs/design/trigger-rules.md, Two n8n mains, Skip Them). The oracle counted that catch-up only before the first save, not for a poll handed the state from before it.',
 		seed: 22257,
 		setup: {
 			scope: 'all',
@@ -1016,7 +1016,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 20084: Skip Them while an Agent is missing from the Agent list, its Run running at the deactivation finishes after',
-		why: 'The Agent, known before, was missing from GET /agents at the re-activation with Skip Them and refused once back: it keeps the re-activation’s rule (docs/trigger.md, Re-activation), so its Run that was running at the deactivation and finished after the re-activation is emitted once its list is read. The oracle took the Agent for one first seen later (history: created more than an hour before that read); it now tells an Agent the state knew (certain under the in-memory scheduler, which saves every poll).',
+		why: 'The Agent, known before, was missing from GET /agents at the re-activation with Skip Them and refused once back: it keeps the re-activation’s rule (docs/design/trigger-rules.md, Re-activation), so its Run that was running at the deactivation and finished after the re-activation is emitted once its list is read. The oracle took the Agent for one first seen later (history: created more than an hour before that read); it now tells an Agent the state knew (certain under the in-memory scheduler, which saves every poll).',
 		seed: 20084,
 		setup: {
 			scope: 'all',
@@ -1078,7 +1078,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 20540: durable scheduler, main A’s poll handed the state from before main B’s save emits another Run, and its save replaces B’s',
-		why: 'Main B’s first poll emitted Run 7 and saved; A’s next poll was handed the state from before that save (n8n had not saved it yet when A’s task loaded), went on from it (single reads lagging, Run 7 still looked running), emitted Run 9, and its save replaced B’s: the stored state no longer said Run 7 was emitted, and A’s next poll emitted it again. The duplicate the stored state cannot prevent (docs/trigger.md, "Two n8n mains"), one poll later than the late load: no trace of B’s emission is left on either main, B never polls again. The oracle tolerated it only at the late poll itself; it now follows the saves’ lineage.',
+		why: 'Main B’s first poll emitted Run 7 and saved; A’s next poll was handed the state from before that save (n8n had not saved it yet when A’s task loaded), went on from it (single reads lagging, Run 7 still looked running), emitted Run 9, and its save replaced B’s: the stored state no longer said Run 7 was emitted, and A’s next poll emitted it again. The duplicate the stored state cannot prevent (docs/design/trigger-rules.md, "Two n8n mains"), one poll later than the late load: no trace of B’s emission is left on either main, B never polls again. The oracle tolerated it only at the late poll itself; it now follows the saves’ lineage.',
 		seed: 20540,
 		setup: {
 			scope: 'all',
@@ -1116,7 +1116,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 21820: durable scheduler, a random-order list of 1,109 Runs, requests of 6.7 s, main B handed the state from before A’s save',
-		why: 'A’s poll emitted Run 2 and saved; B’s poll, handed the state from before that save, emitted Run 3 (its budget did not reach Run 2) and its save replaced A’s; A’s next poll went on from B’s state and emitted Run 2 again. The duplicate docs/trigger.md ("Two n8n mains") states, one poll after the late load; the oracle now follows the saves’ lineage to tolerate it there, and only there.',
+		why: 'A’s poll emitted Run 2 and saved; B’s poll, handed the state from before that save, emitted Run 3 (its budget did not reach Run 2) and its save replaced A’s; A’s next poll went on from B’s state and emitted Run 2 again. The duplicate docs/design/trigger-rules.md ("Two n8n mains") states, one poll after the late load; the oracle now follows the saves’ lineage to tolerate it there, and only there.',
 		seed: 21820,
 		setup: {
 			scope: 'all',
@@ -1182,7 +1182,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 20215: a failed Run listed 22 minutes late, an emitting poll, then a poll on main B whose load missed that poll’s save',
-		why: 'Nothing was saved before the emitting poll on main A (the Run, not listed yet, was not among its Runs), and main B’s poll, loading the state from before that save landed, found nothing stored and remembered nothing: it went on from an activation one poll interval before it, took the Run (finished 23 minutes before) for history, and its save was what main A went on from. The stored state alone cannot tell (docs/trigger.md, "Two n8n mains", No state stored yet); the oracle counts such a poll as one that found nothing stored.',
+		why: 'Nothing was saved before the emitting poll on main A (the Run, not listed yet, was not among its Runs), and main B’s poll, loading the state from before that save landed, found nothing stored and remembered nothing: it went on from an activation one poll interval before it, took the Run (finished 23 minutes before) for history, and its save was what main A went on from. The stored state alone cannot tell (docs/design/trigger-rules.md, "Two n8n mains", No state stored yet); the oracle counts such a poll as one that found nothing stored.',
 		seed: 20215,
 		neverEmitted: [0],
 		setup: {
@@ -1220,7 +1220,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 20215 (whole schedule): main B’s poll, loading the state from before main A’s emitting save, leaves out the Run that poll emitted and saves over it',
-		why: 'Main B’s late load did not know the Run main A had just emitted; its list answer left the Run out, so it emitted other Runs and its save replaced main A’s: main A’s next poll went on from it (a save from another main decides) and emitted the Run again. The duplicate is one of a Run emitted by a poll whose save had not landed when the other main loaded (docs/trigger.md, "Two n8n mains"); the oracle tolerates it from the first poll after the replacing save, as from that poll itself.',
+		why: 'Main B’s late load did not know the Run main A had just emitted; its list answer left the Run out, so it emitted other Runs and its save replaced main A’s: main A’s next poll went on from it (a save from another main decides) and emitted the Run again. The duplicate is one of a Run emitted by a poll whose save had not landed when the other main loaded (docs/design/trigger-rules.md, "Two n8n mains"); the oracle tolerates it from the first poll after the replacing save, as from that poll itself.',
 		seed: 20215,
 		setup: {
 			scope: 'one',
@@ -1261,7 +1261,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 21912: the only Agent left out of GET /agents at the first poll after a restart, with nothing saved yet',
-		why: 'Nothing was stored (the activation emitted nothing) and n8n restarted: the first poll went on from an activation one poll interval before it, without the Agent GET /agents left out then. Listed again, it was an Agent first seen then (its Runs created more than 60 minutes before are history), so a Run created after the real activation and finished 96 minutes later was taken for history. The stored state alone cannot tell (docs/trigger.md, "Two n8n mains", No state stored yet); the oracle judges such an Agent as first seen when listed again.',
+		why: 'Nothing was stored (the activation emitted nothing) and n8n restarted: the first poll went on from an activation one poll interval before it, without the Agent GET /agents left out then. Listed again, it was an Agent first seen then (its Runs created more than 60 minutes before are history), so a Run created after the real activation and finished 96 minutes later was taken for history. The stored state alone cannot tell (docs/design/trigger-rules.md, "Two n8n mains", No state stored yet); the oracle judges such an Agent as first seen when listed again.',
 		seed: 21912,
 		neverEmitted: [1],
 		setup: {
@@ -1291,7 +1291,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 11200: durable scheduler, nothing saved, n8n restarted, re-activated with Catch Up',
-		why: "Nothing was saved (no poll emitted) and n8n restarted: the re-activation's process remembers nothing, so to the trigger it is a first activation and the Run that finished while inactive is history. The oracle required it emitted; docs/trigger.md (Two n8n mains, No state stored yet) now states the bound, and the oracle judges such a re-activation as fresh (stricter: what finished before it must not be emitted).",
+		why: "Nothing was saved (no poll emitted) and n8n restarted: the re-activation's process remembers nothing, so to the trigger it is a first activation and the Run that finished while inactive is history. The oracle required it emitted; docs/design/trigger-rules.md (Two n8n mains, No state stored yet) now states the bound, and the oracle judges such a re-activation as fresh (stricter: what finished before it must not be emitted).",
 		seed: 11200,
 		setup: {
 			scope: 'all',
@@ -1379,7 +1379,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 32456: a fresh start while the only Agent is missing from the Agent list, its Run stamped 2 hours ahead',
-		why: 'The re-activation after a restart with nothing saved is a first activation to the trigger, and the Agent, missing from GET /agents then, is first seen when listed again: its Runs created within the hour before are new (docs/trigger.md, An Agent missing from a listing), and this one, stamped 2 hours ahead, is. The oracle said it finished before the activation and must not be emitted; it now judges an Agent not listed at a fresh start, and unknown to the state, as first seen later.',
+		why: 'The re-activation after a restart with nothing saved is a first activation to the trigger, and the Agent, missing from GET /agents then, is first seen when listed again: its Runs created within the hour before are new (docs/design/trigger-rules.md, An Agent missing from a listing), and this one, stamped 2 hours ahead, is. The oracle said it finished before the activation and must not be emitted; it now judges an Agent not listed at a fresh start, and unknown to the state, as first seen later.',
 		seed: 32456,
 		setup: {
 			scope: 'all',
@@ -1407,7 +1407,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 32884: durable scheduler, an Agent added, first read by a poll on main B whose result n8n drops, then an hour with no poll',
-		why: "Main B's poll read the new Agent first, but n8n dropped its result; main A, 67 minutes later, read the Agent for the first time as far as its state knew, so the Run created before that poll's hour was history. The oracle took B's poll as the first sight; it now accepts either the first poll that read the Agent or the first whose state the next polls go on from (docs/trigger.md, Two n8n mains).",
+		why: "Main B's poll read the new Agent first, but n8n dropped its result; main A, 67 minutes later, read the Agent for the first time as far as its state knew, so the Run created before that poll's hour was history. The oracle took B's poll as the first sight; it now accepts either the first poll that read the Agent or the first whose state the next polls go on from (docs/design/trigger-rules.md, Two n8n mains).",
 		seed: 32884,
 		setup: {
 			scope: 'all',
@@ -1465,7 +1465,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 40098: Skip Them, a Run never seen before left out of two list answers in a row at the re-activation',
-		why: "The model's second missOnce for the same Run took no answer (the first removed both) and moved the miss's time past the activation poll, so the oracle thought the activation poll listed the Run; it now records each answer that left it out, and the Run, unseen and not listed at the re-activation, may be emitted (docs/trigger.md, Re-activation, where it errs).",
+		why: "The model's second missOnce for the same Run took no answer (the first removed both) and moved the miss's time past the activation poll, so the oracle thought the activation poll listed the Run; it now records each answer that left it out, and the Run, unseen and not listed at the re-activation, may be emitted (docs/design/trigger-rules.md, Re-activation, where it errs).",
 		seed: 40098,
 		setup: {
 			scope: 'all',
@@ -1495,7 +1495,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'generated seed 40636: durable scheduler, an Agent missing for 31 days, seen missing first by a poll whose state main B never got',
-		why: "Main A's unsaved poll noted the Agent missing; main B's poll 31 days later started from the stored state, where it was not: the trigger's 30 days count from B's poll, so the Agent was not forgotten and its Run was emitted when it came back. The oracle counted the 30 days from A's poll; it now accepts either start (docs/trigger.md, Two n8n mains).",
+		why: "Main A's unsaved poll noted the Agent missing; main B's poll 31 days later started from the stored state, where it was not: the trigger's 30 days count from B's poll, so the Agent was not forgotten and its Run was emitted when it came back. The oracle counted the 30 days from A's poll; it now accepts either start (docs/design/trigger-rules.md, Two n8n mains).",
 		seed: 40636,
 		setup: {
 			scope: 'all',

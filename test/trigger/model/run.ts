@@ -10,7 +10,7 @@
  *    re-activation with Skip Them) is emitted, nor a Run created more than the lookback before
  *    an Agent first seen later, that finished before it was seen;
  *  - at most once for every Run, whatever happened to it (deleted, on an Agent refused for good),
- *    but for the duplicate docs/trigger.md states for two mains: a poll handed the state from
+ *    but for the duplicate docs/design/trigger-rules.md states for two mains: a poll handed the state from
  *    before another process's save, or a later poll going on from its save, emits a Run that
  *    lost save held as emitted (tolerated, emittedAgainAfterLostSave);
  *  - no poll runs longer than its budget (getPollBudgetMs).
@@ -26,24 +26,24 @@ import { SKEW_BOUND_MS, type NamedSchedule, type Schedule, type Step } from './s
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
-/** The trigger's lookback for slow uploads and an Agent first seen later (docs/trigger.md). */
+/** The trigger's lookback for slow uploads and an Agent first seen later (docs/design/trigger-rules.md). */
 const LOOKBACK_MS = HOUR;
-/** An Agent missing from GET /agents longer than this is forgotten (docs/trigger.md). */
+/** An Agent missing from GET /agents longer than this is forgotten (docs/design/trigger-rules.md). */
 const ABSENT_KEPT_MS = 30 * DAY;
-/** A Run still running this long after its `created` is no longer checked (docs/trigger.md). */
+/** A Run still running this long after its `created` is no longer checked (docs/design/trigger-rules.md). */
 const PENDING_GIVE_UP_MS = 3 * DAY;
 /**
  * An emitting poll's save lands less than this late (a `late` poll after that loads the saved
- * state): the 2 minutes the trigger waits for it (docs/trigger.md), less a second for the time
+ * state): the 2 minutes the trigger waits for it (docs/design/trigger-rules.md), less a second for the time
  * the harness takes between the trigger's end of poll and the save it records (a load exactly
  * 2 minutes after the poll is on the boundary: generated seed 10605 under load).
  */
 const SAVE_LANDS_WITHIN_MS = 2 * MINUTE - 1_000;
-/** The clock margin at activation (docs/trigger.md): a Run that finished this long before it may be emitted. */
+/** The clock margin at activation (docs/design/trigger-rules.md): a Run that finished this long before it may be emitted. */
 const ACTIVATION_MARGIN_MS = 5 * MINUTE;
 /**
  * A poll that finds nothing stored and remembers nothing (blindPolls) goes back this far
- * (docs/trigger.md, "Two n8n mains"): a poll interval and the clock margin.
+ * (docs/design/trigger-rules.md, "Two n8n mains"): a poll interval and the clock margin.
  */
 const HANDOFF_WINDOW_MS = MINUTE + 5 * MINUTE;
 /** Polls free of hazards within which a Run must be emitted once it can be. */
@@ -102,7 +102,7 @@ interface Activation {
 	memory: string;
 	/**
 	 * The first poll after it on another process (main B, or after a restart) while no poll had
-	 * saved since: it goes on from an activation one poll interval before (docs/trigger.md).
+	 * saved since: it goes on from an activation one poll interval before (docs/design/trigger-rules.md).
 	 */
 	handoffAt?: number;
 	/** When its activation poll ended. */
@@ -354,7 +354,7 @@ export async function runSchedule(
 			const poller = (pollers[main] ??= newPoller(main, 'init'));
 			const at = Date.now();
 			// A save lands late only until the next load sees it, and at most SAVE_LANDS_WITHIN_MS
-			// after the poll (docs/trigger.md: n8n saves within milliseconds; the trigger waits 2 minutes).
+			// after the poll (docs/design/trigger-rules.md: n8n saves within milliseconds; the trigger waits 2 minutes).
 			const late = lateAsked && !loadedSinceSave && at - lastSaveAt < SAVE_LANDS_WITHIN_MS;
 			loadedSinceSave = !late;
 			const loaded = late ? saveBeforeLast : storedSave;
@@ -440,7 +440,7 @@ export async function runSchedule(
 		const activate = async (whileOldPollRuns = false) => {
 			// A re-activation with Catch Up under the durable scheduler, with nothing saved yet and
 			// on a process that has not polled (n8n restarted): nothing tells it from a first
-			// activation, so it starts afresh (docs/trigger.md, "Two n8n mains"; seeds 11200, 11555).
+			// activation, so it starts afresh (docs/design/trigger-rules.md, "Two n8n mains"; seeds 11200, 11555).
 			const memory = `A-${incarnation}`;
 			const blindCatchUp =
 				setup.scheduler === 'durable' &&
@@ -750,7 +750,7 @@ function judge(judged: Judged): void {
 		if (at.length > 1) {
 			const line = `${label} emitted ${at.length} times (polls ${at.join(', ')})`;
 			// Each extra emission by a poll that went on from a state without the earlier ones,
-			// lost to a load from before another process's save (docs/trigger.md, two mains).
+			// lost to a load from before another process's save (docs/design/trigger-rules.md, two mains).
 			if (
 				at
 					.slice(1)
@@ -810,7 +810,7 @@ function judge(judged: Judged): void {
 
 /**
  * Whether poll `again` emitting a Run already emitted by the polls `before` is the duplicate the
- * stored state alone cannot prevent (docs/trigger.md, "Two n8n mains"): none of those polls'
+ * stored state alone cannot prevent (docs/design/trigger-rules.md, "Two n8n mains"): none of those polls'
  * saves is in the lineage of the state `again` went on from, and each was lost to a load from
  * before another process's save, by `again` itself or by a poll whose save it went on from (that
  * poll emitted too, and its save took the place of the one it did not see).
@@ -876,7 +876,7 @@ function expectationOf(
 		}
 		if (f < activation.at) {
 			if (activation.fresh && activation.handoffAt !== undefined) {
-				// docs/trigger.md, two mains: before anything is saved, a poll on another process
+				// docs/design/trigger-rules.md, two mains: before anything is saved, a poll on another process
 				// goes on from an activation one poll interval (and the 5-minute clock margin)
 				// before it; after a re-activation with Skip Them it catches up.
 				if (activation !== activations[0] || f >= activation.handoffAt - HANDOFF_WINDOW_MS - margin)
@@ -892,7 +892,7 @@ function expectationOf(
 			// the trigger cannot tell it from a slow upload, which it must emit.
 			if (activation.fresh && unlistedAt(run, activation)) return { kind: 'may' };
 			// An Agent GET /agents left out then and not known to the state the trigger started
-			// from is first seen later (docs/trigger.md, An Agent missing from a listing): its Runs
+			// from is first seen later (docs/design/trigger-rules.md, An Agent missing from a listing): its Runs
 			// created within the lookback before its first read are new, whenever they finished
 			// (generated seed 32456: a Run stamped 2 hours ahead).
 			if (
@@ -923,7 +923,7 @@ function expectationOf(
 		run.createdAt < freshBefore.endedAt
 	)
 		return { kind: 'may' };
-	// docs/trigger.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
+	// docs/design/trigger-rules.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
 	// starts afresh, and an Agent GET /agents left out then (listed at the activation) is first
 	// seen when it is listed again, as below: its Runs created more than the lookback before
 	// that poll and finished before it are history to the trigger (generated seed 21912).
@@ -953,7 +953,7 @@ function expectationOf(
 		return { kind: 'may' };
 	if (!freshBefore.listed.has(agent.index) || longAbsence) {
 		// Not listed at a re-activation with Skip Them, but known to the state before it: it
-		// keeps the re-activation's rule (docs/trigger.md, Re-activation), as if listed then.
+		// keeps the re-activation's rule (docs/design/trigger-rules.md, Re-activation), as if listed then.
 		const known = longAbsence ? 'no' : stateKnew(agent, fresh, activations, polls, setup);
 		const asFirstSeenAt = (seen: number | undefined): Expectation => {
 			if (seen === undefined) return { kind: 'may' };
@@ -1051,7 +1051,7 @@ function afterAgentSeen(
 	// Not listed yet when that activation skipped the past (it finished before, and was listed
 	// after): as a Run that finished while inactive and was not listed then (above).
 	if (nextFresh && unlistedAt(run, nextFresh)) return { kind: 'may' };
-	// docs/trigger.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
+	// docs/design/trigger-rules.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
 	// goes on from an activation one poll interval before it, so a Run that finished more than
 	// that and the clock margin before it is history to it (another process that remembers it
 	// may still emit it, once).
@@ -1076,7 +1076,7 @@ function unlistedAt(run: ModelRun, activation: Activation): boolean {
 
 /**
  * The polls that find nothing stored and remember nothing, so that they go on from an
- * activation one poll interval before them (poll.ts, docs/trigger.md "Two n8n mains"): until a
+ * activation one poll interval before them (poll.ts, docs/design/trigger-rules.md "Two n8n mains"): until a
  * poll's state is saved (none ever was: the durable scheduler saves only polls that emit), or
  * loading the state from before the first save (that save landing late: generated seed
  * 20215), each poll that is not an activation poll, on a process (main B, n8n after a restart)
