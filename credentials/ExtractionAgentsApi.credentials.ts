@@ -43,7 +43,7 @@ export class ExtractionAgentsApi implements ICredentialType {
 			required: true,
 			placeholder: 'https://extraction.example.com',
 			description:
-				'The address of the Extraction Agents service, starting with https://, with the path it is served under if any (e.g. https://gateway.example.com/extraction). The node adds /api/v1/client itself.',
+				'The web app’s address as your browser shows it, without /app/… (e.g. https://extraction.example.com), plus the path the service sits under, if any',
 		},
 	];
 

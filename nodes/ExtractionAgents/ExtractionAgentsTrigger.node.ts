@@ -6,10 +6,14 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 import { listSearch } from './methods';
-import { agentLocator, simplifyField } from './descriptions/parameters';
+import { SIMPLIFY_RUN_DESCRIPTION, agentLocator, simplifyField } from './descriptions/parameters';
 import { optionsField } from './descriptions/options';
 import { TRIGGER_NODE_VERSIONS, triggerVersions } from './descriptions/versions';
 import { pollFinishedRuns } from './trigger/poll';
+
+/** Include Full Run, at the top level (version 1) and under Options (1.1 on): one meaning. */
+const INCLUDE_FULL_RUN_DESCRIPTION =
+	'Whether to read each finished Run once more for credits used, timings and where each answer was found (one more read request per Run)';
 
 export class ExtractionAgentsTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -53,14 +57,20 @@ export class ExtractionAgentsTrigger implements INodeType {
 				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', true) } },
 				default: ['success', 'failed'],
 				options: [
-					{ name: 'Run Succeeded', value: 'success' },
 					{
-						name: 'Run Failed',
-						value: 'failed',
-						description: 'One or more Prompts of the Run could not be answered',
+						name: 'Succeeded',
+						value: 'success',
+						description:
+							'The Run’s status is success; its failed_prompts column names any Prompts that failed',
 					},
 					{
-						name: 'Run Ended Another Way',
+						name: 'Failed',
+						value: 'failed',
+						description:
+							'The Run’s status is failed. A Run that succeeded with some Prompts failed counts as Succeeded.',
+					},
+					{
+						name: 'Ended Another Way',
 						value: 'other',
 						description: 'An ending the service may add later, such as cancelled',
 					},
@@ -73,8 +83,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 				type: 'boolean',
 				default: true,
 				displayOptions: { show: { '@version': triggerVersions('sheetReadyRuns', true) } },
-				description:
-					'Whether to return one row per Run, ready for a sheet: a column per Prompt with its value, then the Run’s ID, status and link. Off: the Run as the service sends it.',
+				description: SIMPLIFY_RUN_DESCRIPTION,
 			},
 			{
 				displayName: 'Statuses',
@@ -105,8 +114,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 				type: 'boolean',
 				displayOptions: { show: { '@version': triggerVersions('settingsInOptions', false) } },
 				default: true,
-				description:
-					'Whether to read each finished Run once more for the details only the single-Run read has: credits used, per-Prompt timings, citation regions and web citations (one extra request per Run)',
+				description: INCLUDE_FULL_RUN_DESCRIPTION,
 			},
 			{
 				displayName: 'On Re-Activation',
@@ -144,8 +152,7 @@ export class ExtractionAgentsTrigger implements INodeType {
 						name: 'includeFullRun',
 						type: 'boolean',
 						default: true,
-						description:
-							'Whether to read each finished Run once more for what only that read gives: credits used, timings and where on the page each answer was found. Costs one request per Run.',
+						description: INCLUDE_FULL_RUN_DESCRIPTION,
 					},
 					{
 						displayName: 'When Reactivated',

@@ -445,7 +445,7 @@ export function aiAgentToolTests(context: () => Context): void {
 			{
 				error: '"last-acme" is not a valid Run ID',
 				description:
-					'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.',
+					'Choose the Run From List, or paste its link from the web app: it contains /runs/ and a number, e.g. /runs/42.',
 			},
 		]);
 		expect(output).toBe('I could not get that Run: "last-acme" is not a valid Run ID');

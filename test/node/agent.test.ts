@@ -105,7 +105,7 @@ describe('Agent → Get', () => {
 		const error = result.error as Error & { description?: string; httpCode?: string };
 		expect(error.message).toBe('Agent 9999 not found');
 		expect(error.httpCode).toBe('404');
-		expect(error.description).toContain('Check the ID');
+		expect(error.description).toContain('It may have been deleted');
 	});
 
 	it.each([

@@ -125,7 +125,7 @@ describe('as an AI Agent tool ($fromAI arguments, no files)', () => {
 			{
 				error: '"last-acme" is not a valid Run ID',
 				description:
-					'A Run ID is a whole number such as 42, or a link from the web app containing /runs/42.',
+					'Choose the Run From List, or paste its link from the web app: it contains /runs/ and a number, e.g. /runs/42.',
 			},
 		]);
 		const create = {

@@ -44,7 +44,7 @@ describe('On Error → Continue (using error output)', () => {
 			agent_id: INVOICES,
 			status: 'running',
 			run_id: expect.any(Number),
-			description: expect.stringContaining('Check the ID'),
+			description: expect.stringContaining('It may have been deleted'),
 		});
 		expect(slow.error).toMatchObject({
 			message: expect.stringMatching(/^Run \d+ did not finish within 3 seconds$/),
@@ -78,7 +78,7 @@ describe('On Error → Continue (using error output)', () => {
 			runId: 987654,
 			error: {
 				message: `Run 987654 of Agent ${INVOICES} not found`,
-				description: expect.stringContaining('Check the ID'),
+				description: expect.stringContaining('It may have been deleted'),
 			},
 		});
 	});

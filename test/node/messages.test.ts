@@ -76,12 +76,12 @@ describe('messages', () => {
 		);
 	});
 
-	it('a 400 says the service could not understand the request and what to check', async () => {
+	it('a 400 says the service could not read what the node sent, and what to look for', async () => {
 		const error = await listAgentsAnswered(400, { detail: 'Invalid header' });
 		expect(error.message).toBe(
-			'The Extraction Agents service could not understand the request (400)',
+			'The Extraction Agents service could not read what the node sent (400)',
 		);
-		expect(error.description).toContain('Check the node');
+		expect(error.description).toContain('Look for unusual characters in the node');
 		expect(error.description).toContain('The service said: Invalid header');
 	});
 
@@ -101,7 +101,47 @@ describe('messages', () => {
 		expect(error?.message).not.toMatch(/requested resource|not finished/);
 	});
 
-	it('an ID that is not a number is explained with the right article', async () => {
+	it('an Agent picked From List that the service no longer has is named as the user picked it', async () => {
+		answer = {
+			status: 404,
+			body: JSON.stringify({ detail: 'Agent 12 not found' }),
+			type: 'application/json',
+		};
+		const agent = (mode: string) => ({
+			__rl: true,
+			mode,
+			value: '12',
+			...(mode === 'list' ? { cachedResultName: 'Invoices' } : {}),
+		});
+		const picked = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: { apiKey: 'ea_test_key', baseUrl },
+			parameters: { resource: 'agent', operation: 'get', agent: agent('list') },
+		});
+		expect(picked.error?.message).toBe('Agent "Invoices" (ID 12) not found');
+		expect((picked.error as Error & { description?: string }).description).toMatch(
+			/^It may have been deleted.*Pick it again From List\./,
+		);
+		const byId = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: { apiKey: 'ea_test_key', baseUrl },
+			parameters: { resource: 'agent', operation: 'get', agent: agent('id') },
+		});
+		expect(byId.error?.message).toBe('Agent 12 not found');
+	});
+
+	it('the Base URL is named as the credential holds it, not with the API path the node adds', async () => {
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: { apiKey: 'ea_test_key', baseUrl: 'http://127.0.0.1:9/extraction' },
+			parameters: { resource: 'agent', operation: 'getAll', returnAll: false, limit: 5 },
+		});
+		expect(result.error?.message).toBe(
+			'Could not reach the Extraction Agents service at http://127.0.0.1:9/extraction',
+		);
+	});
+
+	it('an ID that is not a number says where to choose the Agent, in the panel’s words', async () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: { apiKey: 'ea_test_key', baseUrl },
@@ -113,7 +153,9 @@ describe('messages', () => {
 		});
 		const error = result.error as Error & { description?: string };
 		expect(error.message).toBe('"abc" is not a valid Agent ID');
-		expect(error.description).toMatch(/^An Agent ID is a whole number/);
+		expect(error.description).toMatch(
+			/^Choose the Agent From List, or paste its link from the web app: it contains \/agents\//,
+		);
 	});
 
 	it('more files than a Run takes says how to send fewer, not to loop over items', async () => {

@@ -167,7 +167,7 @@ const FILE_VERSIONS: Record<string, number[]> = {
 /** Texts a version test chooses (`triggerHasBehaviour(…) ? this : that`), with the versions that get them. */
 const TEXT_VERSIONS: Record<string, number[]> = {
 	// trigger/poll.ts, 'settingsInOptions': trigger 1 says "Statuses" instead.
-	'Choose Run Succeeded, Run Failed or both under Trigger On.': TRIGGER_NODE_VERSIONS.filter(
+	'Choose Succeeded, Failed or both under Trigger On.': TRIGGER_NODE_VERSIONS.filter(
 		(v) => v >= 1.1,
 	),
 };

@@ -63,7 +63,7 @@ describe('plain words', () => {
 		});
 		const error = result.error as Described;
 		expect(error.message).toBe(
-			'Could not reach the Extraction Agents service at http://no-such-host.invalid/api/v1/client',
+			'Could not reach the Extraction Agents service at http://no-such-host.invalid',
 		);
 		expect(error.description).toMatch(
 			/^No server named "no-such-host\.invalid" could be found\. Check the Base URL in the Extraction Agents credential for a typo\..*\((ENOTFOUND|EAI_AGAIN)\)$/,
@@ -141,10 +141,10 @@ describe('the panel', () => {
 
 	it('Simplify’s tooltip says the Prompt values come first from version 1.2, the Run first before', () => {
 		expect(fieldAt('simplify', 1.2)?.description).toMatch(
-			/^Whether to return one row per Run.*one column per Prompt first/,
+			/^Whether to return one row per Run, ready for a sheet: a column per Prompt, then the Run’s ID/,
 		);
 		expect(fieldAt('simplify', 1.1)?.description).toMatch(
-			/^Whether to return a flat version of the Run \(its ID, status, link, files, and one field per Prompt/,
+			/^Whether to return a flat version of the Run \(its ID, status, link, files and one field per Prompt/,
 		);
 	});
 });

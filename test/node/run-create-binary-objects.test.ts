@@ -59,9 +59,7 @@ describe('Run → Create: files given as binary objects', () => {
 	it('refuses a value that is neither a field name nor a file, saying what to enter', async () => {
 		const { result, uploads } = await uploadWith('={{ 42 }}');
 		expect(uploads).toEqual([]);
-		expect(result.error?.message).toBe(
-			'File Fields must name the fields to upload, or give files from an expression; it is a number',
-		);
+		expect(result.error?.message).toBe('File Fields holds a number, not file field names or files');
 		expect((result.error as Error & { description?: string }).description).toContain(
 			'attachment_0, attachment_1',
 		);

@@ -539,7 +539,9 @@ describe('Run → Create: retries', () => {
 			});
 			const error = result.error as Error & { description?: string };
 			expect(error.message).toBe('The Extraction Agents service failed (503)');
-			expect(error.description).toContain('not repeated automatically');
+			expect(error.description).toContain(
+				'so the node did not try again (that could make it twice)',
+			);
 			expect(postRunsSince(seq)).toHaveLength(1);
 			expect(ctx.emulator.state.runs.size).toBe(before + (timing === 'after' ? 1 : 0));
 		},

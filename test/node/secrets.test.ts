@@ -135,7 +135,7 @@ describe('secret hygiene', () => {
 					parameters: { resource: 'agent', operation: 'getAll', limit: 1 },
 				});
 				expect(result.error?.message).toBe(
-					'Could not reach the Extraction Agents service at http://127.0.0.1:9/api/v1/client',
+					'Could not reach the Extraction Agents service at http://127.0.0.1:9',
 				);
 				return errorText(result.error) + safeJson(result.runData);
 			},

@@ -206,14 +206,26 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Agent → Get',
-		input: 'Agent by URL `https://app.example.com/runs/5` (no /agents/ in it)',
-		message: '"https://app.example.com/runs/5" is not a valid Agent ID',
+		input: 'Agent by URL `https://extraction.example.com/app/runs/5` (a Run’s link)',
+		message: '"https://extraction.example.com/app/runs/5" is a link to a Run, not to an Agent',
 		requests: [],
 		node: 'action',
 		parameters: {
 			resource: 'agent',
 			operation: 'get',
-			agent: agent('https://app.example.com/runs/5', 'url'),
+			agent: agent('https://extraction.example.com/app/runs/5', 'url'),
+		},
+	},
+	{
+		where: 'Agent → Get',
+		input: 'Agent by URL `https://extraction.example.com/app/settings` (no /agents/ in it)',
+		message: '"https://extraction.example.com/app/settings" is not a link to an Agent',
+		requests: [],
+		node: 'action',
+		parameters: {
+			resource: 'agent',
+			operation: 'get',
+			agent: agent('https://extraction.example.com/app/settings', 'url'),
 		},
 	},
 	{
@@ -366,8 +378,7 @@ export const BAD_INPUTS: BadInput[] = [
 	{
 		where: 'Extract Data From Files',
 		input: 'File Fields `{{ 42 }}` (an expression giving neither names nor a file)',
-		message:
-			'File Fields must name the fields to upload, or give files from an expression; it is a number',
+		message: 'File Fields holds a number, not file field names or files',
 		requests: [],
 		node: 'action',
 		parameters: createRun({ binarySource: 'fields', binaryPropertyName: '={{ 42 }}' }),
@@ -514,15 +525,15 @@ export const BAD_INPUTS: BadInput[] = [
 	},
 	{
 		where: 'Run → Delete',
-		input: 'Run by URL `https://app.example.com/agents/1` (no /runs/ in it)',
-		message: '"https://app.example.com/agents/1" is not a valid Run ID',
+		input: 'Run by URL `https://extraction.example.com/app/agents/1` (an Agent’s link)',
+		message: '"https://extraction.example.com/app/agents/1" is a link to an Agent, not to a Run',
 		requests: [],
 		node: 'action',
 		parameters: {
 			resource: 'run',
 			operation: 'delete',
 			agent: INVOICES,
-			run: { __rl: true, mode: 'url', value: 'https://app.example.com/agents/1' },
+			run: { __rl: true, mode: 'url', value: 'https://extraction.example.com/app/agents/1' },
 		},
 	},
 	{

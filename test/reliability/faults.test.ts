@@ -169,7 +169,9 @@ describe('500, 502, 503, 504', () => {
 				},
 			]);
 			expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
-			expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+			expect(error?.description).toContain(
+				`The node tried ${RETRY_LIMITS.transientRetries} more time(s)`,
+			);
 			expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
 		},
 	);
@@ -180,7 +182,9 @@ describe('500, 502, 503, 504', () => {
 			{ match: { method: 'GET', path: RUN_READ }, kind: '500' },
 		]);
 		expect(error?.message).toBe('The Extraction Agents service failed (500)');
-		expect(error?.description).toContain('not retried');
+		expect(error?.description).toContain(
+			'The node did not try again: this error is inside the service',
+		);
 		expect(sent).toHaveLength(1);
 	});
 
@@ -195,8 +199,12 @@ describe('500, 502, 503, 504', () => {
 				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing },
 			]);
 			expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
-			expect(error?.description).toContain('not repeated automatically');
-			expect(error?.description).toContain('Check whether it took effect');
+			expect(error?.description).toContain(
+				'so the node did not try again (that could make it twice)',
+			);
+			expect(error?.description).toContain(
+				'Look in the web app (for a new Run: the Agent’s Runs) before you run this item again',
+			);
 			expect(posts).toHaveLength(1);
 			expect(runs).toHaveLength(timing === 'after' ? 1 : 0);
 		},
@@ -225,7 +233,9 @@ describe('connection reset', () => {
 			},
 		]);
 		expect(error?.message).toBe('The connection to the Extraction Agents service was interrupted');
-		expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+		expect(error?.description).toContain(
+			`The node tried ${RETRY_LIMITS.transientRetries} more time(s)`,
+		);
 		expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
 	});
 
@@ -242,7 +252,9 @@ describe('connection reset', () => {
 			expect(error?.message).toBe(
 				'The connection to the Extraction Agents service was interrupted',
 			);
-			expect(error?.description).toContain('not repeated automatically');
+			expect(error?.description).toContain(
+				'so the node did not try again (that could make it twice)',
+			);
 			expect(posts).toHaveLength(1);
 			expect(runs).toHaveLength(expectedRuns);
 		},
@@ -283,7 +295,9 @@ describe('truncated or non-JSON bodies', () => {
 					? 'The answer is a web page: Scheduled maintenance'
 					: 'The answer starts with: {"agent_id"',
 			);
-			expect(error?.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+			expect(error?.description).toContain(
+				`The node tried ${RETRY_LIMITS.transientRetries} more time(s)`,
+			);
 			expect(sent).toHaveLength(RETRY_LIMITS.transientRetries + 1);
 		},
 	);
@@ -315,7 +329,9 @@ describe('truncated or non-JSON bodies', () => {
 				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing: 'after' },
 			]);
 			expect(error?.message).toBe(MESSAGE);
-			expect(error?.description).toContain('not repeated automatically');
+			expect(error?.description).toContain(
+				'so the node did not try again (that could make it twice)',
+			);
 			expect(posts).toHaveLength(1);
 			// truncated-json is always 'after'; non-json 'after' too here: the Run was made
 			expect(runs).toHaveLength(1);

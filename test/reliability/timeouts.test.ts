@@ -158,7 +158,9 @@ describe('a service that stalls: the action node', () => {
 		const elapsed = Date.now() - started;
 		const error = result.error as ErrorWithDescription;
 		expect(error.message).toBe('The Extraction Agents service did not answer within 1 s');
-		expect(error.description).toContain(`Retried ${RETRY_LIMITS.transientRetries} time(s)`);
+		expect(error.description).toContain(
+			`The node tried ${RETRY_LIMITS.transientRetries} more time(s)`,
+		);
 		expect(error.description).toContain('Request Timeout');
 		expect(ctx.emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
 		expect(elapsed).toBeGreaterThanOrEqual(4000);
@@ -185,8 +187,12 @@ describe('a service that stalls: the action node', () => {
 			const error = result.error as ErrorWithDescription;
 			// 1 s, plus 1 s for the (started) first MB of the upload
 			expect(error.message).toBe('The Extraction Agents service did not answer within 2 s');
-			expect(error.description).toContain('not repeated automatically');
-			expect(error.description).toContain('check whether it took effect');
+			expect(error.description).toContain(
+				'so the node did not try again (that could make it twice)',
+			);
+			expect(error.description).toContain(
+				'Look in the web app (for a new Run: the Agent’s Runs) before you run this item again',
+			);
 			expect(
 				ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST'),
 			).toHaveLength(1);

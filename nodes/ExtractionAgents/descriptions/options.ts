@@ -36,7 +36,7 @@ function itemsInParallelOption(
 		typeOptions: { minValue: 1, maxValue: MAX_ITEMS_IN_PARALLEL },
 		default: defaultCount,
 		description:
-			'How many items are sent to the service at the same time. For Extract Data From Files this is how many uploads run at once; every created Run is then waited for together, so a batch of documents takes about as long as its slowest Run. Set 1 to send one item after another.',
+			'How many items to send at once. Extract Data From Files waits for all their Runs together. Set 1 to send items one by one.',
 		// Shown for any of these resources with any of these operations: the pairs that would
 		// add must name no operation (test/node/operations.test.ts checks it).
 		displayOptions: {
@@ -77,17 +77,17 @@ export const optionsField: INodeProperties = {
 					name: 'Send to Error Output',
 					value: 'error',
 					description:
-						'A Run that failed is an error of its item: it goes to the error output when On Error is set to use it, and otherwise stops the workflow',
+						'The item fails: it goes to the error output when On Error is set to Continue (using error output), otherwise the workflow stops',
 				},
 				{
 					name: 'Output as Results',
 					value: 'results',
 					description:
-						'A Run that failed is a result like any other, with its status "failed" (the way before node version 1.3)',
+						'The Run is a result like any other, with its status in the status column (as before node version 1.3)',
 				},
 			],
 			description:
-				'What to do with a Run that ends without success (the service could not read the files). A Run that succeeded with some Prompts failed is always a result; its failed_prompts column names them.',
+				'What to do with a Run whose status is not success. A succeeded Run can still have failed Prompts, named in its failed_prompts column.',
 			displayOptions: {
 				show: {
 					'/resource': ['run'],
@@ -104,7 +104,7 @@ export const optionsField: INodeProperties = {
 			typeOptions: { minValue: 1, maxValue: MAX_REQUEST_TIMEOUT_SECONDS },
 			default: DEFAULT_REQUEST_TIMEOUT_SECONDS,
 			description:
-				'How long one request to the service may wait for its answer before it fails. Uploads get 1 second more per MB. A read that times out is tried again; creating a Run is not.',
+				'How long one request may wait for the service to answer. A read that times out is tried again; creating a Run is not.',
 		},
 	],
 };

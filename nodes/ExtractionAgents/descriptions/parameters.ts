@@ -32,7 +32,7 @@ export const agentLocator: INodeProperties = {
 			displayName: 'By URL',
 			name: 'url',
 			type: 'string',
-			placeholder: 'e.g. https://app.example.com/agents/12',
+			placeholder: 'e.g. https://extraction.example.com/app/agents/12',
 		},
 	],
 };
@@ -64,7 +64,7 @@ export const runLocator: INodeProperties = {
 			displayName: 'By URL',
 			name: 'url',
 			type: 'string',
-			placeholder: 'e.g. the run_url of a Run',
+			placeholder: 'e.g. https://extraction.example.com/app/agents/12/runs/345',
 		},
 	],
 };
@@ -96,6 +96,10 @@ export function returnAllAndLimit(show: Record<string, string[]>): INodeProperti
 	];
 }
 
+/** Simplify's tooltip wherever it gives the sheet-ready row: the action node and the trigger say the same. */
+export const SIMPLIFY_RUN_DESCRIPTION =
+	'Whether to return one row per Run, ready for a sheet: a column per Prompt, then the Run’s ID, status and link';
+
 /**
  * Simplify of the Run operations, its tooltip describing the row the node version gives:
  * the Run's fields first before version 1.2, the Prompt values first from it (sheetReadyRuns).
@@ -111,13 +115,10 @@ export function simplifyField(show: Record<string, string[]>): INodeProperties[]
 	});
 	return [
 		field(
-			'Whether to return a flat version of the Run (its ID, status, link, files, and one field per Prompt holding its value) instead of the full API response',
+			'Whether to return a flat version of the Run (its ID, status, link, files and one field per Prompt) instead of the raw data',
 			versionsWithout('sheetReadyRuns'),
 		),
-		field(
-			'Whether to return one row per Run, ready for a sheet: one column per Prompt first, holding its value (a value with several parts as one column per part), then the Run’s ID, status, link, files and failed Prompts; instead of the full API response',
-			versionsWith('sheetReadyRuns'),
-		),
+		field(SIMPLIFY_RUN_DESCRIPTION, versionsWith('sheetReadyRuns')),
 	];
 }
 
@@ -173,7 +174,7 @@ export const apiKeyIdField: INodeProperties = {
 };
 
 const SIMPLIFY_AGENT_DESCRIPTION =
-	'Whether to return a short version of the Agent (ID, name, objective, run count, Prompt names, output template file names, metadata) instead of the full API response with every Prompt’s settings';
+	'Whether to return a short version of the Agent (name, objective, Prompt names, template names, metadata) instead of the raw data';
 
 /**
  * Simplify of Agent → Get / Get Many. Node version 1.1 introduced it on by default; a

@@ -28,17 +28,29 @@ export function parseResourceId(
 	if (/^\d+$/.test(candidate) && Number(candidate) > 0 && Number.isSafeInteger(Number(candidate))) {
 		return Number(candidate);
 	}
-	throw new NodeOperationError(
-		node,
-		text === '' ? `No ${what} selected` : `"${text.slice(0, 80)}" is not a valid ${what} ID`,
-		{
-			description:
-				text === ''
-					? `Choose the ${what} from the list, or enter its ID (a whole number).`
-					: `${what === 'Run' ? 'A' : 'An'} ${what} ID is a whole number such as 42, or a link from the web app containing /${what === 'Run' ? 'runs' : what === 'Agent' ? 'agents' : 'output-templates'}/42.`,
-			itemIndex,
-		},
+	throw new NodeOperationError(node, notAnIdMessage(text, what), {
+		description:
+			text === ''
+				? `Choose the ${what} From List, or enter its ID (a whole number).`
+				: `Choose the ${what} From List, or paste its link from the web app: it contains /${LINK_PATHS[what]}/ and a number, e.g. /${LINK_PATHS[what]}/42.`,
+		itemIndex,
+	});
+}
+
+/** The path word of each kind's web-app link, as the description shows it. */
+const LINK_PATHS = { Agent: 'agents', Run: 'runs', 'Output Template': 'output-templates' } as const;
+
+/** What is wrong with the text given as an ID: nothing, a link to something else, or not an ID. */
+function notAnIdMessage(text: string, what: keyof typeof LINK_PATTERNS): string {
+	if (text === '') return `No ${what} selected`;
+	const shown = `"${text.slice(0, 80)}"`;
+	if (!/^[a-z][a-z0-9+.-]*:\/\/|^www\./i.test(text)) return `${shown} is not a valid ${what} ID`;
+	const other = (Object.keys(LINK_PATTERNS) as Array<keyof typeof LINK_PATTERNS>).find(
+		(kind) => kind !== what && LINK_PATTERNS[kind].test(text),
 	);
+	return other
+		? `${shown} is a link to ${other === 'Agent' ? 'an' : 'a'} ${other}, not to ${what === 'Agent' ? 'an' : 'a'} ${what}`
+		: `${shown} is not a link to ${what === 'Agent' ? 'an' : 'a'} ${what}`;
 }
 
 export function agentIdParameter(context: IExecuteFunctions, itemIndex: number): number {

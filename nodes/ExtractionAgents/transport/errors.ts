@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 import { DateTime } from 'luxon';
 import { API_PREFIX } from './baseUrl';
 import { MAX_FILE_BYTES, MAX_FILES_PER_RUN, formatBytes } from './serviceLimits';
-import { describeSubject, type RequestSubject } from './subjects';
+import { describeSubject, pickedAgentName, type RequestSubject } from './subjects';
 
 interface FailureBase {
 	method: string;
@@ -174,19 +174,27 @@ function localTime(ms: number, timeZone: string | undefined): string {
 	return `${shown.toFormat('yyyy-MM-dd HH:mm:ss')} (${shown.zoneName})`;
 }
 
+/**
+ * A request that creates something (a Run, an API key, an Agent's copy) is never repeated
+ * (retry.ts): the user checks whether it was made before running the item again.
+ */
+const NOT_REPEATED =
+	'It may have been done anyway, so the node did not try again (that could make it twice). Look in the web app (for a new Run: the Agent’s Runs) before you run this item again.';
+
 function mapHttpFailure(
 	failure: Extract<RequestFailure, { kind: 'http' }>,
 	subject: RequestSubject | undefined,
 	timeZone: string | undefined,
+	agentName: string | undefined,
 ): MappedError {
 	const detail = serviceDetail(failure.body);
 	const said = detail ? `The service said: ${detail}` : 'The service gave no details.';
-	const name = describeSubject(subject);
+	const name = describeSubject(subject, agentName);
 	switch (failure.status) {
 		case 400:
 			return {
-				message: 'The Extraction Agents service could not understand the request (400)',
-				description: `Check the node's fields for unusual values, such as a name with control characters. ${said}`,
+				message: 'The Extraction Agents service could not read what the node sent (400)',
+				description: `Look for unusual characters in the node's fields (such as a line break in a name), remove them and run the item again. ${said}`,
 			};
 		case 401:
 			return {
@@ -212,7 +220,7 @@ function mapHttpFailure(
 				};
 			return {
 				message: `${name} not found`,
-				description: `Check the ID, and that the credential's API key can see it (Agents live in workspaces; API keys are visible only to the user who created them). ${said}`,
+				description: `It may have been deleted, or the credential's API key cannot see it (Agents live in workspaces; API keys are visible only to the user who created them). Pick it again From List. ${said}`,
 			};
 		case 409:
 		case 425:
@@ -220,7 +228,7 @@ function mapHttpFailure(
 			if (subject?.runId === undefined) return unexpectedStatus(failure.status, said);
 			return {
 				message: `${name} is not finished yet`,
-				description: `The Run is still running. Turn on "Wait for Completion" when creating it, or try again once it has finished. ${said}`,
+				description: `The Run is still running. Try again once it has finished, or keep Wait for Completion on in Extract Data From Files. ${said}`,
 			};
 		case 413:
 			return {
@@ -247,10 +255,10 @@ function mapHttpFailure(
 				return {
 					message: `The Extraction Agents service failed (${failure.status})`,
 					description: !failure.idempotent
-						? `This request is not repeated automatically, because repeating it could create a duplicate. Check whether it took effect (e.g. list the Agent's Runs) before running the item again. ${said}`
+						? `${NOT_REPEATED} ${said}`
 						: failure.retries > 0
-							? `Retried ${failure.retries} time(s). Try again later. ${said}`
-							: `A ${failure.status} is an error inside the service, so it is not retried. Try again later. ${said}`,
+							? `The node tried ${failure.retries} more time(s). Try again in a few minutes. ${said}`
+							: `The node did not try again: this error is inside the service. Try again later; if it keeps happening, contact the service's support. ${said}`,
 				};
 			}
 			return unexpectedStatus(failure.status, said);
@@ -266,10 +274,8 @@ function unexpectedStatus(status: number, said: string): MappedError {
 
 /** What the transport did about a failure it cannot see the outcome of. */
 function repeatNote(failure: RequestFailure): string {
-	if (!failure.idempotent) {
-		return ' The request was not repeated automatically, because repeating it could create a duplicate: check whether it took effect before running the item again.';
-	}
-	return failure.retries > 0 ? ` Retried ${failure.retries} time(s).` : '';
+	if (!failure.idempotent) return ` ${NOT_REPEATED}`;
+	return failure.retries > 0 ? ` The node tried ${failure.retries} more time(s).` : '';
 }
 
 /** Values of secret-looking JSON fields (a new API key's `api_key`, tokens) in a cut-off answer. */
@@ -336,16 +342,18 @@ function mapNetworkFailure(
 	apiRoot: string,
 ): MappedError {
 	const notRepeated = repeatNote(failure);
+	// The Base URL as the credential holds it, not the API path the node adds to it.
+	const baseUrl = apiRoot.endsWith(API_PREFIX) ? apiRoot.slice(0, -API_PREFIX.length) : apiRoot;
 	switch (failure.code) {
 		case 'ENOTFOUND':
 		case 'EAI_AGAIN':
 			return {
-				message: `Could not reach the Extraction Agents service at ${apiRoot}`,
+				message: `Could not reach the Extraction Agents service at ${baseUrl}`,
 				description: `No server named "${hostOf(apiRoot)}" could be found. Check the Base URL in the Extraction Agents credential for a typo${failure.code === 'EAI_AGAIN' ? ', and that this n8n can reach the internet (the name could not be looked up just now)' : ''}. (${failure.code})`,
 			};
 		case 'ECONNREFUSED':
 			return {
-				message: `Could not reach the Extraction Agents service at ${apiRoot}`,
+				message: `Could not reach the Extraction Agents service at ${baseUrl}`,
 				description: `Nothing answered at ${hostAndPortOf(apiRoot)}. Check the Base URL in the Extraction Agents credential (its address and port), and that the service is running; then try again. (${failure.code})`,
 			};
 		case 'ETIMEDOUT':
@@ -353,12 +361,12 @@ function mapNetworkFailure(
 		case 'ESOCKETTIMEDOUT':
 			return {
 				message: `The Extraction Agents service did not answer within ${Math.round((failure.timeoutMs ?? 0) / 1000)} s`,
-				description: `The request timed out.${notRepeated} If this keeps happening, raise "Request Timeout" in the node's options.`,
+				description: `The request timed out.${notRepeated} If this keeps happening, raise Options → Request Timeout (Seconds).`,
 			};
 		default:
 			return {
 				message: 'The connection to the Extraction Agents service was interrupted',
-				description: `The network connection broke before the answer came.${notRepeated} Try again; if it keeps happening, check the network or proxy between n8n and the service. (${failure.code})`,
+				description: `The network connection broke before the answer came.${notRepeated} If it keeps happening, ask whoever runs your n8n to check its network or proxy. (${failure.code})`,
 			};
 	}
 }
@@ -378,7 +386,7 @@ export function toNodeApiError(
 ): NodeApiError {
 	const mapped =
 		failure.kind === 'http'
-			? mapHttpFailure(failure, subject, timeZone)
+			? mapHttpFailure(failure, subject, timeZone, pickedAgentName(node, subject?.agentId))
 			: failure.kind === 'malformed'
 				? mapMalformedFailure(failure)
 				: failure.kind === 'redirect'

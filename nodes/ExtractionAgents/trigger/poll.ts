@@ -67,7 +67,7 @@ async function pollForFinishedRuns(
 	if (statuses.length === 0) {
 		throw new NodeOperationError(this.getNode(), 'No status selected', {
 			description: triggerHasBehaviour(this.getNode(), 'settingsInOptions')
-				? 'Choose Run Succeeded, Run Failed or both under Trigger On.'
+				? 'Choose Succeeded, Failed or both under Trigger On.'
 				: 'Choose Success, Failed or both under Statuses.',
 		});
 	}

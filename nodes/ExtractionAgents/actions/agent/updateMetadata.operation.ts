@@ -101,7 +101,7 @@ const properties: INodeProperties[] = [
 	),
 	metadataPairsField(
 		versionsWith('typedMetadataPairs'),
-		'Replaces all existing metadata of the Agent. Values such as 42, true, false or null are sent as a number, true/false or null; for lists, or to send them as text, use Set From JSON.',
+		'Replaces all the Agent’s metadata. 42, true/false and null are sent as such; for lists, or to send them as text, use Set From JSON.',
 	),
 	// Version 1 keeps 0.1.0's default: a workflow saved without touching the field sends it.
 	// From 1.1 the field starts empty, so that nothing is sent that the user did not write.

@@ -70,7 +70,7 @@ function filesFields(
 						default: '',
 						required: true,
 						placeholder: 'https://files.example.com/invoice-4711.pdf',
-						hint: 'One link per line, or an expression giving a link or a list of links (e.g. {{ $json.url }}). All links of an item become one Run. A link must give the file itself, not a page about it.',
+						hint: 'One link per line, or an expression such as {{ $json.url }}. Each link must give the file itself, not a page about it.',
 						displayOptions: { show: { binarySource: ['links'], '@version': versions } },
 					},
 				]
@@ -92,7 +92,7 @@ const properties: INodeProperties[] = [
 		fields: FILE_WORDS.specific,
 		all: FILE_WORDS.all,
 		fieldList: FILE_WORDS.fieldList,
-		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0, attachment_1), or a file from an expression such as {{ $binary.data }}. To send the files of several items as one Run, combine them first with the Aggregate node.',
+		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0). To send several items’ files as one Run, combine them first with Aggregate.',
 		links: true,
 	}),
 	{
@@ -223,7 +223,7 @@ function userDefinedIdField(
 				? `{{ ${expression[1]}.${fieldNames[0]} }}`
 				: '{{ $json.reference.id }}';
 		throw new NodeOperationError(context.getNode(), `User-Defined ID is ${kind}, not text`, {
-			description: `The expression for Additional Fields → User-Defined ID gave ${kind}${fieldNames.length > 0 ? ` (fields: ${fieldNames.slice(0, 5).join(', ')})` : ''}, which would be sent as "[object Object]". Point it at one text or number field, e.g. ${example}.`,
+			description: `The expression for Additional Fields → User-Defined ID gave ${kind}${fieldNames.length > 0 ? ` (fields: ${fieldNames.slice(0, 5).join(', ')})` : ''}, which cannot be sent as text. Point it at one text or number field, e.g. ${example}.`,
 			itemIndex,
 		});
 	}

@@ -38,7 +38,8 @@ const RUN_OPERATIONS: OperationSelector<keyof typeof operations>['options'] = [
 	{
 		name: 'Download Templated Output',
 		value: 'downloadTemplatedOutput',
-		description: 'Render a Run through an output template as a DOCX, PDF, XLSX, XLSM or CSV file',
+		description:
+			'Fill an output template with a Run’s results and get the file (Word, PDF, Excel or CSV)',
 		action: 'Download templated output',
 	},
 	{

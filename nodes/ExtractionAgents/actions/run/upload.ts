@@ -84,9 +84,9 @@ function fieldDescribedBy(
 	const words = fileWordsOf(context.getNode());
 	throw new NodeOperationError(
 		context.getNode(),
-		`The file "${described.fileName ?? 'without a name'}" given in ${words.fieldList} holds no data`,
+		`The file "${described.fileName ?? 'without a name'}" given in ${words.fieldList} arrived without its content`,
 		{
-			description: `n8n leaves the bytes of files kept in memory out of expressions. Enter the name of the ${words.field} instead (e.g. attachment_0), or choose "${words.all}".`,
+			description: `Enter the name of the ${words.field} instead of an expression (e.g. attachment_0), or choose "${words.all}".`,
 			itemIndex,
 		},
 	);
@@ -207,7 +207,7 @@ export function selectFiles(
 		if (typeof entry !== 'string') {
 			throw new NodeOperationError(
 				context.getNode(),
-				`${words.fieldList} must name the fields to upload, or give files from an expression; it is ${kindOf(entry)}`,
+				`${words.fieldList} holds ${kindOf(entry)}, not ${words.field} names or files`,
 				{
 					description: `Enter field names separated by commas${available.length ? ` (this item has: ${available.join(', ')})` : ''}, or an expression that gives a file such as {{ $binary.data }}, or choose "${words.all}".`,
 					itemIndex,
@@ -268,7 +268,7 @@ export async function filesForUpload(
 			context.getNode(),
 			`Item ${itemIndex + 1} has ${chosen.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
 			{
-				description: `Send at most ${MAX_FILES_PER_RUN} files per Run: choose ${words.specific} to pick the files to send, or split the item's files over several items (for example with a Code node) so that each becomes its own Run.`,
+				description: `Send at most ${MAX_FILES_PER_RUN} files per Run: choose ${words.specific} to pick the files to send, or split the files over several items: each item becomes its own Run.`,
 				itemIndex,
 			},
 		);

@@ -15,7 +15,7 @@ export const description: INodeProperties[] = [
 			{
 				name: 'Get Many',
 				value: 'getAll',
-				description: 'List billed credit usage records',
+				description: 'List the credits used, one record per Run',
 				action: 'Get many usage records',
 			},
 		],
