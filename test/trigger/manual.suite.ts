@@ -98,7 +98,7 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 		expect(empty).toBeInstanceOf(NodeOperationError);
 		expect((empty as NodeOperationError).message).toBe('No finished Run yet');
 		expect((empty as NodeOperationError).description).toContain(
-			`Agent ${agentId} has no Run that finished with status success or failed`,
+			`Agent ${agentId} has no finished Run with a status chosen in Trigger On (Succeeded, Failed)`,
 		);
 
 		// A Run that is still running does not count either.
@@ -112,7 +112,7 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 		});
 		emulator.createRun(agentId, [{ name: 'ok.pdf' }], { durationMs: 0, outcome: 'success' });
 		const wrongStatus = await failedOnly.poll('manual').catch((error: unknown) => error);
-		expect((wrongStatus as NodeOperationError).description).toContain('status failed');
+		expect((wrongStatus as NodeOperationError).description).toContain('a status chosen in Trigger On (Failed)');
 		expect(poller.staticData).toEqual({});
 	});
 });

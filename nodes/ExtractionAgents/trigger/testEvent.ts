@@ -6,6 +6,17 @@ import { detectOrder, finishedAtOf } from '../helpers/runList';
 import type { PollBudget } from './pollBudget';
 import { hasChosenStatus } from './runItems';
 import { fetchRunPage } from './runsListedSince';
+import { triggerHasBehaviour } from '../descriptions/versions';
+
+/** The chosen statuses as the panel of the trigger's version names them: "Trigger On (Succeeded, Failed)". */
+function statusesChosen(context: IPollFunctions, statuses: string[]): string {
+	const current = triggerHasBehaviour(context.getNode(), 'settingsInOptions');
+	const labels: Record<string, string> = current
+		? { success: 'Succeeded', failed: 'Failed', other: 'Ended Another Way' }
+		: { success: 'Success', failed: 'Failed', other: 'Other' };
+	const names = statuses.map((status) => labels[status] ?? status).join(', ');
+	return `${current ? 'Trigger On' : 'Statuses'} (${names})`;
+}
 
 /**
  * "Fetch Test Event": the newest finished Run, without touching the trigger's state. Each
@@ -32,7 +43,7 @@ export async function newestFinishedRun(
 	}
 	if (!newest) {
 		throw new NodeOperationError(context.getNode(), 'No finished Run yet', {
-			description: `${agentIds.length === 1 ? `Agent ${agentIds[0]} has` : 'The watched Agents have'} no Run that finished with status ${statuses.join(' or ')}. Send a file to the Agent (Extraction Agents → Extract Data From Files), wait for the Run to finish, then fetch again.`,
+			description: `${agentIds.length === 1 ? `Agent ${agentIds[0]} has` : 'The watched Agents have'} no finished Run with a status chosen in ${statusesChosen(context, statuses)}. Send a file to the Agent (Extraction Agents → Extract Data From Files), wait for the Run to finish, then fetch again.`,
 		});
 	}
 	return newest;
