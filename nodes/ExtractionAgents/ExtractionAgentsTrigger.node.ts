@@ -72,7 +72,8 @@ export class ExtractionAgentsTrigger implements INodeType {
 					{
 						name: 'Ended Another Way',
 						value: 'other',
-						description: 'An ending the service may add later, such as cancelled',
+						description:
+							'A final status other than success or failed that the service may add, such as cancelled',
 					},
 				],
 				description: 'Which finished Runs start the workflow',
