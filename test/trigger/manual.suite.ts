@@ -112,7 +112,9 @@ describe('Extraction Agents Trigger: Fetch Test Event (manual mode)', () => {
 		});
 		emulator.createRun(agentId, [{ name: 'ok.pdf' }], { durationMs: 0, outcome: 'success' });
 		const wrongStatus = await failedOnly.poll('manual').catch((error: unknown) => error);
-		expect((wrongStatus as NodeOperationError).description).toContain('a status chosen in Trigger On (Failed)');
+		expect((wrongStatus as NodeOperationError).description).toContain(
+			'a status chosen in Trigger On (Failed)',
+		);
 		expect(poller.staticData).toEqual({});
 	});
 });
