@@ -207,7 +207,8 @@ const CLEAR_MESSAGES = [
 	/^File ".+" at http:\/\/\S+ is /,
 ];
 /** What the error says when the Run may exist: check before running the item again. */
-const WARNS_TO_CHECK = /not repeated|may have been created|will finish on the service/;
+const WARNS_TO_CHECK =
+	/did not try again \(that could make it twice\)|may have been created|will finish on the service/;
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
