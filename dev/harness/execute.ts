@@ -52,6 +52,7 @@ import {
 } from './nodes/HarnessInput.node';
 import { ManualTrigger, MANUAL_TRIGGER_TYPE } from './nodes/ManualTrigger.node';
 import { SetBinaryFromFile, SET_BINARY_FROM_FILE_TYPE } from './nodes/SetBinaryFromFile.node';
+import { LookUp, LOOK_UP_TYPE } from './nodes/LookUp.node';
 
 export type { HarnessInputItem } from './nodes/HarnessInput.node';
 
@@ -139,6 +140,12 @@ export interface RunWorkflowOptions {
 	executionMode?: WorkflowExecuteMode;
 	timeoutMs?: number;
 	cancelAfterMs?: number;
+	/**
+	 * A partial execution from the editor ("Execute step" on `destinationNode`), as n8n's
+	 * ManualExecutionService starts it: a new execution that reuses the run data of an
+	 * earlier one for the nodes before (runPartialWorkflow2).
+	 */
+	partial?: { runData: IRunData; destinationNode: string; dirtyNodeNames?: string[] };
 }
 
 export interface WorkflowJson {
@@ -214,6 +221,7 @@ interface EngineRunOptions {
 	timeoutMs: number;
 	cancelAfterMs?: number;
 	cancelWhen?: () => boolean;
+	partial?: RunWorkflowOptions['partial'];
 }
 
 interface EngineRunResult {
@@ -261,9 +269,18 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 
 	const started = performance.now();
 	const workflowExecute = new WorkflowExecute(additionalData, executionMode);
+	const { partial } = options;
 	let execution: ReturnType<typeof workflowExecute.run>;
 	try {
-		execution = workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
+		execution = partial
+			? workflowExecute.runPartialWorkflow2(
+					workflow,
+					structuredClone(partial.runData),
+					workflowData.pinData,
+					partial.dirtyNodeNames ?? [partial.destinationNode],
+					{ nodeName: partial.destinationNode, mode: 'inclusive' },
+				)
+			: workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
 	} catch (error) {
 		// n8n refuses to start a workflow with issues (e.g. a required parameter left empty).
 		return {
@@ -448,6 +465,7 @@ function defaultWorkflowNodeTypes(): Record<string, AnyNodeType> {
 		[MANUAL_TRIGGER_TYPE]: new ManualTrigger(),
 		[SET_BINARY_FROM_FILE_TYPE]: new SetBinaryFromFile(),
 		[AGGREGATE_BINARIES_TYPE]: new AggregateBinaries(),
+		[LOOK_UP_TYPE]: new LookUp(),
 	};
 }
 
@@ -516,6 +534,7 @@ export async function runWorkflow(
 			executionMode: options.executionMode ?? 'manual',
 			timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 			cancelAfterMs: options.cancelAfterMs,
+			partial: options.partial,
 		});
 		const runData = run?.data.resultData.runData ?? {};
 		const lastNodeExecuted = run?.data.resultData.lastNodeExecuted;
