@@ -146,6 +146,11 @@ export interface RunWorkflowOptions {
 	 * earlier one for the nodes before (runPartialWorkflow2).
 	 */
 	partial?: { runData: IRunData; destinationNode: string; dirtyNodeNames?: string[] };
+	/**
+	 * Retries a failed execution as n8n's ExecutionService.retry does: a new execution (mode
+	 * 'retry') that resumes the failed one's data, the failed node's errored run removed.
+	 */
+	retryOf?: IRun;
 }
 
 export interface WorkflowJson {
@@ -222,6 +227,7 @@ interface EngineRunOptions {
 	cancelAfterMs?: number;
 	cancelWhen?: () => boolean;
 	partial?: RunWorkflowOptions['partial'];
+	retryOf?: IRun;
 }
 
 interface EngineRunResult {
@@ -230,6 +236,18 @@ interface EngineRunResult {
 	/** An error thrown before the execution started (e.g. WorkflowHasIssuesError). */
 	startError?: Error;
 	durationMs: number;
+}
+
+/** A failed execution's data as n8n's ExecutionService.retry hands it to the new execution. */
+function retryData(failed: IRun): IRun['data'] {
+	const data = structuredClone(failed.data);
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const nodeRuns = data.resultData.runData[lastNodeExecuted];
+		if (nodeRuns?.length && nodeRuns[nodeRuns.length - 1].error !== undefined) nodeRuns.pop();
+	}
+	return data;
 }
 
 /** One execution through n8n-core's WorkflowExecute (the path of n8n's WorkflowRunner). */
@@ -268,19 +286,23 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 		throw new UnexpectedError(`Start node "${options.startNodeName ?? '(auto)'}" not found`);
 
 	const started = performance.now();
-	const workflowExecute = new WorkflowExecute(additionalData, executionMode);
-	const { partial } = options;
+	const { partial, retryOf } = options;
+	const workflowExecute = retryOf
+		? new WorkflowExecute(additionalData, 'retry', retryData(retryOf))
+		: new WorkflowExecute(additionalData, executionMode);
 	let execution: ReturnType<typeof workflowExecute.run>;
 	try {
-		execution = partial
-			? workflowExecute.runPartialWorkflow2(
-					workflow,
-					structuredClone(partial.runData),
-					workflowData.pinData,
-					partial.dirtyNodeNames ?? [partial.destinationNode],
-					{ nodeName: partial.destinationNode, mode: 'inclusive' },
-				)
-			: workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
+		execution = retryOf
+			? workflowExecute.processRunExecutionData(workflow)
+			: partial
+				? workflowExecute.runPartialWorkflow2(
+						workflow,
+						structuredClone(partial.runData),
+						workflowData.pinData,
+						partial.dirtyNodeNames ?? [partial.destinationNode],
+						{ nodeName: partial.destinationNode, mode: 'inclusive' },
+					)
+				: workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
 	} catch (error) {
 		// n8n refuses to start a workflow with issues (e.g. a required parameter left empty).
 		return {
@@ -535,6 +557,7 @@ export async function runWorkflow(
 			timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 			cancelAfterMs: options.cancelAfterMs,
 			partial: options.partial,
+			retryOf: options.retryOf,
 		});
 		const runData = run?.data.resultData.runData ?? {};
 		const lastNodeExecuted = run?.data.resultData.lastNodeExecuted;

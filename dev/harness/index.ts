@@ -63,6 +63,8 @@ export { AGGREGATE_BINARIES_TYPE } from './nodes/AggregateBinaries.node';
 export { LOOK_UP_TYPE } from './nodes/LookUp.node';
 export {
 	WEBHOOK_UPLOAD_TYPE,
+	FORM_TRIGGER_TYPE,
+	createFormUpload,
 	createWebhookUpload,
 	type WebhookRequest,
 } from './nodes/WebhookUpload.node';

@@ -13,6 +13,8 @@ import {
 	HARNESS_INPUT_TYPE,
 	LOOK_UP_TYPE,
 	WEBHOOK_UPLOAD_TYPE,
+	FORM_TRIGGER_TYPE,
+	createFormUpload,
 	type HarnessInputItem,
 	type RunWorkflowOptions,
 	type WebhookRequest,
@@ -105,6 +107,7 @@ async function run(
 	{ workflow, nodeTypes }: TestWorkflow,
 	binaryMode: BinaryMode = 'filesystem',
 	partial?: RunWorkflowOptions['partial'],
+	more: Pick<RunWorkflowOptions, 'retryOf' | 'credentials'> = {},
 ) {
 	const seq = ctx.emulator.lastSeq;
 	const result = await runWorkflow(workflow, {
@@ -113,6 +116,7 @@ async function run(
 		binaryMode,
 		startNode: workflow.nodes[0].name,
 		partial,
+		...more,
 	});
 	const uploads = ctx.emulator
 		.requestsSince(seq)
@@ -205,6 +209,109 @@ describe('Run → Create: files as n8n hands them over', () => {
 		expect(result.error).toBeUndefined();
 		expect(result.runData.Read).toBeDefined();
 		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('uploads a file named by an expression in a retried execution (earlier nodes’ files from the failed one)', async () => {
+		const workflow = filesWorkflow(
+			'Read',
+			[{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }],
+			{ binarySource: 'fields', binaryPropertyName: "={{ $('Read').item.binary.data }}" },
+			{},
+			'Look Up',
+		);
+		// The first execution fails on the node (the API key was wrong), after Read stored the file.
+		const failed = await run(workflow, 'filesystem', undefined, {
+			credentials: { ...ctx.credentials, apiKey: 'ea_wrong_key_0000000000000000' },
+		});
+		expect(failed.result.errorNode).toBe('Extract Data From Files');
+		expect(failed.uploads).toEqual([]);
+		const { result, uploads } = await run(workflow, 'filesystem', undefined, {
+			retryOf: failed.result.run,
+		});
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('in combined binary mode, takes a file field’s name, a path under _files and an expression into an earlier node’s _files', async () => {
+		const items = [{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }];
+		for (const [binaryPropertyName, between] of [
+			['data', undefined],
+			['_files.data', undefined],
+			["={{ $('Read').item._files.data }}", 'Look Up'],
+		] as const) {
+			const { result, uploads } = await run(
+				filesWorkflow(
+					'Read',
+					items,
+					{ binarySource: 'fields', binaryPropertyName },
+					{ binaryMode: 'combined' },
+					between,
+				),
+			);
+			expect([binaryPropertyName, result.error]).toEqual([binaryPropertyName, undefined]);
+			expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+		}
+	});
+
+	it('in combined binary mode, says where files are when an expression looks for them in binary', async () => {
+		const { result, uploads } = await run(
+			filesWorkflow(
+				'Read',
+				[{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }],
+				{ binarySource: 'fields', binaryPropertyName: "={{ $('Read').item.binary?.data }}" },
+				{ binaryMode: 'combined' },
+				'Look Up',
+			),
+		);
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'File Fields must name the fields to upload, or give files from an expression; it is empty: the expression gives no value',
+		);
+		expect((result.error as Error & { description?: string }).description).toContain(
+			"{{ $('Webhook').item._files.data }}",
+		);
+	});
+
+	it('in combined binary mode, uploads a Form Trigger’s file (kept in its JSON field) with the defaults', async () => {
+		const { result, uploads } = await run({
+			workflow: {
+				nodes: [
+					{ name: 'On form submission', type: FORM_TRIGGER_TYPE, typeVersion: 1, parameters: {} },
+					extractNode({}),
+				],
+				connections: {
+					'On form submission': {
+						main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]],
+					},
+				},
+				settings: { binaryMode: 'combined' },
+			},
+			nodeTypes: {
+				[FORM_TRIGGER_TYPE]: createFormUpload([
+					{ body: { name: 'Ada' }, files: { invoice: { data: invoice, fileName: 'INV-39.pdf' } } },
+				]),
+			},
+		});
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('in combined binary mode, does not take a file object typed into a webhook’s JSON as a file of the item', async () => {
+		const id = await storedByAnotherWorkflow('filesystem', pdf('payroll of another workflow'));
+		const crafted = { mimeType: 'application/pdf', fileName: 'payroll.pdf', id };
+		const { workflow, nodeTypes } = webhookWorkflow(
+			[{ body: crafted }],
+			{},
+			{ binaryMode: 'combined' },
+		);
+		// Webhook → Extract Data From Files with the defaults (All Files of the Item).
+		workflow.nodes.splice(1, 1);
+		workflow.connections = {
+			Webhook: { main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]] },
+		};
+		const { result, uploads } = await run({ workflow, nodeTypes });
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe('Item 1 has no files');
 	});
 
 	it.each(['filesystem', 'database'] as const)(

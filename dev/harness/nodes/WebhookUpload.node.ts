@@ -40,6 +40,53 @@ const description: INodeTypeDescription = {
 	properties: [],
 };
 
+export const FORM_TRIGGER_TYPE = 'n8n-nodes-base.formTrigger';
+
+/**
+ * Stand-in of n8n's Form Trigger in combined binary mode: n8n's Form utils
+ * (prepareFormReturnItem) put each uploaded file in the item's JSON under its form field,
+ * not in a binary field. The type name is n8n's, as the node under test tells forms by it.
+ */
+export function createFormUpload(submissions: WebhookRequest[]): INodeType {
+	return {
+		description: {
+			...description,
+			displayName: 'On form submission',
+			name: FORM_TRIGGER_TYPE,
+			defaults: { name: 'On form submission' },
+		},
+		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+			const workflowId = String(this.getWorkflow().id);
+			const out: INodeExecutionData[] = [];
+			for (const submission of submissions) {
+				const json: IDataObject = { ...(submission.body ?? {}) };
+				for (const [field, file] of Object.entries(submission.files ?? {})) {
+					json[field] = (await storeAsWebhookFile(
+						workflowId,
+						field,
+						file,
+					)) as unknown as IDataObject;
+				}
+				out.push({ json, pairedItem: { item: 0 } });
+			}
+			return [out];
+		},
+	};
+}
+
+async function storeAsWebhookFile(
+	workflowId: string,
+	field: string,
+	file: Required<Pick<HarnessBinaryInput, 'data'>> & HarnessBinaryInput,
+) {
+	return await binaryDataService().store(
+		// No execution id yet: n8n's store files it under "temp".
+		{ type: 'execution', workflowId, executionId: '' },
+		file.data,
+		{ data: '', mimeType: mimeTypeFor(file), fileName: file.fileName ?? field },
+	);
+}
+
 /** A Webhook stand-in that emits `requests` (one item each). */
 export function createWebhookUpload(requests: WebhookRequest[]): INodeType {
 	return {
@@ -51,13 +98,7 @@ export function createWebhookUpload(requests: WebhookRequest[]): INodeType {
 				let binary: IBinaryKeyData | undefined;
 				for (const [field, file] of Object.entries(request.files ?? {})) {
 					binary ??= {};
-					const mimeType = mimeTypeFor(file);
-					binary[field] = await binaryDataService().store(
-						// No execution id yet: n8n's store files it under "temp".
-						{ type: 'execution', workflowId, executionId: '' },
-						file.data,
-						{ data: '', mimeType, fileName: file.fileName ?? field },
-					);
+					binary[field] = await storeAsWebhookFile(workflowId, field, file);
 				}
 				out.push({
 					json: { headers: {}, params: {}, query: {}, body: request.body ?? {} },

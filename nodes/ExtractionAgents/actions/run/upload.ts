@@ -99,6 +99,7 @@ function isShownInEmailText(item: INodeExecutionData, binary: IBinaryData): bool
 
 function kindOf(value: unknown): string {
 	if (value === null) return 'empty (null)';
+	if (value === undefined) return 'empty: the expression gives no value';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'object') return 'an object that is not a file';
 	return `a ${typeof value}`;
@@ -178,6 +179,13 @@ function allFilesOf(
 	return attached;
 }
 
+/** How an expression names a file of an earlier node, in the workflow's binary mode. */
+function fileExpressionExample(context: IExecuteFunctions): string {
+	return isCombinedBinaryMode(context)
+		? `{{ $('Webhook').item.${FILES_IN_JSON}.data }}`
+		: "{{ $('Webhook').item.binary.data }}";
+}
+
 /**
  * A file object from an expression may be read only when n8n placed it on an item in this
  * execution (filesOfThisExecution): one typed into data, such as a webhook's JSON, could name
@@ -194,7 +202,7 @@ function assertFileOfThisExecution(
 		context.getNode(),
 		`The file "${binary.fileName ?? 'without a name'}" given in ${words.fieldList} is not a file of this execution`,
 		{
-			description: `Only files that a node of this workflow produced in this execution can be uploaded; this file object comes from data (e.g. a webhook’s JSON), where it could name any stored file. Give the file itself: the name of the item’s ${words.field}, or an expression that points at the node that produced it, such as {{ $('Webhook').item.binary.data }}.`,
+			description: `Only files that a node of this workflow produced in this execution can be uploaded; this file object comes from data (e.g. a webhook’s JSON), where it could name any stored file. Give the file itself: the name of the item’s ${words.field}, or an expression that points at the node that produced it, such as ${fileExpressionExample(context)}.`,
 			itemIndex,
 		},
 	);
@@ -255,7 +263,7 @@ function notAFileError(
 ): NodeOperationError {
 	const words = fileWordsOf(context.getNode());
 	const combinedHint = isCombinedBinaryMode(context)
-		? ` This workflow keeps files with the item’s data (Settings → binary mode "combined"): n8n puts them under ${FILES_IN_JSON}, e.g. {{ $('Webhook').item.${FILES_IN_JSON}.data }}.`
+		? ` This workflow keeps files in the items’ data (workflow setting binary mode "combined"), under ${FILES_IN_JSON}: e.g. ${fileExpressionExample(context)}.`
 		: '';
 	return new NodeOperationError(
 		context.getNode(),
