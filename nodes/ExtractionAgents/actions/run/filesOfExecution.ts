@@ -136,36 +136,51 @@ function runCountOf(proxy: IDataObject, nodeName: string): number {
 	}
 }
 
-const knownFiles = new WeakMap<IExecuteFunctions, Set<string>>();
+const inputFiles = new WeakMap<IExecuteFunctions, Set<string>>();
+const runDataFiles = new WeakMap<IExecuteFunctions, Set<string>>();
 
-/**
- * The ids of every file n8n placed on an item in this execution: the input items' files and
- * those of every output of every node that ran (this execution's run data, which in a partial
- * execution from the editor or a retried execution holds the earlier nodes' runs). A file
- * object is trusted only when its id is among them: see docs/contributing.md, "Files given
- * by an expression". Found once per execution of the node: run data of earlier nodes does not
- * change while this node runs.
- */
-export function filesOfThisExecution(context: IExecuteFunctions): Set<string> {
-	const cached = knownFiles.get(context);
-	if (cached) return cached;
+/** The ids of the input items' files (cheap: looked at first). */
+function filesOfInput(context: IExecuteFunctions): Set<string> {
+	let ids = inputFiles.get(context);
+	if (!ids) {
+		ids = new Set<string>();
+		addFileIds(ids, context.getInputData(), isCombinedBinaryMode(context), false);
+		inputFiles.set(context, ids);
+	}
+	return ids;
+}
+
+/** The ids of the files of every output of every node connected to this one, in the run data. */
+function filesOfRunData(context: IExecuteFunctions): Set<string> {
+	let ids = runDataFiles.get(context);
+	if (ids) return ids;
+	ids = new Set<string>();
+	runDataFiles.set(context, ids);
 	const combined = isCombinedBinaryMode(context);
-	const ids = new Set<string>();
-	addFileIds(ids, context.getInputData(), combined, false);
 	// n8n versions without the data proxy's run data keep only the input items' files.
 	const proxy =
 		typeof context.getWorkflowDataProxy === 'function'
 			? (context.getWorkflowDataProxy(0) as unknown as IDataObject)
 			: undefined;
 	const itemsOf = proxy?.$items as ItemsOfNode | undefined;
-	if (proxy && typeof itemsOf === 'function') {
-		for (const [nodeName, type] of connectedNodes(context)) {
-			const fromForm = FORM_NODE_TYPES.includes(type ?? '');
-			for (const items of outputsOfNode(itemsOf, runCountOf(proxy, nodeName), nodeName)) {
-				addFileIds(ids, items, combined, fromForm);
-			}
+	if (!proxy || typeof itemsOf !== 'function') return ids;
+	for (const [nodeName, type] of connectedNodes(context)) {
+		const fromForm = FORM_NODE_TYPES.includes(type ?? '');
+		for (const items of outputsOfNode(itemsOf, runCountOf(proxy, nodeName), nodeName)) {
+			addFileIds(ids, items, combined, fromForm);
 		}
 	}
-	knownFiles.set(context, ids);
 	return ids;
+}
+
+/**
+ * Whether `id` is a file n8n placed on an item in this execution: a file of an input item, or
+ * of any output of any node connected to this one (this execution's run data, which in a
+ * partial execution from the editor or a retried execution holds the earlier nodes' runs).
+ * A file object is trusted only then: see docs/contributing.md, "Files given by an
+ * expression". Each set is found once per execution of the node: the run data of the nodes
+ * before does not change while this node runs.
+ */
+export function isFileOfThisExecution(context: IExecuteFunctions, id: string): boolean {
+	return filesOfInput(context).has(id) || filesOfRunData(context).has(id);
 }

@@ -4,7 +4,7 @@ import {
 	FILES_IN_JSON,
 	filesInJson,
 	filesInTopLevelJson,
-	filesOfThisExecution,
+	isFileOfThisExecution,
 	isBinaryObject,
 	isCombinedBinaryMode,
 } from './filesOfExecution';
@@ -139,8 +139,9 @@ export function filesOfItem(
 	for (const [name, binary] of Object.entries(filesInJson(item.json))) add(name, binary);
 	const topLevel = filesInTopLevelJson(item.json).filter(([, binary]) => binary.id);
 	if (topLevel.length === 0) return files;
-	const known = filesOfThisExecution(context);
-	for (const [name, binary] of topLevel) if (known.has(binary.id as string)) add(name, binary);
+	for (const [name, binary] of topLevel) {
+		if (isFileOfThisExecution(context, binary.id as string)) add(name, binary);
+	}
 	return files;
 }
 
@@ -188,7 +189,7 @@ function fileExpressionExample(context: IExecuteFunctions): string {
 
 /**
  * A file object from an expression may be read only when n8n placed it on an item in this
- * execution (filesOfThisExecution): one typed into data, such as a webhook's JSON, could name
+ * execution (isFileOfThisExecution): one typed into data, such as a webhook's JSON, could name
  * any stored file, another workflow's included. Objects that hold their bytes need no check.
  */
 function assertFileOfThisExecution(
@@ -196,7 +197,7 @@ function assertFileOfThisExecution(
 	itemIndex: number,
 	binary: IBinaryData,
 ): void {
-	if (!binary.id || filesOfThisExecution(context).has(binary.id)) return;
+	if (!binary.id || isFileOfThisExecution(context, binary.id)) return;
 	const words = fileWordsOf(context.getNode());
 	throw new NodeOperationError(
 		context.getNode(),
