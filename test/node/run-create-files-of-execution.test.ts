@@ -2,8 +2,9 @@
  * Run → Create takes files where n8n's own nodes take them: the item's files in either binary
  * mode of the workflow (separate, or combined: in the item's JSON under `_files`), and a file
  * object from an expression in any store (filesystem including a webhook's `executions/temp`,
- * n8n's database store), also in a partial execution from the editor. A file object typed
- * into data (a webhook's JSON) names no file of this execution and is refused.
+ * n8n's database store), also in a partial execution from the editor and in a retried
+ * execution. A file object typed into data (a webhook's JSON) names no file of this execution
+ * and is refused.
  */
 import type { INodeParameters, INodeType, IWorkflowSettings } from 'n8n-workflow';
 
