@@ -10,8 +10,13 @@ import * as fs from 'node:fs';
 import type * as N8nCore from 'n8n-core';
 import type { Container as DiContainer } from '@n8n/di';
 
-/** n8n's local binary data modes: 'filesystem' stores files on disk, 'default' keeps them in memory (base64 in the item). */
-export type BinaryMode = 'filesystem' | 'default';
+import { InMemoryDatabaseStore } from './database-store';
+
+/**
+ * n8n's binary data modes: 'filesystem' stores files on disk, 'default' keeps them in memory
+ * (base64 in the item), 'database' in n8n's database (a stand-in: ./database-store.ts).
+ */
+export type BinaryMode = 'filesystem' | 'default' | 'database';
 
 /** n8n-core, required only after ./env has pointed N8N_USER_FOLDER at the temp folder. */
 export function core(): typeof N8nCore {
@@ -23,6 +28,8 @@ export function container(): typeof DiContainer {
 }
 
 let initialised: Promise<void> | undefined;
+/** The rows of the 'database' mode, kept for the life of the process as n8n's table would be. */
+export const databaseStore = new InMemoryDatabaseStore();
 let currentMode: BinaryMode | undefined;
 let modeLock: Promise<unknown> = Promise.resolve();
 
@@ -61,6 +68,8 @@ async function setBinaryMode(mode: BinaryMode): Promise<void> {
 	const config = Container.get(BinaryDataConfig);
 	config.mode = mode;
 	config.localStoragePath = BINARY_DATA_STORAGE_PATH;
+	// As the n8n server does at start (BaseCommand): register the database manager by its mode.
+	if (mode === 'database') Container.get(BinaryDataService).setManager('database', databaseStore);
 	// init() maps 'filesystem' → 'filesystem-v2' and leaves 'default' without a manager,
 	// which is n8n's in-memory mode. The filesystem manager stays registered so that ids
 	// stored earlier can still be read.

@@ -52,6 +52,7 @@ import {
 } from './nodes/HarnessInput.node';
 import { ManualTrigger, MANUAL_TRIGGER_TYPE } from './nodes/ManualTrigger.node';
 import { SetBinaryFromFile, SET_BINARY_FROM_FILE_TYPE } from './nodes/SetBinaryFromFile.node';
+import { LookUp, LOOK_UP_TYPE } from './nodes/LookUp.node';
 
 export type { HarnessInputItem } from './nodes/HarnessInput.node';
 
@@ -139,6 +140,17 @@ export interface RunWorkflowOptions {
 	executionMode?: WorkflowExecuteMode;
 	timeoutMs?: number;
 	cancelAfterMs?: number;
+	/**
+	 * A partial execution from the editor ("Execute step" on `destinationNode`), as n8n's
+	 * ManualExecutionService starts it: a new execution that reuses the run data of an
+	 * earlier one for the nodes before (runPartialWorkflow2).
+	 */
+	partial?: { runData: IRunData; destinationNode: string; dirtyNodeNames?: string[] };
+	/**
+	 * Retries a failed execution as n8n's ExecutionService.retry does: a new execution (mode
+	 * 'retry') that resumes the failed one's data, the failed node's errored run removed.
+	 */
+	retryOf?: IRun;
 }
 
 export interface WorkflowJson {
@@ -214,6 +226,8 @@ interface EngineRunOptions {
 	timeoutMs: number;
 	cancelAfterMs?: number;
 	cancelWhen?: () => boolean;
+	partial?: RunWorkflowOptions['partial'];
+	retryOf?: IRun;
 }
 
 interface EngineRunResult {
@@ -222,6 +236,18 @@ interface EngineRunResult {
 	/** An error thrown before the execution started (e.g. WorkflowHasIssuesError). */
 	startError?: Error;
 	durationMs: number;
+}
+
+/** A failed execution's data as n8n's ExecutionService.retry hands it to the new execution. */
+function retryData(failed: IRun): IRun['data'] {
+	const data = structuredClone(failed.data);
+	const { lastNodeExecuted } = data.resultData;
+	if (lastNodeExecuted) {
+		delete data.resultData.error;
+		const nodeRuns = data.resultData.runData[lastNodeExecuted];
+		if (nodeRuns?.length && nodeRuns[nodeRuns.length - 1].error !== undefined) nodeRuns.pop();
+	}
+	return data;
 }
 
 /** One execution through n8n-core's WorkflowExecute (the path of n8n's WorkflowRunner). */
@@ -260,10 +286,23 @@ async function runEngine(options: EngineRunOptions): Promise<EngineRunResult> {
 		throw new UnexpectedError(`Start node "${options.startNodeName ?? '(auto)'}" not found`);
 
 	const started = performance.now();
-	const workflowExecute = new WorkflowExecute(additionalData, executionMode);
+	const { partial, retryOf } = options;
+	const workflowExecute = retryOf
+		? new WorkflowExecute(additionalData, 'retry', retryData(retryOf))
+		: new WorkflowExecute(additionalData, executionMode);
 	let execution: ReturnType<typeof workflowExecute.run>;
 	try {
-		execution = workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
+		execution = retryOf
+			? workflowExecute.processRunExecutionData(workflow)
+			: partial
+				? workflowExecute.runPartialWorkflow2(
+						workflow,
+						structuredClone(partial.runData),
+						workflowData.pinData,
+						partial.dirtyNodeNames ?? [partial.destinationNode],
+						{ nodeName: partial.destinationNode, mode: 'inclusive' },
+					)
+				: workflowExecute.run({ workflow, startNode, pinData: workflowData.pinData });
 	} catch (error) {
 		// n8n refuses to start a workflow with issues (e.g. a required parameter left empty).
 		return {
@@ -448,6 +487,7 @@ function defaultWorkflowNodeTypes(): Record<string, AnyNodeType> {
 		[MANUAL_TRIGGER_TYPE]: new ManualTrigger(),
 		[SET_BINARY_FROM_FILE_TYPE]: new SetBinaryFromFile(),
 		[AGGREGATE_BINARIES_TYPE]: new AggregateBinaries(),
+		[LOOK_UP_TYPE]: new LookUp(),
 	};
 }
 
@@ -516,6 +556,8 @@ export async function runWorkflow(
 			executionMode: options.executionMode ?? 'manual',
 			timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
 			cancelAfterMs: options.cancelAfterMs,
+			partial: options.partial,
+			retryOf: options.retryOf,
 		});
 		const runData = run?.data.resultData.runData ?? {};
 		const lastNodeExecuted = run?.data.resultData.lastNodeExecuted;

@@ -60,6 +60,16 @@ export {
 export { MANUAL_TRIGGER_TYPE } from './nodes/ManualTrigger.node';
 export { SET_BINARY_FROM_FILE_TYPE } from './nodes/SetBinaryFromFile.node';
 export { AGGREGATE_BINARIES_TYPE } from './nodes/AggregateBinaries.node';
+export { LOOK_UP_TYPE } from './nodes/LookUp.node';
+export {
+	WEBHOOK_UPLOAD_TYPE,
+	FORM_TRIGGER_TYPE,
+	createFormUpload,
+	createWebhookUpload,
+	type WebhookRequest,
+} from './nodes/WebhookUpload.node';
+export { createHarnessInput, HARNESS_INPUT_TYPE } from './nodes/HarnessInput.node';
+export { databaseStore } from './core';
 export type { HarnessBinaryInput } from './nodes/HarnessInput.node';
 
 /**

@@ -32,7 +32,7 @@ import {
 	sheetReadyCells,
 	sheetReadyWorkflow,
 } from './sheet-ready';
-import { shapeRunsByFileName } from '../node/fixtures';
+import { sha256, shapeRunsByFileName } from '../node/fixtures';
 import { CANCEL_IN_FLIGHT, cancelReadWorkflow, cancelUploadWorkflow } from './cancel-in-flight';
 import {
 	GMAIL_SHAPED,
@@ -42,6 +42,13 @@ import {
 	rssOf,
 	startLargeFileServer,
 } from './files-in';
+import {
+	COMBINED_MODE,
+	FILE_BY_EXPRESSION,
+	combinedModeWorkflow,
+	fileByExpressionWorkflow,
+	uploadToWebhook,
+} from './files-by-expression';
 import { startScriptedModel, type ScriptedModel } from './scripted-model';
 import {
 	ACTION_TYPE,
@@ -110,6 +117,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 				linkUploadWorkflow(),
 				cancelUploadWorkflow(),
 				cancelReadWorkflow(),
+				fileByExpressionWorkflow(),
+				combinedModeWorkflow(),
 			],
 			// Published by test (g) itself: its polls of every Agent would otherwise mix with the
 			// requests the AI Agent's questions cause.
@@ -427,6 +436,55 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		expect(filesPerRun).toHaveLength(GMAIL_SHAPED.emails.length);
 		process.stderr.write(
 			`[e2e] (l) n8n ${VERSION}: ${uploads.length} Runs from ${GMAIL_SHAPED.emails.length} Gmail-shaped emails with the defaults: ${filesPerRun.map((files) => files?.join(' + ')).join('; ')} (${GMAIL_SHAPED.logo} left out)\n`,
+		);
+	});
+
+	test('(n) a webhook’s uploaded file, named by an expression after a node that dropped it, is uploaded', async () => {
+		const since = emu.lastSeq;
+		const pdf = samplePdf('Invoice INV-39 by expression');
+		const status = await uploadToWebhook(session.server.url, FILE_BY_EXPRESSION.webhookPath, [
+			{ field: FILE_BY_EXPRESSION.field, fileName: FILE_BY_EXPRESSION.fileName, data: pdf },
+		]);
+		expect(status).toBe(200);
+		const [latest] = await session.waitForExecutions(FILE_BY_EXPRESSION.workflowId, 1, 60_000);
+		const details = await session.execution(latest.id);
+		// Throws with the node's own message when it failed.
+		expect(nodeItems(details, 'Extract Data From Files').length).toBeGreaterThan(0);
+		expect(latest.status).toBe('success');
+		const uploads = emu
+			.requestsSince(since)
+			.filter((entry) => entry.method === 'POST' && /\/agents\/1\/runs$/.test(entry.path));
+		expect(
+			uploads.map((entry) => entry.upload?.files.map((file) => [file.filename, file.sha256])),
+		).toEqual([[[FILE_BY_EXPRESSION.fileName, sha256(pdf)]]]);
+		process.stderr.write(
+			`[e2e] (n) n8n ${VERSION}: Webhook upload → Code (file dropped) → File Fields {{ $('Webhook').item.binary.${FILE_BY_EXPRESSION.field} }}: ${latest.status}, 1 Run with ${FILE_BY_EXPRESSION.fileName}\n`,
+		);
+	});
+
+	test('(o) binary mode "combined" with only the Agent set: every file of the item is uploaded', async () => {
+		const since = emu.lastSeq;
+		const files = COMBINED_MODE.fileNames.map((fileName, index) => ({
+			field: `file${index}`,
+			fileName,
+			data: samplePdf(`Invoice ${fileName} in combined mode`),
+		}));
+		const status = await uploadToWebhook(session.server.url, COMBINED_MODE.webhookPath, files);
+		expect(status).toBe(200);
+		const [latest] = await session.waitForExecutions(COMBINED_MODE.workflowId, 1, 60_000);
+		const details = await session.execution(latest.id);
+		// Throws with the node's own message when it failed.
+		expect(nodeItems(details, 'Extract Data From Files').length).toBeGreaterThan(0);
+		expect(latest.status).toBe('success');
+		const webhookItem = nodeItems(details, 'Webhook')[0] as { json: Record<string, unknown> };
+		const uploads = emu
+			.requestsSince(since)
+			.filter((entry) => entry.method === 'POST' && /\/agents\/1\/runs$/.test(entry.path));
+		expect(
+			uploads.map((entry) => entry.upload?.files.map((file) => [file.filename, file.sha256])),
+		).toEqual([files.map((file) => [file.fileName, sha256(file.data)])]);
+		process.stderr.write(
+			`[e2e] (o) n8n ${VERSION}: binary mode combined (files in JSON under _files: ${Object.keys((webhookItem.json._files as object | undefined) ?? {}).join(', ') || 'none, n8n kept them in binary'}), defaults: ${latest.status}, 1 Run with ${COMBINED_MODE.fileNames.join(' + ')}\n`,
 		);
 	});
 

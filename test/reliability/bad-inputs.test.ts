@@ -56,6 +56,11 @@ function items(fixture: ItemsFixture | undefined): HarnessInputItem[] | undefine
 				binary[`file_${n}`] = { data: Buffer.from(`f${n}`), fileName: `f${n}.txt` };
 			return [{ binary }];
 		}
+		case 'fileObjectInJson': {
+			const id = 'database:4f0c2a6e-8a51-4d5e-9a43-2b3c1d0e9f7a';
+			const file = { mimeType: 'application/pdf', fileName: 'payroll.pdf', id };
+			return [{ json: { body: { file } } }];
+		}
 		case 'oversizedFile': {
 			const path = join(scratch, 'huge.pdf');
 			const fd = openSync(path, 'w');

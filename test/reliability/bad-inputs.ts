@@ -20,7 +20,8 @@ export type ItemsFixture =
 	| 'attachmentOnly'
 	| 'emptyFile'
 	| 'files301'
-	| 'oversizedFile';
+	| 'oversizedFile'
+	| 'fileObjectInJson';
 
 /** Named credentials: the emulator's demo users, a wrong or broken key; `baseUrl` replaces the emulator's address. */
 export interface CredentialChoice {
@@ -383,6 +384,16 @@ export const BAD_INPUTS: BadInput[] = [
 		node: 'action',
 		parameters: createRun({ binarySource: 'fields', binaryPropertyName: '={{ 42 }}' }),
 		items: 'attachmentOnly',
+	},
+	{
+		where: 'Extract Data From Files',
+		input:
+			'File Fields `{{ $json.body.file }}`, a file object typed into a webhook’s JSON (an id naming a stored file)',
+		message: 'The file "payroll.pdf" given in File Fields is not a file of this execution',
+		requests: [],
+		node: 'action',
+		parameters: createRun({ binarySource: 'fields', binaryPropertyName: '={{ $json.body.file }}' }),
+		items: 'fileObjectInJson',
 	},
 	{
 		where: 'Extract Data From Files',

@@ -14,7 +14,7 @@ import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
 import { failedRunError, failedRunsMode, runCountsHint } from '../../helpers/failedRuns';
-import { filesForUpload, selectFiles } from './upload';
+import { filesForUpload, itemHasFiles, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
@@ -241,7 +241,7 @@ function refuseAsToolWithoutFiles(
 	item: INodeExecutionData,
 	itemIndex: number,
 ): void {
-	if (!context.getNode().type.endsWith('Tool') || Object.keys(item.binary ?? {}).length > 0) return;
+	if (!context.getNode().type.endsWith('Tool') || itemHasFiles(context, item)) return;
 	throw new NodeOperationError(
 		context.getNode(),
 		'Extract Data From Files cannot be used as an AI Agent tool: a tool receives no files to upload. Create the Run in the workflow before the AI Agent, and let the agent read it with Run → Get or Run → Get Many.',

@@ -1,5 +1,13 @@
-import type { IBinaryData, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { BINARY_ENCODING, NodeOperationError } from 'n8n-workflow';
+import {
+	FILES_IN_JSON,
+	filesInJson,
+	filesInTopLevelJson,
+	isFileOfThisExecution,
+	isBinaryObject,
+	isCombinedBinaryMode,
+} from './filesOfExecution';
 import type { MultipartFile } from '../../transport/multipart';
 import { hasBehaviour } from '../../descriptions/versions';
 import { fileWordsOf } from '../../descriptions/panelWords';
@@ -16,41 +24,6 @@ export interface ChosenFile {
 	/** The binary field's name; undefined for a file given as a binary object. */
 	field?: string;
 	binary: IBinaryData;
-}
-
-/**
- * A binary object as n8n hands it to a parameter from an expression (`{{ $binary.data }}`,
- * n8n 1.114 and later): its mime type and either its bytes or its id in n8n's binary store.
- * Checked here rather than with n8n-workflow's own helper, which older n8n versions lack.
- */
-function isBinaryObject(value: unknown): value is IBinaryData {
-	if (!value || typeof value !== 'object' || Array.isArray(value)) return false;
-	const candidate = value as Partial<IBinaryData>;
-	return (
-		typeof candidate.mimeType === 'string' &&
-		(typeof candidate.id === 'string' || typeof candidate.data === 'string')
-	);
-}
-
-/**
- * Whether a binary object's id may be read: n8n hands an expression the id of a stored file,
- * and the same shape can come from data (a webhook's JSON). An id is trusted only when it is
- * a file of one of this node's input items, or one stored by this execution of this workflow
- * (a file of an earlier node, `{{ $('Gmail').item.binary.attachment_0 }}`). Any other id could
- * name another execution's or another workflow's file.
- */
-function isFileOfThisExecution(context: IExecuteFunctions, id: string): boolean {
-	for (const item of context.getInputData()) {
-		for (const binary of Object.values(item.binary ?? {})) if (binary.id === id) return true;
-	}
-	const location = /^[^:]+:workflows\/([^/]+)\/executions\/([^/]+)\/binary_data\/[^/]+$/.exec(id);
-	if (!location) return false;
-	const [, workflowId, executionId] = location;
-	const ownExecution = context.getExecutionId();
-	return (
-		workflowId === String(context.getWorkflow().id) &&
-		(executionId === ownExecution || (executionId === 'temp' && !ownExecution))
-	);
 }
 
 /** A binary object whose bytes were left out (see fieldDescribedBy). */
@@ -126,6 +99,7 @@ function isShownInEmailText(item: INodeExecutionData, binary: IBinaryData): bool
 
 function kindOf(value: unknown): string {
 	if (value === null) return 'empty (null)';
+	if (value === undefined) return 'empty: the expression gives no value';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'object') return 'an object that is not a file';
 	return `a ${typeof value}`;
@@ -145,10 +119,169 @@ function noFilesError(context: IExecuteFunctions, itemIndex: number): NodeOperat
 }
 
 /**
- * The files of the item that become files of the Run: every file field ("all"), or what
- * File Fields (Input Binary Fields before version 1.2) gives — comma-separated field names, a binary object from an
- * expression, or a list of either. From node version 1.2, "all" leaves out the images an
- * email shows inside its text; `onInlineImagesSkipped` hears their names.
+ * The item's files by the names File Fields takes: its binary fields and, in combined binary
+ * mode (n8n 2.x), the files n8n keeps in its JSON: under `_files`, and the top-level fields
+ * in which a Form Trigger or a Set node puts files (only those this execution produced, so
+ * that a file object typed into data is no file of the item). A file in two places counts once.
+ */
+export function filesOfItem(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+): Record<string, IBinaryData> {
+	const files: Record<string, IBinaryData> = { ...(item.binary ?? {}) };
+	if (!isCombinedBinaryMode(context) || !item.json) return files;
+	const ids = new Set(Object.values(files).map((binary) => binary.id));
+	const add = (name: string, binary: IBinaryData) => {
+		if (name in files || (binary.id && ids.has(binary.id))) return;
+		files[name] = binary;
+		ids.add(binary.id);
+	};
+	for (const [name, binary] of Object.entries(filesInJson(item.json))) add(name, binary);
+	const topLevel = filesInTopLevelJson(item.json).filter(([, binary]) => binary.id);
+	if (topLevel.length === 0) return files;
+	for (const [name, binary] of topLevel) {
+		if (isFileOfThisExecution(context, binary.id as string)) add(name, binary);
+	}
+	return files;
+}
+
+/** Whether the item carries any file, in either binary mode. */
+export function itemHasFiles(context: IExecuteFunctions, item: INodeExecutionData): boolean {
+	return Object.keys(filesOfItem(context, item)).length > 0;
+}
+
+/** Every file of the item; from node version 1.2 without the images an email shows in its text. */
+function allFilesOf(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+	files: Record<string, IBinaryData>,
+	onInlineImagesSkipped?: (fileNames: string[]) => void,
+): ChosenFile[] {
+	const all = Object.entries(files).map(([field, binary]) => ({ field, binary }));
+	if (all.length === 0) throw noFilesError(context, itemIndex);
+	if (!hasBehaviour(context.getNode(), 'skipInlineImages')) return all;
+	const attached = all.filter(({ binary }) => !isShownInEmailText(item, binary));
+	if (attached.length < all.length) {
+		onInlineImagesSkipped?.(
+			all.filter((file) => !attached.includes(file)).map(({ binary }) => binary.fileName ?? ''),
+		);
+	}
+	if (attached.length === 0) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex + 1} has only images shown inside the email text, no attached document`,
+			{
+				description: `Images placed in an email’s text (logos, signatures) are not sent. To send them anyway, choose ${fileWordsOf(context.getNode()).specific} and name them (e.g. attachment_0).`,
+				itemIndex,
+			},
+		);
+	}
+	return attached;
+}
+
+/** How an expression names a file of an earlier node, in the workflow's binary mode. */
+function fileExpressionExample(context: IExecuteFunctions): string {
+	return isCombinedBinaryMode(context)
+		? `{{ $('Webhook').item.${FILES_IN_JSON}.data }}`
+		: "{{ $('Webhook').item.binary.data }}";
+}
+
+/**
+ * A file object from an expression may be read only when n8n placed it on an item in this
+ * execution (isFileOfThisExecution): one typed into data, such as a webhook's JSON, could name
+ * any stored file, another workflow's included. Objects that hold their bytes need no check.
+ */
+function assertFileOfThisExecution(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	binary: IBinaryData,
+): void {
+	if (!binary.id || isFileOfThisExecution(context, binary.id)) return;
+	const words = fileWordsOf(context.getNode());
+	throw new NodeOperationError(
+		context.getNode(),
+		`The file "${binary.fileName ?? 'without a name'}" given in ${words.fieldList} is not a file of this execution`,
+		{
+			description: `Only files that a node of this workflow produced in this execution can be uploaded; this file object comes from data (e.g. a webhook’s JSON), where it could name any stored file. Give the file itself: the name of the item’s ${words.field}, or an expression that points at the node that produced it, such as ${fileExpressionExample(context)}.`,
+			itemIndex,
+		},
+	);
+}
+
+/** In combined binary mode, a path into the item's JSON (`_files.data`), as n8n's own nodes take it. */
+function fileAtPath(item: INodeExecutionData, path: string): IBinaryData | undefined {
+	let value: unknown = item.json;
+	for (const key of path.split('.')) {
+		if (!value || typeof value !== 'object') return undefined;
+		value = (value as IDataObject)[key];
+	}
+	return isBinaryObject(value) ? value : undefined;
+}
+
+/** The item's files named in a comma-separated list (File Fields). */
+function filesNamed(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+	files: Record<string, IBinaryData>,
+	list: string,
+): ChosenFile[] {
+	const words = fileWordsOf(context.getNode());
+	const available = Object.keys(files);
+	const names = list
+		.split(',')
+		.map((field) => field.trim())
+		.filter((field) => field !== '');
+	const combined = isCombinedBinaryMode(context);
+	if (names.length > 0 && available.length === 0 && !combined)
+		throw noFilesError(context, itemIndex);
+	return names.map((field) => {
+		if (files[field]) return { field, binary: files[field] };
+		const atPath = combined ? fileAtPath(item, field) : undefined;
+		if (atPath) {
+			assertFileOfThisExecution(context, itemIndex, atPath);
+			return { field, binary: atPath };
+		}
+		if (available.length === 0) throw noFilesError(context, itemIndex);
+		throw new NodeOperationError(
+			context.getNode(),
+			`Item ${itemIndex + 1} has no ${words.field} "${field}"`,
+			{
+				description: `This item’s ${words.fields} are: ${available.join(', ')}. Put one of them in ${words.fieldList}, or choose "${words.all}".`,
+				itemIndex,
+			},
+		);
+	});
+}
+
+/** Why a File Fields value is no file, and what to enter; combined mode's own way of naming files. */
+function notAFileError(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	entry: unknown,
+	available: string[],
+): NodeOperationError {
+	const words = fileWordsOf(context.getNode());
+	const combinedHint = isCombinedBinaryMode(context)
+		? ` This workflow keeps files in the items’ data (workflow setting binary mode "combined"), under ${FILES_IN_JSON}: e.g. ${fileExpressionExample(context)}.`
+		: '';
+	return new NodeOperationError(
+		context.getNode(),
+		`${words.fieldList} holds ${kindOf(entry)}, not ${words.field} names or files`,
+		{
+			description: `Enter field names separated by commas${available.length ? ` (this item has: ${available.join(', ')})` : ''}, or an expression that gives a file such as {{ $binary.data }}, or choose "${words.all}".${combinedHint}`,
+			itemIndex,
+		},
+	);
+}
+
+/**
+ * The files of the item that become files of the Run: every file of the item ("all"), or
+ * what File Fields (Input Binary Fields before version 1.2) gives — comma-separated field
+ * names, a binary object from an expression, or a list of either. Files are found as n8n's own
+ * nodes find them, in either binary mode (filesOfItem). From node version 1.2, "all" leaves
+ * out the images an email shows inside its text; `onInlineImagesSkipped` hears their names.
  */
 export function selectFiles(
 	context: IExecuteFunctions,
@@ -158,79 +291,24 @@ export function selectFiles(
 	fieldValue: unknown,
 	onInlineImagesSkipped?: (fileNames: string[]) => void,
 ): ChosenFile[] {
-	const binaries = item.binary ?? {};
-	const available = Object.keys(binaries);
+	const files = filesOfItem(context, item);
+	const available = Object.keys(files);
 	if (source === 'all') {
-		if (available.length === 0) throw noFilesError(context, itemIndex);
-		const all = available.map((field) => ({ field, binary: binaries[field] }));
-		if (!hasBehaviour(context.getNode(), 'skipInlineImages')) return all;
-		const attached = all.filter(({ binary }) => !isShownInEmailText(item, binary));
-		if (attached.length < all.length) {
-			onInlineImagesSkipped?.(
-				all.filter((file) => !attached.includes(file)).map(({ binary }) => binary.fileName ?? ''),
-			);
-		}
-		if (attached.length === 0) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`Item ${itemIndex + 1} has only images shown inside the email text, no attached document`,
-				{
-					description: `Images placed in an email’s text (logos, signatures) are not sent. To send them anyway, choose ${fileWordsOf(context.getNode()).specific} and name them (e.g. attachment_0).`,
-					itemIndex,
-				},
-			);
-		}
-		return attached;
+		return allFilesOf(context, item, itemIndex, files, onInlineImagesSkipped);
 	}
 	const words = fileWordsOf(context.getNode());
 	const entries = Array.isArray(fieldValue) ? fieldValue : [fieldValue];
 	const chosen: ChosenFile[] = [];
 	for (const entry of entries) {
 		if (isBinaryObject(entry)) {
-			if (entry.id && !isFileOfThisExecution(context, entry.id)) {
-				throw new NodeOperationError(
-					context.getNode(),
-					`The file "${entry.fileName ?? 'without a name'}" given in ${words.fieldList} is not a file of this execution`,
-					{
-						description: `A file object that comes from data (e.g. a webhook’s JSON) cannot name stored files. Give the file itself: the name of the item’s file field, or an expression such as {{ $binary.data }}.`,
-						itemIndex,
-					},
-				);
-			}
+			assertFileOfThisExecution(context, itemIndex, entry);
 			chosen.push({ binary: entry });
-			continue;
-		}
-		if (isFileDescription(entry)) {
+		} else if (isFileDescription(entry)) {
 			chosen.push(fieldDescribedBy(context, item, itemIndex, entry));
-			continue;
-		}
-		if (typeof entry !== 'string') {
-			throw new NodeOperationError(
-				context.getNode(),
-				`${words.fieldList} holds ${kindOf(entry)}, not ${words.field} names or files`,
-				{
-					description: `Enter field names separated by commas${available.length ? ` (this item has: ${available.join(', ')})` : ''}, or an expression that gives a file such as {{ $binary.data }}, or choose "${words.all}".`,
-					itemIndex,
-				},
-			);
-		}
-		const names = entry
-			.split(',')
-			.map((field) => field.trim())
-			.filter((field) => field !== '');
-		if (names.length > 0 && available.length === 0) throw noFilesError(context, itemIndex);
-		for (const field of names) {
-			if (!available.includes(field)) {
-				throw new NodeOperationError(
-					context.getNode(),
-					`Item ${itemIndex + 1} has no ${words.field} "${field}"`,
-					{
-						description: `This item’s ${words.fields} are: ${available.join(', ')}. Put one of them in ${words.fieldList}, or choose "${words.all}".`,
-						itemIndex,
-					},
-				);
-			}
-			chosen.push({ field, binary: binaries[field] });
+		} else if (typeof entry === 'string') {
+			chosen.push(...filesNamed(context, item, itemIndex, files, entry));
+		} else {
+			throw notAFileError(context, itemIndex, entry, available);
 		}
 	}
 	if (chosen.length === 0) {

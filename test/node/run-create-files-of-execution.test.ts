@@ -1,0 +1,361 @@
+/**
+ * Run → Create takes files where n8n's own nodes take them: the item's files in either binary
+ * mode of the workflow (separate, or combined: in the item's JSON under `_files`), and a file
+ * object from an expression in any store (filesystem including a webhook's `executions/temp`,
+ * n8n's database store), also in a partial execution from the editor and in a retried
+ * execution. A file object typed into data (a webhook's JSON) names no file of this execution
+ * and is refused.
+ */
+import type { INodeParameters, INodeType, IWorkflowSettings } from 'n8n-workflow';
+
+import {
+	type BinaryMode,
+	EXTRACTION_AGENTS_TYPE,
+	HARNESS_INPUT_TYPE,
+	LOOK_UP_TYPE,
+	WEBHOOK_UPLOAD_TYPE,
+	FORM_TRIGGER_TYPE,
+	createFormUpload,
+	type HarnessInputItem,
+	type RunWorkflowOptions,
+	type WebhookRequest,
+	type WorkflowJson,
+	createHarnessInput,
+	createWebhookUpload,
+	runWorkflow,
+	useHarness,
+} from '../../dev/harness';
+import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 100 });
+
+const invoice = pdf('invoice INV-39');
+const receipt = pdf('receipt R-40');
+
+function extractNode(parameters: INodeParameters) {
+	return {
+		name: 'Extract Data From Files',
+		type: EXTRACTION_AGENTS_TYPE,
+		typeVersion: 1.3,
+		parameters: createRunParameters(parameters),
+	};
+}
+
+const FILE_FROM_WEBHOOK = {
+	binarySource: 'fields',
+	binaryPropertyName: "={{ $('Webhook').item.binary.invoice }}",
+};
+
+interface TestWorkflow {
+	workflow: WorkflowJson;
+	nodeTypes: Record<string, INodeType>;
+}
+
+/** Webhook (multipart upload) → Look Up (the item replaced, its file gone) → Extract Data From Files. */
+function webhookWorkflow(
+	requests: WebhookRequest[],
+	parameters: INodeParameters = FILE_FROM_WEBHOOK,
+	settings: IWorkflowSettings = {},
+): TestWorkflow {
+	return {
+		workflow: {
+			nodes: [
+				{ name: 'Webhook', type: WEBHOOK_UPLOAD_TYPE, typeVersion: 1, parameters: {} },
+				{ name: 'Look Up', type: LOOK_UP_TYPE, typeVersion: 1, parameters: {} },
+				extractNode(parameters),
+			],
+			connections: {
+				Webhook: { main: [[{ node: 'Look Up', type: 'main' as const, index: 0 }]] },
+				'Look Up': {
+					main: [[{ node: 'Extract Data From Files', type: 'main' as const, index: 0 }]],
+				},
+			},
+			settings,
+		},
+		nodeTypes: { [WEBHOOK_UPLOAD_TYPE]: createWebhookUpload(requests) },
+	};
+}
+
+/** A node named `name` that emits `items` (files stored by this execution) → Extract Data From Files. */
+function filesWorkflow(
+	name: string,
+	items: HarnessInputItem[],
+	parameters: INodeParameters,
+	settings: IWorkflowSettings = {},
+	between?: string,
+): TestWorkflow {
+	const nodes = [
+		{ name, type: HARNESS_INPUT_TYPE, typeVersion: 1, parameters: {} },
+		...(between ? [{ name: between, type: LOOK_UP_TYPE, typeVersion: 1, parameters: {} }] : []),
+		extractNode(parameters),
+	];
+	const connections = Object.fromEntries(
+		nodes
+			.slice(0, -1)
+			.map((node, index) => [
+				node.name,
+				{ main: [[{ node: nodes[index + 1].name, type: 'main' as const, index: 0 }]] },
+			]),
+	);
+	return {
+		workflow: { nodes, connections, settings },
+		nodeTypes: { [HARNESS_INPUT_TYPE]: createHarnessInput(items) },
+	};
+}
+
+async function run(
+	{ workflow, nodeTypes }: TestWorkflow,
+	binaryMode: BinaryMode = 'filesystem',
+	partial?: RunWorkflowOptions['partial'],
+	more: Pick<RunWorkflowOptions, 'retryOf' | 'credentials'> = {},
+) {
+	const seq = ctx.emulator.lastSeq;
+	const result = await runWorkflow(workflow, {
+		credentials: ctx.credentials,
+		nodeTypes,
+		binaryMode,
+		startNode: workflow.nodes[0].name,
+		partial,
+		...more,
+	});
+	const uploads = ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path))
+		.map((entry) => entry.upload?.files.map((file) => [file.filename, file.sha256]));
+	return { result, uploads };
+}
+
+describe('Run → Create: files as n8n hands them over', () => {
+	it('uploads a webhook’s file (kept under executions/temp) named by an expression after a node that dropped it', async () => {
+		const { result, uploads } = await run(
+			webhookWorkflow([{ files: { invoice: { data: invoice, fileName: 'INV-39.pdf' } } }]),
+		);
+		const fileId = String(result.outputOf('Webhook')[0].binary?.invoice.id);
+		expect(fileId).toMatch(/\/executions\/temp\/binary_data\//);
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('uploads a file of n8n’s database store (id database:<uuid>) named by an expression', async () => {
+		const { result, uploads } = await run(
+			filesWorkflow(
+				'Gmail',
+				[
+					{
+						json: { subject: 'Invoice' },
+						binary: { attachment_0: { data: invoice, fileName: 'INV-39.pdf' } },
+					},
+				],
+				{
+					binarySource: 'fields',
+					binaryPropertyName: "={{ $('Gmail').item.binary.attachment_0 }}",
+				},
+				{},
+				'Look Up',
+			),
+			'database',
+		);
+		expect(String(result.outputOf('Gmail')[0].binary?.attachment_0.id)).toMatch(
+			/^database:[0-9a-f-]{36}$/,
+		);
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('uploads every file of the item with the defaults in combined binary mode (files in the JSON under _files)', async () => {
+		const { result, uploads } = await run(
+			filesWorkflow(
+				'Read',
+				[
+					{
+						binary: {
+							attachment_0: { data: invoice, fileName: 'INV-39.pdf' },
+							attachment_1: { data: receipt, fileName: 'R-40.pdf' },
+						},
+					},
+				],
+				{},
+				{ binaryMode: 'combined' },
+			),
+		);
+		const read = result.outputOf('Read')[0];
+		expect(read.binary).toBeUndefined();
+		expect(Object.keys(read.json._files as object)).toEqual(['attachment_0', 'attachment_1']);
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([
+			[
+				['INV-39.pdf', sha256(invoice)],
+				['R-40.pdf', sha256(receipt)],
+			],
+		]);
+	});
+
+	it('uploads a file named by an expression in a partial execution from the editor (earlier nodes’ files from the run before)', async () => {
+		const workflow = filesWorkflow(
+			'Read',
+			[{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }],
+			{ binarySource: 'fields', binaryPropertyName: "={{ $('Read').item.binary.data }}" },
+			{},
+			'Look Up',
+		);
+		const first = await run(workflow);
+		expect(first.result.error).toBeUndefined();
+		// "Execute step" on the node: a new execution that reuses the earlier nodes' run data.
+		const { runData } = first.result;
+		const { result, uploads } = await run(workflow, 'filesystem', {
+			runData: { Read: runData.Read, 'Look Up': runData['Look Up'] },
+			destinationNode: 'Extract Data From Files',
+		});
+		expect(result.error).toBeUndefined();
+		expect(result.runData.Read).toBeDefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('uploads a file named by an expression in a retried execution (earlier nodes’ files from the failed one)', async () => {
+		const workflow = filesWorkflow(
+			'Read',
+			[{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }],
+			{ binarySource: 'fields', binaryPropertyName: "={{ $('Read').item.binary.data }}" },
+			{},
+			'Look Up',
+		);
+		// The first execution fails on the node (the API key was wrong), after Read stored the file.
+		const failed = await run(workflow, 'filesystem', undefined, {
+			credentials: { ...ctx.credentials, apiKey: 'ea_wrong_key_0000000000000000' },
+		});
+		expect(failed.result.errorNode).toBe('Extract Data From Files');
+		expect(failed.uploads).toEqual([]);
+		const { result, uploads } = await run(workflow, 'filesystem', undefined, {
+			retryOf: failed.result.run,
+		});
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('in combined binary mode, takes a file field’s name, a path under _files and an expression into an earlier node’s _files', async () => {
+		const items = [{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }];
+		for (const [binaryPropertyName, between] of [
+			['data', undefined],
+			['_files.data', undefined],
+			["={{ $('Read').item._files.data }}", 'Look Up'],
+		] as const) {
+			const { result, uploads } = await run(
+				filesWorkflow(
+					'Read',
+					items,
+					{ binarySource: 'fields', binaryPropertyName },
+					{ binaryMode: 'combined' },
+					between,
+				),
+			);
+			expect([binaryPropertyName, result.error]).toEqual([binaryPropertyName, undefined]);
+			expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+		}
+	});
+
+	it('in combined binary mode, says where files are when an expression looks for them in binary', async () => {
+		const { result, uploads } = await run(
+			filesWorkflow(
+				'Read',
+				[{ binary: { data: { data: invoice, fileName: 'INV-39.pdf' } } }],
+				{ binarySource: 'fields', binaryPropertyName: "={{ $('Read').item.binary?.data }}" },
+				{ binaryMode: 'combined' },
+				'Look Up',
+			),
+		);
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'File Fields must name the fields to upload, or give files from an expression; it is empty: the expression gives no value',
+		);
+		expect((result.error as Error & { description?: string }).description).toContain(
+			"{{ $('Webhook').item._files.data }}",
+		);
+	});
+
+	it('in combined binary mode, uploads a Form Trigger’s file (kept in its JSON field) with the defaults', async () => {
+		const { result, uploads } = await run({
+			workflow: {
+				nodes: [
+					{ name: 'On form submission', type: FORM_TRIGGER_TYPE, typeVersion: 1, parameters: {} },
+					extractNode({}),
+				],
+				connections: {
+					'On form submission': {
+						main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]],
+					},
+				},
+				settings: { binaryMode: 'combined' },
+			},
+			nodeTypes: {
+				[FORM_TRIGGER_TYPE]: createFormUpload([
+					{ body: { name: 'Ada' }, files: { invoice: { data: invoice, fileName: 'INV-39.pdf' } } },
+				]),
+			},
+		});
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('in combined binary mode, does not take a file object typed into a webhook’s JSON as a file of the item', async () => {
+		const id = await storedByAnotherWorkflow('filesystem', pdf('payroll of another workflow'));
+		const crafted = { mimeType: 'application/pdf', fileName: 'payroll.pdf', id };
+		const { workflow, nodeTypes } = webhookWorkflow(
+			[{ body: crafted }],
+			{},
+			{ binaryMode: 'combined' },
+		);
+		// Webhook → Extract Data From Files with the defaults (All Files of the Item).
+		workflow.nodes.splice(1, 1);
+		workflow.connections = {
+			Webhook: { main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]] },
+		};
+		const { result, uploads } = await run({ workflow, nodeTypes });
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe('Item 1 has no files');
+	});
+
+	it.each(['filesystem', 'database'] as const)(
+		'refuses a file object typed into a webhook’s JSON that names another workflow’s file (%s store), uploading nothing',
+		async (binaryMode) => {
+			const secret = pdf('payroll of another workflow');
+			const id = await storedByAnotherWorkflow(binaryMode, secret);
+			const crafted = { mimeType: 'application/pdf', fileName: 'payroll.pdf', id };
+			const { result, uploads } = await run(
+				webhookWorkflow([{ body: { file: crafted } }], {
+					binarySource: 'fields',
+					binaryPropertyName: "={{ $('Webhook').item.json.body.file }}",
+				}),
+				binaryMode,
+			);
+			expect(uploads).toEqual([]);
+			expect(result.error?.message).toBe(
+				'The file "payroll.pdf" given in File Fields is not a file of this execution',
+			);
+			expect((result.error as Error & { description?: string }).description).toMatch(
+				/comes from data \(e\.g\. a webhook’s JSON\)/,
+			);
+		},
+	);
+});
+
+/** Stores `data` as a file of another workflow's execution, in `binaryMode`'s store; its id. */
+async function storedByAnotherWorkflow(binaryMode: BinaryMode, data: Buffer): Promise<string> {
+	const result = await runWorkflow(
+		{
+			id: 'another-workflow',
+			nodes: [{ name: 'Payroll', type: HARNESS_INPUT_TYPE, typeVersion: 1, parameters: {} }],
+			connections: {},
+		},
+		{
+			binaryMode,
+			startNode: 'Payroll',
+			nodeTypes: {
+				[HARNESS_INPUT_TYPE]: createHarnessInput([
+					{ binary: { data: { data, fileName: 'payroll.pdf' } } },
+				]),
+			},
+		},
+	);
+	return String(result.outputOf('Payroll')[0].binary?.data.id);
+}
