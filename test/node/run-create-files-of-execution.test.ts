@@ -266,7 +266,7 @@ describe('Run → Create: files as n8n hands them over', () => {
 		);
 		expect(uploads).toEqual([]);
 		expect(result.error?.message).toBe(
-			'File Fields must name the fields to upload, or give files from an expression; it is empty: the expression gives no value',
+			'File Fields holds nothing: the expression gives no value, not file field names or files',
 		);
 		expect((result.error as Error & { description?: string }).description).toContain(
 			"{{ $('Webhook').item._files.data }}",

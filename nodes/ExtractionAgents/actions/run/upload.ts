@@ -98,8 +98,8 @@ function isShownInEmailText(item: INodeExecutionData, binary: IBinaryData): bool
 }
 
 function kindOf(value: unknown): string {
-	if (value === null) return 'empty (null)';
-	if (value === undefined) return 'empty: the expression gives no value';
+	if (value === null) return 'an empty value (null)';
+	if (value === undefined) return 'nothing: the expression gives no value';
 	if (Array.isArray(value)) return 'a list';
 	if (typeof value === 'object') return 'an object that is not a file';
 	return `a ${typeof value}`;
