@@ -23,6 +23,8 @@ import type {
 	INodeType,
 	IExecuteFunctions,
 } from 'n8n-workflow';
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import { NodeHelpers } from 'n8n-workflow';
 import { startEmulator, type Emulator } from '../../dev/emulator';
 import {
@@ -39,6 +41,7 @@ import { HARNESS_INPUT_TYPE, createHarnessInput } from '../../dev/harness/nodes/
 import { shapeRunsByFileName } from '../node/fixtures';
 import {
 	CORE_NODE_VERSIONS,
+	EXAMPLES_DIR,
 	INVOICES,
 	INVOICE_LINES_XLSX,
 	LANGCHAIN,
@@ -90,6 +93,17 @@ describe('examples/: structure', () => {
 			'monthly-usage-report-to-google-sheets.json',
 			'outlook-invoices-to-excel-365.json',
 		]);
+	});
+
+	it('examples/README.md has one row per example: what it does and what else it needs', () => {
+		const readme = readFileSync(join(EXAMPLES_DIR, 'README.md'), 'utf8');
+		const rows = readme.split('\n').filter((line) => /^\| \[[^\]]+\.json\]/.test(line));
+		expect(rows.map((row) => /^\| \[([^\]]+)\]/.exec(row)![1]).sort()).toEqual(exampleFiles);
+		for (const row of rows) {
+			const cells = row.split(' | ').map((cell) => cell.trim());
+			expect({ row: cells[0], cells: cells.length }).toEqual({ row: cells[0], cells: 3 });
+			expect(cells[1].split(/\s+/).length).toBeGreaterThan(8);
+		}
 	});
 
 	describe.each(exampleFiles)('%s', (file) => {
