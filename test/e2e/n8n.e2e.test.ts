@@ -291,9 +291,9 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			'From',
 			'Subject',
 			'Files',
+			'Run',
 			'Prompts that failed',
 			'Why',
-			'Run',
 		]);
 		expect(row).toMatchObject({
 			From: 'billing@vendor.example',

@@ -146,9 +146,9 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 				'From',
 				'Subject',
 				'Files',
+				'Run',
 				'Prompts that failed',
 				'Why',
-				'Run',
 			]);
 			expect(review[0]).toMatchObject({
 				From: 'billing@vendor.example',
@@ -300,9 +300,9 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 					'From',
 					'Subject',
 					'Files',
+					'Run',
 					'Prompts that failed',
 					'Why',
-					'Run',
 				]),
 			);
 			const [scan, empty] = review;

@@ -8,8 +8,9 @@
  *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
  *   operation, option values exist, collections hold only declared options;
- * - behaviour: the parts that touch only our nodes run in n8n-core's engine against the
- *   emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
+ * - examples/README.md: one row per example, saying what it does and what else it needs;
+ * - behaviour: each example that reads files runs whole in example-runs.test.ts; here, the parts
+ *   that touch only our nodes run in n8n-core's engine against the emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
  *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output;
  * - sheets: every Google Sheets append runs as n8n's own node (installed n8n, its Google API
  *   answered by an in-memory spreadsheet, test/examples/google-sheets.ts) 100 times on the sheet
@@ -645,9 +646,9 @@ const SHEET_WRITES: Array<{
 			From: `billing${n}@vendor.example`,
 			Subject: `Invoice ${n}`,
 			Files: `scan-${n}.pdf`,
+			Run: `https://extraction.example.com/app/agents/1/runs/${5000 + n}`,
 			'Prompts that failed': 'Invoice number, Total amount',
 			Why: 'Invoice number: no number is printed\nTotal amount: the totals box is cut off',
-			Run: `https://extraction.example.com/app/agents/1/runs/${5000 + n}`,
 		}),
 	},
 	{
