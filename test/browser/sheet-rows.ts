@@ -253,7 +253,7 @@ export function spreadsheetPage(
 	body { margin: 0; background: #fff; font-family: Arial, "Liberation Sans", Helvetica, sans-serif; }
 	#sheet { display: inline-block; border: 1px solid #c4c7c5; overflow: hidden; }
 	table { border-collapse: collapse; font-size: 13px; color: #000; }
-	th, td { height: 21px; padding: 0 5px; border: 1px solid #e1e1e1; white-space: nowrap; overflow: hidden; box-sizing: border-box; }
+	th, td { height: 21px; padding: 0 5px; border: 1px solid #e1e1e1; white-space: pre; overflow: hidden; box-sizing: border-box; }
 	td { text-align: left; }
 	th { background: #f8f9fa; color: #444746; font-weight: normal; font-size: 11px; text-align: center; border-color: #c4c7c5; }
 	th.row, th.corner { width: 40px; }

@@ -24,6 +24,14 @@ import {
 	errorOutputWorkflow,
 } from './error-output';
 import { GMAIL_EXAMPLE, gmailExampleWorkflow } from './gmail-example';
+import {
+	FORM_EXAMPLE,
+	STAND_IN_EXAMPLES,
+	UNREADABLE_PDF,
+	formExampleWorkflow,
+	formSubmission,
+	standInExampleWorkflow,
+} from './examples-in-n8n';
 import { callWebhook, nodeItems, OWNER, startSession, type Session } from '../../dev/n8n/session';
 import {
 	SHEET_READY_FILES,
@@ -112,6 +120,8 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 				aiAgentCreateRunWorkflow(),
 				errorOutputWorkflow(),
 				gmailExampleWorkflow(),
+				formExampleWorkflow(),
+				...STAND_IN_EXAMPLES.map(standInExampleWorkflow),
 				sheetReadyWorkflow(outputDir),
 				gmailShapedWorkflow(),
 				linkUploadWorkflow(),
@@ -289,22 +299,129 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			'Received',
 			'From',
 			'Subject',
-			'Problem',
-			'What to do',
+			'Files',
 			'Run',
+			'Prompts that failed',
+			'Why',
 		]);
 		expect(row).toMatchObject({
 			From: 'billing@vendor.example',
 			Subject: scanned.subject,
+			Files: scanned.pdfs.join(', '),
+			'Prompts that failed': 'Invoice number, Invoice date, Vendor, Total amount',
+			Why: expect.stringMatching(/^Invoice number: /),
 			Run: expect.stringMatching(/\/runs\/\d+$/),
 		});
-		expect(row.Problem).not.toBe('');
+		expect(Object.values(row).join(' ')).not.toMatch(/Options →|Output as Results/);
 		const runId = Number(/\/runs\/(\d+)$/.exec(row.Run)![1]);
 		expect(emu.getRun(DEMO_AGENT_IDS.invoices, runId)).toMatchObject({ status: 'failed' });
 		process.stderr.write(
 			`[e2e] (i2) n8n ${VERSION}: Invoices got ${invoices.length} row (${String(invoices[0].user_defined_id)}); Needs review got ${JSON.stringify(row)}\n`,
 		);
 	});
+
+	test('(i3) the Form example as it is: the page after the upload shows the values the Run read and its link; an unreadable file’s page says which file and why', async () => {
+		const lastPage = async (fileName: string) => {
+			const res = await fetch(`${session.server.url}/form/${FORM_EXAMPLE.formPath}`, {
+				method: 'POST',
+				body: formSubmission(fileName),
+			});
+			expect(res.status).toBe(200);
+			const { formWaitingUrl } = (await res.json()) as { formWaitingUrl: string };
+			const waiting = new URL(formWaitingUrl);
+			const statusUrl = `${waiting.origin}${waiting.pathname}/n8n-execution-status${waiting.search}`;
+			const deadline = Date.now() + 90_000;
+			let status = '';
+			while (Date.now() < deadline) {
+				status = await (await fetch(statusUrl)).text();
+				if (status !== 'running' && status !== 'new' && status !== 'null') break;
+				await sleep(500);
+			}
+			// n8n 2.x says a Form page waits as 'form-waiting'; 1.x says 'waiting'.
+			expect(['form-waiting', 'waiting']).toContain(status);
+			return await (await fetch(formWaitingUrl)).text();
+		};
+		const good = await lastPage('INV-9001.pdf');
+		expect(good).toContain('Thank you: here is what we read');
+		const runId = Number(/\/runs\/(\d+)/.exec(good)?.[1]);
+		const run = emu.getRun(DEMO_AGENT_IDS.invoices, runId) as unknown as {
+			status: string;
+			data: Record<string, { value: unknown }>;
+		};
+		expect(run.status).toBe('success');
+		expect(good).toContain(`Invoice number: ${String(run.data['Invoice number'].value)}`);
+		expect(good).toContain(`Vendor: ${String(run.data.Vendor.value)}`);
+
+		shapeRunsByFileName(emu, { failed: UNREADABLE_PDF }, 1);
+		const bad = await lastPage(UNREADABLE_PDF);
+		expect(bad).toContain('We could not read this file');
+		expect(bad).toContain(`File: ${UNREADABLE_PDF}`);
+		expect(bad).toMatch(/Why: Invoice number: /);
+		expect(bad).not.toMatch(/Options →|Output as Results/);
+		process.stderr.write(
+			`[e2e] (i3) n8n ${VERSION}: the Form example showed Run ${runId}'s values; the unreadable file's page said why\n`,
+		);
+	});
+
+	test.each(STAND_IN_EXAMPLES.map((spec) => [spec.file, spec] as const))(
+		'(i4) %s in real n8n (stand-ins for Google, Microsoft and Slack): the read document reaches its row, the unreadable one its review step',
+		async (_file, spec) => {
+			const agent = emu.state.agents.get(DEMO_AGENT_IDS.invoices)!;
+			const prompts = agent.prompts;
+			// The line items example asks for an Agent with a list Prompt "Line items".
+			const lineItems = emu.state.agents
+				.get(DEMO_AGENT_IDS.purchaseOrders)!
+				.prompts.find((prompt) => prompt.name === 'Line items')!;
+			if (spec.file.startsWith('invoice-line-items'))
+				agent.prompts = [...prompts, { ...lineItems, id: 105 }];
+			try {
+				shapeRunsByFileName(emu, { failed: UNREADABLE_PDF }, spec.documents.length);
+				const res = await callWebhook(session.server.url, spec.webhookPath);
+				expect(res.status).toBe(200);
+				const [latest] = await session.waitForExecutions(spec.workflowId, 1, 90_000);
+				expect(latest.status).toBe('success');
+				const details = await session.execution(latest.id);
+				const items = (name: string) => nodeItems(details, name).map((item) => item.json);
+				const seen: Record<string, unknown> = {};
+				if (spec.file.startsWith('google-drive')) {
+					expect(items('Add row to Results').map((row) => row.files)).toEqual(['INV-7001.pdf']);
+					expect(items('Move file to Done').map((row) => row.files)).toEqual(['INV-7001.pdf']);
+					expect(items('Move file to Needs review')).toHaveLength(1);
+					seen.moved = 'Done: 1, Needs review: 1';
+				} else if (spec.file.startsWith('outlook')) {
+					expect(items('Add row to Invoices').map((row) => row.files)).toEqual(['INV-8001.pdf']);
+					const [review] = items('Add row to Needs review');
+					expect(review).toMatchObject({
+						From: 'billing@vendor.example',
+						Files: UNREADABLE_PDF,
+						Why: expect.stringMatching(/^Invoice number: /),
+						Run: expect.stringMatching(/\/runs\/\d+$/),
+					});
+					seen.review = review;
+				} else if (spec.file.startsWith('failed-documents')) {
+					expect(items('Add row to Invoices').map((row) => row.files)).toEqual(['INV-3001.pdf']);
+					const [message] = items('Tell the team in Slack');
+					expect(String(message.alert)).toContain(`File: ${UNREADABLE_PDF}`);
+					expect(String(message.alert)).toMatch(/Why: Invoice number: .*\n(.|\n)*Run: http/);
+					seen.alert = message.alert;
+				} else {
+					const rows = items('Add row to Invoice lines');
+					expect(rows.length).toBeGreaterThan(0);
+					for (const row of rows)
+						expect(row).toEqual({
+							'Invoice number': expect.any(String),
+							Vendor: expect.any(String),
+							Line: expect.stringMatching(/^Item \d+: /),
+							Run: expect.stringMatching(/\/runs\/\d+$/),
+						});
+					seen.rows = rows.length;
+				}
+				process.stderr.write(`[e2e] (i4) n8n ${VERSION}: ${spec.file}: ${JSON.stringify(seen)}\n`);
+			} finally {
+				agent.prompts = prompts;
+			}
+		},
+	);
 
 	test('(j) sheet-ready rows through n8n’s Convert to File: CSV and XLSX with no [object Object] and no JSON in a cell', async () => {
 		const res = await callWebhook(session.server.url, SHEET_READY_WEBHOOK_PATH);

@@ -8,8 +8,9 @@
  *   its node descriptions too;
  * - parameters of our nodes: every one is declared (and shown) for the node's resource and
  *   operation, option values exist, collections hold only declared options;
- * - behaviour: the parts that touch only our nodes run in n8n-core's engine against the
- *   emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
+ * - examples/README.md: one row per example, saying what it does and what else it needs;
+ * - behaviour: each example that reads files runs whole in example-runs.test.ts; here, the parts
+ *   that touch only our nodes run in n8n-core's engine against the emulator (the AI Agent example's tools: test/node/as-tool.test.ts and test/e2e/ai-agent.ts), with the example's own parameters (the Agent picked as the demo Agent 1
  *   "Invoices"), and what the next node reads (`$json.<field>`) is in their output;
  * - sheets: every Google Sheets append runs as n8n's own node (installed n8n, its Google API
  *   answered by an in-memory spreadsheet, test/examples/google-sheets.ts) 100 times on the sheet
@@ -23,6 +24,8 @@ import type {
 	INodeType,
 	IExecuteFunctions,
 } from 'n8n-workflow';
+import { readFileSync } from 'fs';
+import { join } from 'path';
 import { NodeHelpers } from 'n8n-workflow';
 import { startEmulator, type Emulator } from '../../dev/emulator';
 import {
@@ -39,6 +42,7 @@ import { HARNESS_INPUT_TYPE, createHarnessInput } from '../../dev/harness/nodes/
 import { shapeRunsByFileName } from '../node/fixtures';
 import {
 	CORE_NODE_VERSIONS,
+	EXAMPLES_DIR,
 	INVOICES,
 	INVOICE_LINES_XLSX,
 	LANGCHAIN,
@@ -77,14 +81,30 @@ function newestVersion(description: { version: number | number[]; defaultVersion
 }
 
 describe('examples/: structure', () => {
-	it('has the five documented examples', () => {
+	it('has the ten documented examples', () => {
 		expect(exampleFiles).toEqual([
 			'ai-agent-questions-about-runs.json',
+			'failed-documents-alert-in-slack.json',
 			'finished-run-to-excel-by-email.json',
+			'form-upload-shows-extracted-values.json',
 			'gmail-invoices-to-google-sheets.json',
 			'google-drive-folder-as-one-run.json',
+			'google-drive-new-files-to-google-sheets.json',
+			'invoice-line-items-to-google-sheets.json',
 			'monthly-usage-report-to-google-sheets.json',
+			'outlook-invoices-to-excel-365.json',
 		]);
+	});
+
+	it('examples/README.md has one row per example: what it does and what else it needs', () => {
+		const readme = readFileSync(join(EXAMPLES_DIR, 'README.md'), 'utf8');
+		const rows = readme.split('\n').filter((line) => /^\| \[[^\]]+\.json\]/.test(line));
+		expect(rows.map((row) => /^\| \[([^\]]+)\]/.exec(row)![1]).sort()).toEqual(exampleFiles);
+		for (const row of rows) {
+			const cells = row.split(' | ').map((cell) => cell.trim());
+			expect({ row: cells[0], cells: cells.length }).toEqual({ row: cells[0], cells: 3 });
+			expect(cells[1].split(/\s+/).length).toBeGreaterThan(8);
+		}
 	});
 
 	describe.each(exampleFiles)('%s', (file) => {
@@ -246,7 +266,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 
 	const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
-	it('(a) Gmail → Run Create: one Run per email with all its attachments, one sheet-ready row; a failed email to Needs review with what to do', async () => {
+	it('(a) Gmail → Run Create: one Run per email with all its attachments, one sheet-ready row; a failed email to Needs review with what went wrong', async () => {
 		const workflow = loadExample('gmail-invoices-to-google-sheets.json');
 		const node = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
 		expect(successors(workflow, 'Gmail Trigger')).toEqual([node.name]);
@@ -339,16 +359,23 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		for (const json of reviewed)
 			for (const field of jsonFieldsRead(toReviewRow.parameters).filter((f) => f !== 'error'))
 				expect({ email: json.id, has: field in json }).toEqual({ email: json.id, has: true });
-		expect(JSON.stringify(toReviewRow.parameters)).toContain('$json.error.message');
-		expect(JSON.stringify(toReviewRow.parameters)).toContain('$json.error.description');
+		// The row is for the person checking the document: why it failed and the Run, not the
+		// n8n setup hints of `error.description` (example-runs.test.ts checks every cell).
+		const reviewParameters = JSON.stringify(toReviewRow.parameters);
+		for (const field of ['message', 'failure_reasons', 'failed_prompts', 'run_url'])
+			expect(reviewParameters).toContain(`$json.error.${field}`);
+		expect(reviewParameters).not.toContain('$json.error.description');
 	});
 
-	it('(b) Trigger → Download Templated Output (xlsx) → Send with Gmail: the file is where the email attaches it from', async () => {
+	it('(b) Trigger → If succeeded → Download Templated Output (xlsx) → Send with Gmail: the file is where the email attaches it from', async () => {
 		const workflow = loadExample('finished-run-to-excel-by-email.json');
 		const trigger = nodeOfType(workflow, EXTRACTION_AGENTS_TRIGGER_TYPE);
 		const download = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'downloadTemplatedOutput');
 		const email = nodeNamed(workflow, successors(workflow, download.name)[0]);
-		expect(successors(workflow, trigger.name)).toEqual([download.name]);
+		// Succeeded Runs to the Excel email, the others to an email of their own.
+		const check = nodeNamed(workflow, successors(workflow, trigger.name)[0]);
+		expect(check.type).toBe('n8n-nodes-base.if');
+		expect(successors(workflow, check.name)).toEqual([download.name, 'Email: please check']);
 		expect(email.type).toBe('n8n-nodes-base.gmail');
 		const attachments = (
 			(email.parameters.options as IDataObject).attachmentsUi as {
@@ -612,25 +639,41 @@ const SHEET_WRITES: Array<{
 	{
 		file: 'gmail-invoices-to-google-sheets.json',
 		sheetsNode: 'Add row to Needs review',
-		from: 'Row for review',
-		// What the error output gives: the Gmail Trigger's email and the error (a failed Run's).
+		from: 'Add row to Needs review',
+		// The row *Row for review* makes of a failed email (example-runs.test.ts runs it).
 		item: (n) => ({
-			id: `18f2c0ffee${String(n).padStart(6, '0')}`,
-			threadId: `18f2c0ffee${String(n).padStart(6, '0')}`,
-			date: `2026-03-02T09:${String(n % 60).padStart(2, '0')}:00.000Z`,
-			subject: `Invoice ${n}`,
-			from: {
-				text: `billing${n}@vendor.example`,
-				value: [{ address: `billing${n}@vendor.example` }],
-			},
-			error: {
-				message: `Run ${5000 + n} failed`,
-				description: 'Open the Run to see which Prompts failed and why.',
-				run_id: 5000 + n,
-				run_url: `https://extraction.example.com/agents/1/runs/${5000 + n}`,
-				status: 'failed',
-			},
+			Received: `2026-03-02T09:${String(n % 60).padStart(2, '0')}:00.000Z`,
+			From: `billing${n}@vendor.example`,
+			Subject: `Invoice ${n}`,
+			Files: `scan-${n}.pdf`,
+			Run: `https://extraction.example.com/app/agents/1/runs/${5000 + n}`,
+			'Prompts that failed': 'Invoice number, Total amount',
+			Why: 'Invoice number: no number is printed\nTotal amount: the totals box is cut off',
 		}),
+	},
+	{
+		file: 'google-drive-new-files-to-google-sheets.json',
+		sheetsNode: 'Add row to Results',
+		from: 'Add row to Results',
+		item: (n) => sheetReadyRun(n),
+	},
+	{
+		file: 'invoice-line-items-to-google-sheets.json',
+		sheetsNode: 'Add row to Invoice lines',
+		from: 'Add row to Invoice lines',
+		// What *One row per line* gives (example-runs.test.ts runs it).
+		item: (n) => ({
+			'Invoice number': `INV-${Math.ceil(n / 3)}`,
+			Vendor: 'Vendor Ltd',
+			Line: `Item ${((n - 1) % 3) + 1}: Widgets x ${n}`,
+			Run: `https://extraction.example.com/app/agents/1/runs/${4000 + Math.ceil(n / 3)}`,
+		}),
+	},
+	{
+		file: 'failed-documents-alert-in-slack.json',
+		sheetsNode: 'Add row to Invoices',
+		from: 'Add row to Invoices',
+		item: (n) => sheetReadyRun(n),
 	},
 	{
 		file: 'google-drive-folder-as-one-run.json',

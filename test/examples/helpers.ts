@@ -42,10 +42,19 @@ export const LANGCHAIN = '@n8n/n8n-nodes-langchain';
 
 /**
  * The n8n core nodes the examples use, at a typeVersion both tested n8n versions know
- * (2.41.1 and 1.123.81: Gmail Trigger and Schedule Trigger stop at 1.3 in 1.x).
+ * (2.41.1 and 1.123.81: Gmail Trigger and Schedule Trigger stop at 1.3 in 1.x, Form Trigger
+ * and Form at 2.3, Set at 3.4).
  */
 export const CORE_NODE_VERSIONS: Record<string, number> = {
 	'n8n-nodes-base.gmailTrigger': 1.3,
+	'n8n-nodes-base.googleDriveTrigger': 1,
+	'n8n-nodes-base.microsoftOutlookTrigger': 1,
+	'n8n-nodes-base.formTrigger': 2.3,
+	'n8n-nodes-base.form': 2.3,
+	'n8n-nodes-base.microsoftExcel': 2.2,
+	'n8n-nodes-base.splitOut': 1,
+	'n8n-nodes-base.if': 2.3,
+	'n8n-nodes-base.slack': 2.4,
 	'n8n-nodes-base.googleSheets': 4.7,
 	'n8n-nodes-base.gmail': 2.1,
 	'n8n-nodes-base.googleDrive': 3,
@@ -61,6 +70,9 @@ export const CORE_NODE_VERSIONS: Record<string, number> = {
 };
 export const TRIGGER_TYPES = new Set([
 	'n8n-nodes-base.gmailTrigger',
+	'n8n-nodes-base.googleDriveTrigger',
+	'n8n-nodes-base.microsoftOutlookTrigger',
+	'n8n-nodes-base.formTrigger',
 	'n8n-nodes-base.scheduleTrigger',
 	'n8n-nodes-base.manualTrigger',
 	`${LANGCHAIN}.chatTrigger`,
