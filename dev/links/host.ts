@@ -59,7 +59,7 @@ export interface LinkHost {
  * - `/stamped/…`: chunked; every answer is other bytes (a PDF stamped with the time it was made).
  * - `/once-chunked/…`: a single-use link without a length: the first GET gives the file, later ones 410.
  * - `/paced/<n>/<ms>/…`: the file (Content-Length announced) in `n` pieces, `ms` apart.
- * - `/short/…`: announces a length, sends half of it, and closes the connection.
+ * - `/short/…`: announces a length, sends half of it, and closes the connection 300 ms later.
  * - `/idle/<ms>/…`: 16 MB (Content-Length announced), closed when the client reads nothing for
  *   `ms` (nginx's send_timeout): an answer held open unread is lost.
  * - `/disposition/<value>/…`: the file with `Content-Disposition: <value>` (URL-decoded).
@@ -116,7 +116,12 @@ interface ServeLog {
 }
 
 /** Sends `body` in 64 kB writes; closes the connection when the client reads nothing for `idleMs`. */
-function sendUnlessIdle(res: http.ServerResponse, body: Buffer, idleMs: number, onClose: () => void) {
+function sendUnlessIdle(
+	res: http.ServerResponse,
+	body: Buffer,
+	idleMs: number,
+	onClose: () => void,
+) {
 	let offset = 0;
 	let timer: NodeJS.Timeout | undefined;
 	const arm = () => {
@@ -153,7 +158,8 @@ function serve(
 	const [, kind, ...rest] = path.split('/');
 	const bytes = fileBytes(path);
 	const pdf = { 'Content-Type': 'application/pdf' };
-	if (['file', 'chunked', 'once', 'disposition', 'paced', 'short'].includes(kind)) log.record(bytes);
+	if (['file', 'chunked', 'once', 'disposition', 'paced', 'short'].includes(kind))
+		log.record(bytes);
 	switch (kind) {
 		case 'file':
 			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
@@ -245,7 +251,10 @@ function serve(
 		}
 		case 'stamped': {
 			// The same document, made anew for each read: its creation time differs.
-			const stamped = Buffer.concat([bytes, Buffer.from(`% made ${process.hrtime.bigint()} #${read}\n`)]);
+			const stamped = Buffer.concat([
+				bytes,
+				Buffer.from(`% made ${process.hrtime.bigint()} #${read}\n`),
+			]);
 			log.record(stamped);
 			res.writeHead(200, pdf);
 			res.write(stamped.subarray(0, 9));
@@ -279,7 +288,9 @@ function serve(
 		}
 		case 'short':
 			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
-			res.write(bytes.subarray(0, bytes.length >> 1), () => res.destroy());
+			res.write(bytes.subarray(0, bytes.length >> 1));
+			// Closed a moment later, once the half has reached the client.
+			setTimeout(() => res.destroy(), 300);
 			return;
 		case 'idle': {
 			const big = Buffer.alloc(16 * 1024 * 1024, 0x25);

@@ -46,7 +46,7 @@ async function createFromLinks(
 	});
 	const requests = ctx.emulator.requestsSince(seq);
 	const uploads = requests.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
-	const created = uploads.filter((entry) => entry.status === 201);
+	const created = uploads.filter((entry) => entry.status >= 200 && entry.status < 300);
 	return { result, uploads, created, requests };
 }
 
@@ -131,10 +131,9 @@ describe('Files → Links: a link that fails is named, with what its host did an
 
 	it('a redirect chain gets one Request Timeout to reach its file, not one per hop', async () => {
 		// Three hops of 700 ms each: 2.1 s against a Request Timeout of 1 s.
-		const { result, uploads } = await createFromLinks(
-			host.link('/slow-redirect/700/2/chain.pdf'),
-			{ requestTimeout: 1 },
-		);
+		const { result, uploads } = await createFromLinks(host.link('/slow-redirect/700/2/chain.pdf'), {
+			requestTimeout: 1,
+		});
 		expect(uploads).toEqual([]);
 		expect(result.error?.message).toMatch(
 			/^The link http:\/\/127\.0\.0\.1:\d+\/slow-redirect\/700\/2\/chain\.pdf did not give its file within 1 s/,
@@ -148,9 +147,7 @@ describe('Files → Links: a link that fails is named, with what its host did an
 		expect(result.error?.message).toMatch(
 			/^The link http:\/\/\*\*\*@127\.0\.0\.1:\d+\/missing\/report\.pdf answered 404 \(Not Found\) instead of a file$/,
 		);
-		expect(JSON.stringify({ ...result.error, message: result.error?.message })).not.toContain(
-			's3cr3t-pw',
-		);
+		expect(description(result.error)).not.toContain('s3cr3t-pw');
 	});
 
 	it('a file name with control characters is sent readable in the part header, and the Run is made', async () => {
@@ -167,14 +164,7 @@ describe('Files → Links: a link that fails is named, with what its host did an
 });
 
 describe('Files → Links: the service’s API is refused under any name of its host', () => {
-	const names = [
-		'localhost',
-		'LOCALHOST.',
-		'0.0.0.0',
-		'[::1]',
-		'[::ffff:127.0.0.1]',
-		'127.0.0.2',
-	];
+	const names = ['localhost', 'LOCALHOST.', '0.0.0.0', '[::1]', '[::ffff:127.0.0.1]', '127.0.0.2'];
 	it.each(names)('refuses the API root as %s, sending nothing', async (name) => {
 		const link = `${ctx.emulator.url.replace('127.0.0.1', name)}/api/v1/client/api-keys`;
 		const { result, requests } = await createFromLinks(link);
@@ -188,6 +178,8 @@ describe('Files → Links: the service’s API is refused under any name of its 
 			host.link(`/redirect/1/doc.pdf?to=${encodeURIComponent(into)}`),
 		);
 		expect(requests).toEqual([]);
-		expect(result.error?.message).toMatch(/redirects to .* an address of the Extraction Agents API/);
+		expect(result.error?.message).toMatch(
+			/redirects to .* an address of the Extraction Agents API/,
+		);
 	});
 });

@@ -54,8 +54,13 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 	const agent = requireAgent(ctx);
 	const upload = newUploadInfo(ctx.req);
 	ctx.log.upload = upload;
-	const { maxFiles, maxFileSize, keepUploadBytesUnder, uploadBytesPerSecond, uploadStallAfterBytes } =
-		ctx.knobs;
+	const {
+		maxFiles,
+		maxFileSize,
+		keepUploadBytesUnder,
+		uploadBytesPerSecond,
+		uploadStallAfterBytes,
+	} = ctx.knobs;
 	const result = await parseUpload(
 		ctx.req,
 		{
