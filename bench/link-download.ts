@@ -57,7 +57,12 @@ async function main(): Promise<void> {
 	};
 	const credentials = { apiKey: emulator.keys.alice, baseUrl: emulator.url };
 	// Warm-up: modules, DI container and agents loaded, as in a running n8n.
-	await executeNode({ nodeType: 'extractionAgents', parameters, credentials, binaryMode: 'filesystem' });
+	await executeNode({
+		nodeType: 'extractionAgents',
+		parameters,
+		credentials,
+		binaryMode: 'filesystem',
+	});
 	const before = process.memoryUsage().rss;
 	let peak = before;
 	const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 50);
