@@ -19,18 +19,19 @@ const MIB = 1024 * 1024;
 async function startBigFileHost(bytes: number): Promise<{ url: string; stop: () => void }> {
 	const piece = Buffer.alloc(MIB, 0x25);
 	Buffer.from('%PDF-1.4\n').copy(piece);
-	const server = http.createServer((_req, res) => {
-		res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': bytes });
+	const server = http.createServer((req, res) => {
+		const size = req.url === '/warm-up.pdf' ? 1000 : bytes;
+		res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': size });
 		let sent = 0;
 		const pump = () => {
-			while (sent < bytes) {
-				const part = piece.subarray(0, Math.min(piece.length, bytes - sent));
+			while (sent < size) {
+				const part = piece.subarray(0, Math.min(piece.length, size - sent));
 				sent += part.length;
 				if (!res.write(part)) return void res.once('drain', pump);
 			}
 			res.end();
 		};
-		res.on('close', () => (sent = bytes));
+		res.on('close', () => (sent = size));
 		pump();
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -59,7 +60,7 @@ async function main(): Promise<void> {
 	// Warm-up: modules, DI container and agents loaded, as in a running n8n.
 	await executeNode({
 		nodeType: 'extractionAgents',
-		parameters,
+		parameters: { ...parameters, fileLinks: host.url.replace('scan-200.pdf', 'warm-up.pdf') },
 		credentials,
 		binaryMode: 'filesystem',
 	});
