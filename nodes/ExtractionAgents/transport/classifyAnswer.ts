@@ -103,18 +103,18 @@ export function classifyThrown<T>(
 			},
 		);
 	}
-	if (uploadStop?.kind === 'unanswered') {
-		// The service took the whole upload and gave no answer in time: it may have made the Run.
-		const { timeoutMs, ...rest } = facts;
-		return {
-			kind: 'failure',
-			failure: { kind: 'network', code: 'ETIMEDOUT', timeoutMs, uploadComplete: true, ...rest },
-		};
-	}
+	// An upload the service took whole and did not answer in time: it may have made the Run.
+	const unanswered = uploadStop?.kind === 'unanswered';
 	const { timeoutMs, ...rest } = facts;
 	return {
 		kind: 'failure',
-		failure: { kind: 'network', code: networkCodeOf(error), timeoutMs, ...rest },
+		failure: {
+			kind: 'network',
+			code: unanswered ? 'ETIMEDOUT' : networkCodeOf(error),
+			timeoutMs,
+			...(unanswered ? { uploadComplete: true } : {}),
+			...rest,
+		},
 	};
 }
 

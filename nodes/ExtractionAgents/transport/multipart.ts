@@ -53,19 +53,23 @@ const PROGRESS_SLICE_BYTES = 64 * 1024;
  * (`\\`, `\"`, RFC 9110 §5.6.4), which busboy and python-multipart (FastAPI's parser)
  * both read back to the original name; browsers' `%22` is decoded by neither
  * (test/node/multipart.test.ts). Non-ASCII characters go as UTF-8, which both read
- * too. Control characters (CR, LF, tab, escape…; a name from a link's Content-Disposition
- * may hold them) have no place in a header, and the service refuses a part header holding
- * one, so each becomes `_`: the name stays readable.
+ * too. CR and LF cannot be inside a header, so they are percent-encoded as browsers do. The
+ * other control characters (a name from a link's Content-Disposition may hold a bell or an
+ * escape) make the service refuse the part header, so each becomes `_` and the name stays
+ * readable; a tab, which a quoted string may hold, is kept.
  */
 function escapeHeaderValue(value: string): string {
-	return withoutControls(value, '_').replace(/[\\"]/g, '\\$&');
+	return withoutControls(value.replace(/\r/g, '%0D').replace(/\n/g, '%0A'), '_').replace(
+		/[\\"]/g,
+		'\\$&',
+	);
 }
 
-/** `value` with each control character (C0, DEL, C1) replaced by `replacement`. */
+/** `value` with each control character but a tab (C0, DEL) replaced by `replacement`. */
 function withoutControls(value: string, replacement: string): string {
 	return Array.from(value, (character) => {
 		const code = character.charCodeAt(0);
-		return code < 0x20 || (code >= 0x7f && code <= 0x9f) ? replacement : character;
+		return (code < 0x20 && character !== '\t') || code === 0x7f ? replacement : character;
 	}).join('');
 }
 
