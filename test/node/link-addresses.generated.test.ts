@@ -179,9 +179,10 @@ async function shrink(testCase: LinkCase): Promise<LinkCase> {
 /**
  * Seeds that once failed, replayed on every run whatever LINK_SEED says. 20261130 failed on
  * 5155bb0: a link under the API root that the service's front redirected to a file host
- * carried the key there.
+ * carried the key there. 20261132 failed on de7dcfb: the API root as 0.0.0.0 was read
+ * (without the key, answered 401) instead of refused.
  */
-const REPLAYED: number[] = [20261130];
+const REPLAYED: number[] = [20261130, 20261132];
 const CASES = Number(process.env.LINK_CASES ?? 150);
 const FIRST_SEED = Number(process.env.LINK_SEED ?? 20261125);
 
