@@ -50,6 +50,7 @@ export const DEFAULT_KNOBS: EmulatorKnobs = {
 	seed: 42,
 	latencyMs: 0,
 	uploadBytesPerSecond: null,
+	uploadStallAfterBytes: null,
 	faultRate: 0,
 	faultKinds: ['500', '502', '503', '504', 'reset'],
 	faultTiming: 'before',

@@ -20,6 +20,8 @@ export interface UploadLimits {
 	keepBytesUnder: number;
 	/** Read the body at most this fast (a slow link); null or absent = as fast as it comes. */
 	bytesPerSecond?: number | null;
+	/** Read this many bytes, then nothing more (a stalled upload); null or absent = all. */
+	stallAfterBytes?: number | null;
 }
 
 /**
@@ -35,6 +37,18 @@ function throttle(bytesPerSecond: number): Transform {
 			const due = started + (passed / bytesPerSecond) * 1000;
 			const wait = Math.max(0, due - Date.now());
 			setTimeout(() => callback(null, chunk), wait).unref();
+		},
+	});
+}
+
+/** Passes `bytes` on, then holds every later chunk forever: the client's upload stalls. */
+function stallAfter(bytes: number): Transform {
+	let passed = 0;
+	return new Transform({
+		transform(chunk: Buffer, _encoding, callback) {
+			if (passed >= bytes) return; // never calls back: nothing more is read
+			passed += chunk.length;
+			callback(null, chunk);
 		},
 	});
 }
@@ -94,7 +108,13 @@ export function parseUpload(
 		}
 
 		const rate = limits.bytesPerSecond;
-		const slowLink = rate && rate > 0 ? throttle(rate) : undefined;
+		const stallAt = limits.stallAfterBytes;
+		const slowLink =
+			stallAt !== null && stallAt !== undefined
+				? stallAfter(stallAt)
+				: rate && rate > 0
+					? throttle(rate)
+					: undefined;
 		const source: Readable = slowLink ? req.pipe(slowLink) : req;
 		/** Stops feeding the parser, leaving the rest of the body to the caller. */
 		const detach = (): void => {

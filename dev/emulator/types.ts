@@ -55,6 +55,11 @@ export interface EmulatorKnobs {
 	 * (null = as fast as the client sends). The client's upload then takes size / rate seconds.
 	 */
 	uploadBytesPerSecond: number | null;
+	/**
+	 * A service (or the network to it) that stalls mid-upload: POST runs reads this many bytes
+	 * of its body, then reads nothing more and never answers (null = off).
+	 */
+	uploadStallAfterBytes: number | null;
 	/** Fraction (0..1) of requests that get a fault drawn from faultKinds (deterministic from seed). */
 	faultRate: number;
 	faultKinds: FaultKind[];

@@ -35,6 +35,10 @@ export interface LinkHost {
 	bytesOf(path: string): Buffer;
 	/** Requests to `path` so far (query ignored). */
 	readsOf(path: string): number;
+	/** The file each answer of `path` gave, decoded (a gzip answer's file, not its gzip), in order. */
+	servedOf(path: string): Buffer[];
+	/** Answers whose connection this host closed because the client left it unread (`/idle/…`). */
+	readonly idleClosed: string[];
 	stop(): Promise<void>;
 }
 
@@ -51,6 +55,13 @@ export interface LinkHost {
  * - `/stall/…`: the headers and half the file, then nothing.
  * - `/silent/…`: accepts the connection and never answers.
  * - `/redirect/<n>/…`: a 302 to `?to=` (URL-encoded absolute address), `n` times through itself first.
+ * - `/slow-redirect/<ms>/<n>/…`: like `/redirect/`, each hop answering after `ms`; the last to `/file/…`.
+ * - `/stamped/…`: chunked; every answer is other bytes (a PDF stamped with the time it was made).
+ * - `/once-chunked/…`: a single-use link without a length: the first GET gives the file, later ones 410.
+ * - `/paced/<n>/<ms>/…`: the file (Content-Length announced) in `n` pieces, `ms` apart.
+ * - `/short/…`: announces a length, sends half of it, and closes the connection 300 ms later.
+ * - `/idle/<ms>/…`: 16 MB (Content-Length announced), closed when the client reads nothing for
+ *   `ms` (nginx's send_timeout): an answer held open unread is lost.
  * - `/disposition/<value>/…`: the file with `Content-Disposition: <value>` (URL-decoded).
  * - `/page/…`: an HTML page.
  * - anything else: 404.
@@ -58,13 +69,21 @@ export interface LinkHost {
 export async function startLinkHost(): Promise<LinkHost> {
 	const requests: LinkRequest[] = [];
 	const reads = new Map<string, number>();
+	const served = new Map<string, Buffer[]>();
+	const idleClosed: string[] = [];
+	const record = (path: string, file: Buffer) => {
+		served.set(path, [...(served.get(path) ?? []), file]);
+	};
 	const server = http.createServer((req, res) => {
 		const url = req.url ?? '/';
 		const path = new URL(url, 'http://link-host').pathname;
 		requests.push({ method: req.method ?? 'GET', url, path, headers: { ...req.headers } });
 		const read = (reads.get(path) ?? 0) + 1;
 		reads.set(path, read);
-		serve(req, res, path, url, read);
+		serve(req, res, path, url, read, {
+			record: (file) => record(path, file),
+			idleClosed: () => idleClosed.push(path),
+		});
 	});
 	server.keepAliveTimeout = 1000;
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -75,6 +94,8 @@ export async function startLinkHost(): Promise<LinkHost> {
 		link: (path) => `${base}${path}`,
 		bytesOf: (path) => fileBytes(new URL(path, 'http://link-host').pathname),
 		readsOf: (path) => reads.get(new URL(path, 'http://link-host').pathname) ?? 0,
+		servedOf: (path) => served.get(new URL(path, 'http://link-host').pathname) ?? [],
+		idleClosed,
 		stop: async () => {
 			server.closeAllConnections();
 			await new Promise((resolve) => server.close(resolve));
@@ -88,16 +109,57 @@ export function fileBytes(path: string): Buffer {
 	return Buffer.from(`%PDF-1.4\n% ${path}\n% ${digest}\n%%EOF\n`);
 }
 
+interface ServeLog {
+	/** Notes the file an answer gives (decoded). */
+	record: (file: Buffer) => void;
+	idleClosed: () => void;
+}
+
+/** Sends `body` in 64 kB writes; closes the connection when the client reads nothing for `idleMs`. */
+function sendUnlessIdle(
+	res: http.ServerResponse,
+	body: Buffer,
+	idleMs: number,
+	onClose: () => void,
+) {
+	let offset = 0;
+	let timer: NodeJS.Timeout | undefined;
+	const arm = () => {
+		clearTimeout(timer);
+		timer = setTimeout(() => {
+			onClose();
+			res.destroy();
+		}, idleMs);
+	};
+	const pump = () => {
+		arm();
+		while (offset < body.length) {
+			const piece = body.subarray(offset, offset + 65_536);
+			offset += piece.length;
+			if (offset >= body.length) {
+				res.end(piece, () => clearTimeout(timer));
+				return;
+			}
+			if (!res.write(piece)) return void res.once('drain', pump);
+		}
+	};
+	res.on('close', () => clearTimeout(timer));
+	pump();
+}
+
 function serve(
 	req: http.IncomingMessage,
 	res: http.ServerResponse,
 	path: string,
 	url: string,
 	read: number,
+	log: ServeLog,
 ): void {
 	const [, kind, ...rest] = path.split('/');
 	const bytes = fileBytes(path);
 	const pdf = { 'Content-Type': 'application/pdf' };
+	if (['file', 'chunked', 'once', 'disposition', 'paced', 'short'].includes(kind))
+		log.record(bytes);
 	switch (kind) {
 		case 'file':
 			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
@@ -117,6 +179,7 @@ function serve(
 			// A large body that compresses well: the gzip is far shorter than the file.
 			const big = Buffer.concat(Array.from({ length: 64 }, () => bytes));
 			const zipped = gzipSync(big);
+			log.record(big);
 			res.writeHead(200, { ...pdf, 'Content-Encoding': 'gzip', 'Content-Length': zipped.length });
 			return void res.end(zipped);
 		}
@@ -173,6 +236,69 @@ function serve(
 				'Content-Disposition': decodeURIComponent(rest[0] ?? ''),
 			});
 			return void res.end(bytes);
+		case 'slow-redirect': {
+			const [ms, times] = [Number(rest[0]), Number(rest[1])];
+			const next =
+				times > 0
+					? ['', 'slow-redirect', String(ms), String(times - 1), ...rest.slice(2)].join('/')
+					: ['', 'file', ...rest.slice(2)].join('/');
+			const timer = setTimeout(() => {
+				res.writeHead(302, { Location: next });
+				res.end();
+			}, ms);
+			res.on('close', () => clearTimeout(timer));
+			return;
+		}
+		case 'stamped': {
+			// The same document, made anew for each read: its creation time differs.
+			const stamped = Buffer.concat([
+				bytes,
+				Buffer.from(`% made ${process.hrtime.bigint()} #${read}\n`),
+			]);
+			log.record(stamped);
+			res.writeHead(200, pdf);
+			res.write(stamped.subarray(0, 9));
+			return void res.end(stamped.subarray(9));
+		}
+		case 'once-chunked':
+			if (read > 1) {
+				res.writeHead(410, { 'Content-Type': 'text/plain' });
+				return void res.end('this download link was already used');
+			}
+			log.record(bytes);
+			res.writeHead(200, pdf);
+			res.write(bytes.subarray(0, 9));
+			return void res.end(bytes.subarray(9));
+		case 'paced': {
+			const [pieces, ms] = [Number(rest[0]), Number(rest[1])];
+			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+			const size = Math.ceil(bytes.length / pieces);
+			let sent = 0;
+			const tick = setInterval(() => {
+				if (res.destroyed) return void clearInterval(tick);
+				res.write(bytes.subarray(sent, sent + size));
+				sent += size;
+				if (sent >= bytes.length) {
+					clearInterval(tick);
+					res.end();
+				}
+			}, ms);
+			res.on('close', () => clearInterval(tick));
+			return;
+		}
+		case 'short':
+			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+			res.write(bytes.subarray(0, bytes.length >> 1));
+			// Closed a moment later, once the half has reached the client.
+			setTimeout(() => res.destroy(), 300);
+			return;
+		case 'idle': {
+			const big = Buffer.alloc(16 * 1024 * 1024, 0x25);
+			bytes.copy(big);
+			log.record(big);
+			res.writeHead(200, { ...pdf, 'Content-Length': big.length });
+			return sendUnlessIdle(res, big, Number(rest[0]), log.idleClosed);
+		}
 		case 'page':
 			res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
 			return void res.end('<html><body>Sign in to view this file</body></html>');

@@ -2,11 +2,14 @@
  * Generated link addresses against an oracle: the API key never leaves the service, whatever
  * address a link names. Each case is a link built from transformations of the service's own
  * API address (case, percent-encoding, dot segments, doubled slashes, a trailing slash, a
- * query, the host's other names) or of a file host's, reached directly or through redirects
+ * query, the host's other names: localhost, 0.0.0.0, [::ffff:127.0.0.1], upper case, a
+ * trailing dot) or of a file host's, reached directly or through redirects
  * (a file host's, or the service's own front redirecting to a file host). Oracle, per case:
  *   - no request that reaches the file host carries an Authorization header;
  *   - the service sees the key only on the Run's creation (POST …/runs), never on a link's read;
- *   - a link whose read would land on the service's origin never becomes a Run.
+ *   - a link whose read would land on the service's origin never becomes a Run;
+ *   - no link is read on the service's API (a path it routes to an operation), under any name
+ *     of its host: such a link is refused before anything is sent.
  * A failing case prints its seed and the case shrunk to the fewest transformations; add the
  * seed to REPLAYED to keep it.
  */
@@ -41,6 +44,10 @@ const TRANSFORMS = [
 	'fragment',
 	'localhost',
 	'explicit-port',
+	'zero-address',
+	'mapped-ipv6',
+	'upper-host',
+	'trailing-dot',
 ] as const;
 const ROUTES = ['direct', 'host-redirect', 'service-front-redirect'] as const;
 
@@ -83,6 +90,10 @@ function addressOf(testCase: LinkCase): string {
 		if (transform === 'fragment') query = `${query}#page=2`;
 		if (transform === 'localhost') base = base.replace('127.0.0.1', 'localhost');
 		if (transform === 'explicit-port') base = base.replace(/:(\d+)$/, ':$1');
+		if (transform === 'zero-address') base = base.replace(/\/\/[^:/]+/, '//0.0.0.0');
+		if (transform === 'mapped-ipv6') base = base.replace('127.0.0.1', '[::ffff:127.0.0.1]');
+		if (transform === 'upper-host') base = base.replace('localhost', 'LOCALHOST');
+		if (transform === 'trailing-dot') base = base.replace(/\/\/([a-z]+)(?=:)/i, '//$1.');
 	}
 	return `${base}${path}${query}`;
 }
@@ -127,11 +138,17 @@ async function violations(testCase: LinkCase): Promise<string | undefined> {
 			!(entry.method === 'POST' && /^\/api\/v1\/client\/agents\/\d+\/runs$/.test(entry.path)),
 	);
 	if (keyed.length > 0) return `the service got the key on ${keyed[0].method} ${keyed[0].path}`;
-	const created = service.filter((entry) => entry.method === 'POST' && entry.status === 201);
+	// A Run is made with a 200 (docs/service-notes.md).
+	const created = service.filter((entry) => entry.method === 'POST' && entry.status === 200);
 	const landsOnService = service.some((entry) => entry.method === 'GET');
 	if (landsOnService && created.length > 0) {
 		return `a link read on the service became a Run (${result.error?.message ?? 'no error'})`;
 	}
+	// A link into the API (a path the service routes to one of its operations) is refused
+	// under any name of its host, before anything is sent.
+	const readOnApi = service.find((entry) => entry.method === 'GET' && entry.operation);
+	if (readOnApi)
+		return `a link was read on the API: ${readOnApi.operation} (${result.error?.message ?? ''})`;
 	return undefined;
 }
 
@@ -162,9 +179,10 @@ async function shrink(testCase: LinkCase): Promise<LinkCase> {
 /**
  * Seeds that once failed, replayed on every run whatever LINK_SEED says. 20261130 failed on
  * 5155bb0: a link under the API root that the service's front redirected to a file host
- * carried the key there.
+ * carried the key there. 20261132 failed on de7dcfb: the API root as 0.0.0.0 was read
+ * (without the key, answered 401) instead of refused.
  */
-const REPLAYED: number[] = [20261130];
+const REPLAYED: number[] = [20261130, 20261132];
 const CASES = Number(process.env.LINK_CASES ?? 150);
 const FIRST_SEED = Number(process.env.LINK_SEED ?? 20261125);
 

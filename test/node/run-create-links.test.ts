@@ -1,6 +1,6 @@
 /**
  * Node version 1.2: Run → Create takes its files from links (Files: Links). Each file is
- * downloaded while the upload reads it; an error status, a web page, a redirect loop, an
+ * downloaded once, before the upload; an error status, a web page, a redirect loop, an
  * empty file or one over the service's limit fails the item before any Run is created. The
  * API key never goes to the file's host. A real file server on loopback serves the links.
  */
@@ -141,7 +141,7 @@ describe('Run → Create (version 1.2), Files: Links', () => {
 		[
 			'a size over the limit, found while reading',
 			'/huge-unannounced.pdf',
-			/^File "huge-unannounced\.pdf" at .* is \d{3},\d{3},\d{3} bytes; the limit is 250,000,000 bytes$/,
+			/^The file at http:\/\/127\.0\.0\.1:\d+\/huge-unannounced\.pdf is larger than the service accepts: the download stopped at 250 MB$/,
 			'at most 250 MB',
 		],
 	])('%s fails the item before any Run is created', async (_case, path, message, advice) => {

@@ -54,7 +54,13 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 	const agent = requireAgent(ctx);
 	const upload = newUploadInfo(ctx.req);
 	ctx.log.upload = upload;
-	const { maxFiles, maxFileSize, keepUploadBytesUnder, uploadBytesPerSecond } = ctx.knobs;
+	const {
+		maxFiles,
+		maxFileSize,
+		keepUploadBytesUnder,
+		uploadBytesPerSecond,
+		uploadStallAfterBytes,
+	} = ctx.knobs;
 	const result = await parseUpload(
 		ctx.req,
 		{
@@ -62,6 +68,7 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 			maxFileSize,
 			keepBytesUnder: keepUploadBytesUnder,
 			bytesPerSecond: uploadBytesPerSecond,
+			stallAfterBytes: uploadStallAfterBytes,
 		},
 		upload,
 	);

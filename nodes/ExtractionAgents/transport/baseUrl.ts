@@ -83,7 +83,7 @@ function servicePath(url: URL, shown: string): string {
 }
 
 /** The Base URL as messages may show it: a `user:password@` part is replaced by `***@`. */
-function withoutPassword(raw: string): string {
+export function withoutPassword(raw: string): string {
 	return raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/*)[^/?#\s@]*@/i, '$1***@');
 }
 

@@ -4,20 +4,25 @@ import type { ServiceRequest } from './types';
 /**
  * The HTTP client's options for one attempt: every status comes back as an answer (the
  * transport classifies it, see classifyAnswer.ts), and an upload is streamed as it is.
+ * An upload has no client timeout (`timeout: 0`): the client's is a wall clock that would
+ * cut a slow upload while its bytes flow; `uploadSignal` stops it by the upload's own
+ * rules instead (uploadWatch.ts).
  */
 export function buildHttpRequest(
 	apiRoot: string,
 	request: ServiceRequest,
 	timeoutMs: number,
+	uploadSignal?: AbortSignal,
 ): IHttpRequestOptions {
 	const upload = request.upload;
 	return {
+		...(upload && uploadSignal ? { abortSignal: uploadSignal } : {}),
 		method: request.method,
 		url: `${apiRoot}${request.path}`,
 		qs: request.qs,
 		body: (upload ?? request.body) as IHttpRequestOptions['body'],
 		json: upload === undefined,
-		timeout: timeoutMs,
+		timeout: upload && uploadSignal ? 0 : timeoutMs,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
 		// The service never redirects its API; following redirects would also make

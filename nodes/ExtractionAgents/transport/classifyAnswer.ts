@@ -3,6 +3,7 @@ import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { executionCancelledError } from './cancellation';
 import type { RequestFailure } from './errors';
 import type { ServiceContext, ServiceRequest, ServiceResponse } from './types';
+import type { UploadStop } from './uploadWatch';
 
 /** What every failure of an attempt carries (errors.ts words its message from it). */
 export interface AttemptFacts {
@@ -67,9 +68,10 @@ export function classifyThrown<T>(
 	context: ServiceContext,
 	request: ServiceRequest,
 	signal: AbortSignal | undefined,
-	attempt: AttemptFacts & { timeoutMs: number },
+	attempt: AttemptFacts & { timeoutMs: number; uploadStop?: UploadStop },
 ): AttemptOutcome<T> {
 	if (signal?.aborted) throw executionCancelledError(context.getNode(), request.itemIndex);
+	const { uploadStop, ...facts } = attempt;
 	if (error instanceof NodeOperationError && !(error instanceof NodeApiError)) {
 		// Not a failed request: nothing to retry.
 		throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
@@ -82,8 +84,12 @@ export function classifyThrown<T>(
 			itemIndex: request.itemIndex,
 		});
 	}
+	if (uploadStop?.kind === 'stalled') throw stalledUploadError(context, request, uploadStop);
 	const waiting = request.upload?.waitingFor;
-	if (waiting && Date.now() - waiting.sinceMs >= attempt.timeoutMs / 2) {
+	if (
+		waiting &&
+		(uploadStop?.kind === 'source' || Date.now() - waiting.sinceMs >= attempt.timeoutMs / 2)
+	) {
 		// The request failed after the upload had long waited for a file's next bytes: the
 		// file's source was too slow, and the service cannot have made a Run from a partial
 		// upload. (A failure just as a wait began is the connection's, judged below.)
@@ -97,11 +103,42 @@ export function classifyThrown<T>(
 			},
 		);
 	}
-	const { timeoutMs, ...facts } = attempt;
+	// An upload the service took whole and did not answer in time: it may have made the Run.
+	const unanswered = uploadStop?.kind === 'unanswered';
+	const { timeoutMs, ...rest } = facts;
 	return {
 		kind: 'failure',
-		failure: { kind: 'network', code: networkCodeOf(error), timeoutMs, ...facts },
+		failure: {
+			kind: 'network',
+			code: unanswered ? 'ETIMEDOUT' : networkCodeOf(error),
+			timeoutMs,
+			...(unanswered ? { uploadComplete: true } : {}),
+			...rest,
+		},
 	};
+}
+
+/** "3.1 MB" */
+const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`;
+
+/**
+ * An upload the service stopped taking (uploadWatch.ts): it did not get the whole body, so
+ * it cannot have made a Run from it.
+ */
+function stalledUploadError(
+	context: ServiceContext,
+	request: ServiceRequest,
+	stop: Extract<UploadStop, { kind: 'stalled' }>,
+): NodeOperationError {
+	const seconds = Math.round(stop.idleMs / 1000);
+	return new NodeOperationError(
+		context.getNode(),
+		`The upload to the Extraction Agents service stalled: it took nothing for ${seconds} s after ${megabytes(stop.sentBytes)} of ${megabytes(stop.totalBytes)}`,
+		{
+			description: `No Run was made: the service did not get the whole upload. Check the connection between n8n and the service (a proxy or a slow line), then run the item again; if the line is known to pause longer, raise Options → Request Timeout (${seconds} s).`,
+			itemIndex: request.itemIndex,
+		},
+	);
 }
 
 function networkCodeOf(error: unknown): string {

@@ -27,7 +27,13 @@ export type RequestFailure =
 	  })
 	| (FailureBase & { kind: 'malformed'; status: number; body: unknown })
 	| (FailureBase & { kind: 'redirect'; status: number; location?: string })
-	| (FailureBase & { kind: 'network'; code: string; timeoutMs?: number });
+	| (FailureBase & {
+			kind: 'network';
+			code: string;
+			timeoutMs?: number;
+			/** A timed-out upload whose every byte the service had taken (transport/uploadWatch.ts). */
+			uploadComplete?: boolean;
+	  });
 
 const MAX_DETAIL_LINES = 20;
 
@@ -361,7 +367,7 @@ function mapNetworkFailure(
 		case 'ESOCKETTIMEDOUT':
 			return {
 				message: `The Extraction Agents service did not answer within ${Math.round((failure.timeoutMs ?? 0) / 1000)} s`,
-				description: `The request timed out.${notRepeated} If this keeps happening, raise Options → Request Timeout (Seconds).`,
+				description: `${failure.uploadComplete ? 'It had the whole upload but gave no answer in time, so it may have made the Run.' : 'The request timed out.'}${notRepeated} If this keeps happening, raise Options → Request Timeout (Seconds).`,
 			};
 		default:
 			return {

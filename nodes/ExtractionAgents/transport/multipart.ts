@@ -25,8 +25,10 @@ export interface MultipartFile {
 	/** Where the bytes come from, for messages, in the words of the item's panel (e.g. `file field "data"`). */
 	source: string;
 	open: () => Promise<AsyncIterable<Uint8Array>> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
-	/** Lets go of anything `open` would have read (a link's answer held open), if never opened. */
+	/** Lets go of anything `open` would have read, if never opened. */
 	release?: () => void;
+	/** What to do when the bytes cannot be read whole; the advice for a node's files otherwise. */
+	readFailureAdvice?: string;
 }
 
 export interface MultipartField {
@@ -36,17 +38,39 @@ export interface MultipartField {
 
 type Segment = Buffer | MultipartFile;
 
+export interface UploadProgress {
+	sentBytes: number;
+	lastMovedAt: number;
+	completedAt?: number;
+}
+
 const CRLF = '\r\n';
+/** The largest piece handed to the HTTP client at once (it buffers up to 16 pieces ahead). */
+const PROGRESS_SLICE_BYTES = 64 * 1024;
 
 /**
  * A name inside a part header's quoted string. `\` and `"` are sent as quoted-pairs
  * (`\\`, `\"`, RFC 9110 §5.6.4), which busboy and python-multipart (FastAPI's parser)
  * both read back to the original name; browsers' `%22` is decoded by neither
  * (test/node/multipart.test.ts). Non-ASCII characters go as UTF-8, which both read
- * too. CR and LF cannot be inside a header, so they are percent-encoded as browsers do.
+ * too. CR and LF cannot be inside a header, so they are percent-encoded as browsers do. The
+ * other control characters (a name from a link's Content-Disposition may hold a bell or an
+ * escape) make the service refuse the part header, so each becomes `_` and the name stays
+ * readable; a tab, which a quoted string may hold, is kept.
  */
 function escapeHeaderValue(value: string): string {
-	return value.replace(/[\\"]/g, '\\$&').replace(/\r/g, '%0D').replace(/\n/g, '%0A');
+	return withoutControls(value.replace(/\r/g, '%0D').replace(/\n/g, '%0A'), '_').replace(
+		/[\\"]/g,
+		'\\$&',
+	);
+}
+
+/** `value` with each control character but a tab (C0, DEL) replaced by `replacement`. */
+function withoutControls(value: string, replacement: string): string {
+	return Array.from(value, (character) => {
+		const code = character.charCodeAt(0);
+		return (code < 0x20 && character !== '\t') || code === 0x7f ? replacement : character;
+	}).join('');
 }
 
 /**
@@ -90,8 +114,36 @@ export class MultipartBody {
 	/** The file whose next bytes the last pass was waiting for, if it was, and since when. */
 	waitingFor: { file: MultipartFile; sinceMs: number } | undefined;
 
+	/**
+	 * How far the last pass got: bytes the HTTP client took, when it last took some, and when
+	 * it took the last byte (transport/uploadWatch.ts judges a stalled upload from it).
+	 */
+	progress: UploadProgress = { sentBytes: 0, lastMovedAt: Date.now() };
+
+	/** Starts the progress afresh, as an attempt to send the body begins. */
+	resetProgress(): void {
+		this.progress = { sentBytes: 0, lastMovedAt: Date.now() };
+	}
+
 	/** Each call starts a fresh pass over the files, so a retried request resends them. */
 	async *stream(): AsyncGenerator<Uint8Array> {
+		this.resetProgress();
+		for await (const chunk of this.parts()) {
+			// In slices, so that the client holds little ahead of the network and the progress
+			// tells how far the upload really got.
+			for (let offset = 0; offset < chunk.length; offset += PROGRESS_SLICE_BYTES) {
+				const slice = chunk.subarray(offset, offset + PROGRESS_SLICE_BYTES);
+				this.progress.lastMovedAt = Date.now();
+				yield slice;
+				// The client asks for more: what it took has moved on.
+				this.progress.sentBytes += slice.length;
+				this.progress.lastMovedAt = Date.now();
+			}
+		}
+		this.progress.completedAt = Date.now();
+	}
+
+	private async *parts(): AsyncGenerator<Uint8Array> {
 		this.readFailure = undefined;
 		for (const segment of this.segments) {
 			if (Buffer.isBuffer(segment)) {
@@ -108,7 +160,7 @@ export class MultipartBody {
 						// the start of another request.
 						throw new FileReadError(
 							`File "${segment.fileName}" from ${segment.source} is longer than the ${segment.size.toLocaleString('en-US')} bytes announced for it`,
-							BINARY_DATA_ADVICE,
+							segment.readFailureAdvice ?? BINARY_DATA_ADVICE,
 						);
 					}
 					sent += chunk.length;
@@ -123,7 +175,7 @@ export class MultipartBody {
 						? error
 						: new FileReadError(
 								`File "${segment.fileName}" could not be read from ${segment.source}: ${(error as Error).message}`,
-								BINARY_DATA_ADVICE,
+								segment.readFailureAdvice ?? BINARY_DATA_ADVICE,
 							);
 				throw this.readFailure;
 			}
@@ -131,7 +183,7 @@ export class MultipartBody {
 				// A length mismatch would corrupt every later part; stop the upload instead.
 				this.readFailure = new FileReadError(
 					`File "${segment.fileName}" changed while uploading: expected ${segment.size} bytes, read ${sent}`,
-					BINARY_DATA_ADVICE,
+					segment.readFailureAdvice ?? BINARY_DATA_ADVICE,
 				);
 				throw this.readFailure;
 			}
@@ -156,7 +208,7 @@ export function encodeMultipartStream(
 			Buffer.from(
 				`--${boundary}${CRLF}` +
 					`Content-Disposition: form-data; name="${escapeHeaderValue(file.fieldName)}"; filename="${escapeHeaderValue(file.fileName)}"${CRLF}` +
-					`Content-Type: ${file.contentType.replace(/[\r\n]/g, '')}${CRLF}${CRLF}`,
+					`Content-Type: ${withoutControls(file.contentType, '')}${CRLF}${CRLF}`,
 				'utf8',
 			),
 		);

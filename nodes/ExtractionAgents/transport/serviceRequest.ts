@@ -4,6 +4,7 @@ import { cancelSignalOf, executionCancelledError, sleepUnlessCancelled } from '.
 import { classifyAnswer, classifyThrown, type AttemptOutcome } from './classifyAnswer';
 import { CREDENTIAL_TYPE, resolveApiRoot } from './credential';
 import { toNodeApiError, type RequestFailure } from './errors';
+import { watchUpload, withUploadSignal } from './uploadWatch';
 import { rateLimitGateOf, type RateLimitGate } from './rateLimitGate';
 import {
 	isIdempotent,
@@ -123,16 +124,24 @@ async function sendAttempt<T>(
 		// No time left before the poll's limit: not sent, and not retried (the limit has passed).
 		throw reportFailure(plan, { kind: 'network', code: 'ETIMEDOUT', timeoutMs: 0, ...attempt });
 	}
-	const options = buildHttpRequest(plan.apiRoot, request, timeoutMs);
+	// An upload runs under its own time rules (uploadWatch.ts), not the client's wall clock.
+	const watch = request.upload ? watchUpload(request.upload, timeoutMs, plan.signal) : undefined;
+	const options = buildHttpRequest(plan.apiRoot, request, timeoutMs, watch?.signal);
 	try {
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
-			context,
+			watch ? withUploadSignal(context, watch.signal) : context,
 			CREDENTIAL_TYPE,
 			options,
 		)) as IN8nHttpFullResponse;
 		return classifyAnswer<T>(response, request, options.url, attempt, earlierAttemptMayHaveWorked);
 	} catch (error) {
-		return classifyThrown<T>(error, context, request, plan.signal, { ...attempt, timeoutMs });
+		return classifyThrown<T>(error, context, request, plan.signal, {
+			...attempt,
+			timeoutMs,
+			uploadStop: watch?.stopped(),
+		});
+	} finally {
+		watch?.end();
 	}
 }
 

@@ -42,7 +42,7 @@ function filesFields(
 							{
 								name: 'Links',
 								value: 'links',
-								description: 'Download each file from its web address while uploading it',
+								description: 'Download each file from its web address, then upload it',
 							},
 						]
 					: []),

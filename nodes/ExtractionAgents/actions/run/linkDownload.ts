@@ -1,23 +1,19 @@
-import { createHash } from 'crypto';
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
-import { API_PREFIX } from '../../transport/baseUrl';
+import { API_PREFIX, withoutPassword } from '../../transport/baseUrl';
 import { cancelSignalOf, executionCancelledError } from '../../transport/cancellation';
-import { FileReadError } from '../../transport/multipart';
 
 /**
  * One link's download, for Files → Links (links.ts). A link is fetched with n8n's plain HTTP
  * helper, never through the credential, so the API key cannot reach a link's host on any hop;
  * redirects are followed here, hop by hop, so that each hop is checked (a web address, not
- * the service's own API). Bodies are read through `guardedBytes`, which holds a link to the
- * rule that docs/design/files-from-links.md states for slow links:
+ * the service's own API). Each link is read exactly once, into n8n's binary store
+ * (`storeLinkFile`), under the rule that docs/design/files-from-links.md states for links:
  *
- *   a link has Request Timeout to answer and to resume after a pause, and must average
- *   MIN_LINK_BYTES_PER_SECOND after its first Request Timeout.
+ *   a link has Request Timeout to give its file's first byte, redirects included; after
+ *   that, it may pause for at most Request Timeout between two pieces of its file.
  */
 
-/** 100 kB/s: a 10 MB file may take Request Timeout + 100 s. */
-const MIN_LINK_BYTES_PER_SECOND = 100_000;
 const MAX_REDIRECTS = 10;
 /** How often a download in progress is checked against the rule. */
 const WATCH_MS = 250;
@@ -32,8 +28,6 @@ export interface LinkAnswer {
 	url: string;
 	headers: IDataObject;
 	body: DownloadBody;
-	/** The Content-Length, if any: the body must give exactly that many bytes. */
-	length?: number;
 	/** Stops the download, the connection included (destroying the body alone may leave it open). */
 	abort: () => void;
 }
@@ -52,18 +46,40 @@ export function linkError(
 	return new NodeOperationError(context.getNode(), message, { description, itemIndex });
 }
 
+/** A link as messages show it: a `user:password@` part is masked as the Base URL's is. */
+export const shownLink = (link: string): string => withoutPassword(link);
+
 const NO_RUN = 'No Run was made.';
 
+/** A host name as compared: without brackets, trailing dots or case; every loopback name as one. */
+function hostKey(hostname: string): string {
+	const bare = hostname
+		.replace(/^\[|\]$/g, '')
+		.replace(/\.+$/, '')
+		.toLowerCase();
+	const loopback =
+		bare === 'localhost' ||
+		bare.endsWith('.localhost') ||
+		/^127\.\d+\.\d+\.\d+$/.test(bare) ||
+		bare === '0.0.0.0' ||
+		bare === '::' ||
+		bare === '::1' ||
+		// IPv4-mapped and -compatible forms of 127.x.x.x and 0.0.0.0, as URL writes them.
+		/^::(ffff:)?(7f[0-9a-f]{2}:[0-9a-f]{1,4}|0:0)$/.test(bare);
+	return loopback ? 'loopback' : bare;
+}
+
 /**
- * Whether `address` lies in the service's API. Compared on the decoded, lower-cased path with
- * repeated slashes folded, as a server would route it. No key is ever sent on a link whatever
- * this says; it is here so that such a link fails with a message rather than a 401.
+ * Whether `address` lies in the service's API: on its host under any of the host's names
+ * (any port: the API's own front may listen on another), on the decoded, lower-cased path
+ * with repeated slashes folded, as a server would route it. No key is ever sent on a link
+ * whatever this says; it is here so that such a link fails with a message rather than a 401.
  */
 function isServiceApiAddress(address: string, apiRoot: string): boolean {
 	if (!URL.canParse(address)) return false;
 	const url = new URL(address);
 	const root = new URL(apiRoot);
-	if (url.origin !== root.origin) return false;
+	if (hostKey(url.hostname) !== hostKey(root.hostname)) return false;
 	const normalized = (path: string): string => {
 		let decoded = path;
 		try {
@@ -88,16 +104,6 @@ const headerText = (headers: IDataObject, name: string): string => {
 	const value = headers[name];
 	return Array.isArray(value) ? String(value[0] ?? '') : String(value ?? '');
 };
-
-/**
- * The Content-Length, if any. Downloads ask for the file uncompressed; a host that compresses
- * it anyway has it unzipped by n8n's client under the compressed length, and is stopped by
- * guardedBytes at the first byte past that length.
- */
-function announcedLength(headers: IDataObject): number | undefined {
-	const announced = headerText(headers, 'content-length');
-	return /^\d+$/.test(announced) ? Number(announced) : undefined;
-}
 
 function networkCode(error: unknown): string {
 	for (const candidate of [error, (error as { cause?: unknown })?.cause]) {
@@ -133,11 +139,11 @@ type Outcome =
 	| { kind: 'timeout' }
 	| { kind: 'failed'; error: unknown };
 
-/** A request that the execution's cancellation or a deadline can abort. */
+/** A request that the execution's cancellation or `deadline` (epoch ms) can abort. */
 async function requestWithDeadline(
 	context: IExecuteFunctions,
 	options: IHttpRequestOptions,
-	timeoutMs: number,
+	deadline: number,
 	controller: AbortController,
 ): Promise<Outcome> {
 	const cancel = cancelSignalOf(context);
@@ -145,7 +151,6 @@ async function requestWithDeadline(
 	cancel?.addEventListener('abort', onCancel, { once: true });
 	let settled = false;
 	let timedOut = false;
-	const deadline = Date.now() + timeoutMs;
 	void (async () => {
 		while (!settled) {
 			await sleep(Math.max(1, Math.min(WATCH_MS, deadline - Date.now())));
@@ -169,9 +174,75 @@ async function requestWithDeadline(
 	}
 }
 
+/** The next hop of a redirect answer, checked; throws what is wrong with it. */
+function redirectTarget(
+	fail: (message: string, description: string) => NodeOperationError,
+	shown: string,
+	answer: RawAnswer,
+	url: string,
+	hops: number,
+	apiRoot: string,
+): string {
+	const location = headerText(answer.headers, 'location');
+	if (!location) {
+		throw fail(
+			`The link ${shown} answered ${answer.statusCode} without saying where the file is`,
+			'Open it in a browser to find the file’s own address, and use that.',
+		);
+	}
+	if (hops >= MAX_REDIRECTS) {
+		throw fail(
+			`The link ${shown} redirects in a loop`,
+			`It was redirected more than ${MAX_REDIRECTS} times without reaching a file. Open it in a browser to find the file's own address, and use that.`,
+		);
+	}
+	const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
+	if (!next || !/^https?:$/.test(next.protocol)) {
+		throw fail(
+			`The link ${shown} redirects to ${withoutPassword(location)}, which is not a web address`,
+			'n8n downloads only http:// and https:// links. Use the file’s own web address.',
+		);
+	}
+	if (isServiceApiAddress(next.href, apiRoot)) {
+		throw fail(
+			`The link ${shown} redirects to ${withoutPassword(next.href)}, an address of the Extraction Agents API itself`,
+			apiLinkAdvice,
+		);
+	}
+	return next.href;
+}
+
+/** Why an answer that is not a redirect is not a file, if it is not. */
+function notAFile(
+	fail: (message: string, description: string) => NodeOperationError,
+	shown: string,
+	answer: RawAnswer,
+): NodeOperationError | undefined {
+	const { statusCode } = answer;
+	if (statusCode >= 300) {
+		return fail(
+			`The link ${shown} answered ${statusCode}${answer.statusMessage ? ` (${answer.statusMessage})` : ''} instead of a file`,
+			statusCode === 401 || statusCode === 403
+				? 'The file needs a login or is not shared. Share it so that anyone with the link can download it, or download it with its own node (e.g. Google Drive → Download) and use File Fields.'
+				: statusCode >= 500
+					? `${NO_RUN} The link’s host failed. Try again later; if it keeps happening, check the link in a browser.`
+					: `${NO_RUN} Check that the link is right and the file still exists.`,
+		);
+	}
+	const contentType = headerText(answer.headers, 'content-type').split(';')[0].trim().toLowerCase();
+	if (contentType === 'text/html' || contentType === 'application/xhtml+xml') {
+		return fail(
+			`The link ${shown} gives a web page, not a document`,
+			'Links to a viewer or a sharing page (Google Drive, Dropbox, OneDrive) open a page about the file. Use the file’s direct download link, or download it with its own node and use File Fields.',
+		);
+	}
+	return undefined;
+}
+
 /**
  * GETs a link, following its redirects hop by hop, and checks the answer: a file (not an
- * error status or a web page). The body is left unread.
+ * error status or a web page). The whole chain has one Request Timeout to reach its file's
+ * answer. The body is left unread.
  */
 export async function fetchLink(
 	context: IExecuteFunctions,
@@ -181,6 +252,9 @@ export async function fetchLink(
 ): Promise<LinkAnswer> {
 	const fail = (message: string, description: string) =>
 		linkError(context, itemIndex, message, description);
+	const shown = shownLink(link);
+	const seconds = Math.round(limits.timeoutMs / 1000);
+	const deadline = Date.now() + limits.timeoutMs;
 	let url = link;
 	for (let hops = 0; ; hops++) {
 		const controller = new AbortController();
@@ -193,10 +267,10 @@ export async function fetchLink(
 				returnFullResponse: true,
 				ignoreHttpStatusErrors: true,
 				disableFollowRedirect: true,
-				// The file as it is stored: a compressed answer would make its length unknown.
+				// The file as it is stored; a host that compresses it anyway is unpacked by n8n's client.
 				headers: { Accept: '*/*', 'Accept-Encoding': 'identity' },
 			},
-			limits.timeoutMs,
+			deadline,
 			controller,
 		);
 		if (cancelSignalOf(context)?.aborted) {
@@ -205,74 +279,31 @@ export async function fetchLink(
 		}
 		if (outcome.kind === 'timeout') {
 			throw fail(
-				`The link ${link} did not answer within ${Math.round(limits.timeoutMs / 1000)} s`,
-				`${NO_RUN} Check that the link opens from where n8n runs, or raise Options → Request Timeout.`,
+				hops === 0
+					? `The link ${shown} did not answer within ${seconds} s`
+					: `The link ${shown} did not give its file within ${seconds} s (${hops} redirects on the way)`,
+				`${NO_RUN} A link has Request Timeout (${seconds} s) to start sending its file, redirects included. Check that the link opens from where n8n runs, or raise Options → Request Timeout.`,
 			);
 		}
 		if (outcome.kind === 'failed') {
 			const code = networkCode(outcome.error);
 			throw fail(
-				`The link ${link} could not be reached: ${unreachable(code)}`,
+				`The link ${shown} could not be reached: ${unreachable(code)}`,
 				`${NO_RUN} Check that the link opens from where n8n runs (not only from your own computer), and that it needs no login.${code ? ` (${code})` : ''}`,
 			);
 		}
 		const answer = outcome.answer;
-		const { statusCode, headers, body } = answer;
-		if (statusCode >= 300 && statusCode < 400) {
+		if (answer.statusCode >= 300 && answer.statusCode < 400) {
 			controller.abort();
-			const location = headerText(headers, 'location');
-			if (!location) {
-				throw fail(
-					`The link ${link} answered ${statusCode} without saying where the file is`,
-					'Open it in a browser to find the file’s own address, and use that.',
-				);
-			}
-			if (hops >= MAX_REDIRECTS) {
-				throw fail(
-					`The link ${link} redirects in a loop`,
-					`It was redirected more than ${MAX_REDIRECTS} times without reaching a file. Open it in a browser to find the file's own address, and use that.`,
-				);
-			}
-			const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
-			if (!next || !/^https?:$/.test(next.protocol)) {
-				throw fail(
-					`The link ${link} redirects to ${location}, which is not a web address`,
-					'n8n downloads only http:// and https:// links. Use the file’s own web address.',
-				);
-			}
-			if (isServiceApiAddress(next.href, limits.apiRoot)) {
-				throw fail(
-					`The link ${link} redirects to ${next.href}, an address of the Extraction Agents API itself`,
-					apiLinkAdvice,
-				);
-			}
-			url = next.href;
+			url = redirectTarget(fail, shown, answer, url, hops, limits.apiRoot);
 			continue;
 		}
-		if (statusCode >= 300) {
+		const problem = notAFile(fail, shown, answer);
+		if (problem) {
 			controller.abort();
-			throw fail(
-				`The link ${link} answered ${statusCode}${answer.statusMessage ? ` (${answer.statusMessage})` : ''} instead of a file`,
-				statusCode === 401 || statusCode === 403
-					? 'The file needs a login or is not shared. Share it so that anyone with the link can download it, or download it with its own node (e.g. Google Drive → Download) and use File Fields.'
-					: 'Check that the link is right and the file still exists.',
-			);
+			throw problem;
 		}
-		const contentType = headerText(headers, 'content-type').split(';')[0].trim().toLowerCase();
-		if (contentType === 'text/html' || contentType === 'application/xhtml+xml') {
-			controller.abort();
-			throw fail(
-				`The link ${link} gives a web page, not a document`,
-				'Links to a viewer or a sharing page (Google Drive, Dropbox, OneDrive) open a page about the file. Use the file’s direct download link, or download it with its own node and use File Fields.',
-			);
-		}
-		return {
-			url,
-			headers,
-			body,
-			length: announcedLength(headers),
-			abort: () => controller.abort(),
-		};
+		return { url, headers: answer.headers, body: answer.body, abort: () => controller.abort() };
 	}
 }
 
@@ -287,101 +318,7 @@ export function refuseServiceApiLink(
 	throw linkError(
 		context,
 		itemIndex,
-		`The link ${link} is an address of the Extraction Agents API itself`,
+		`The link ${shownLink(link)} is an address of the Extraction Agents API itself`,
 		apiLinkAdvice,
 	);
-}
-
-/** What one complete read of a link gave: checked against every later read. */
-export interface LinkFingerprint {
-	size: number;
-	sha256?: string;
-}
-
-/**
- * The body's bytes, held to the slow-link rule and to `expected`: a byte past the expected
- * size is never given out, and the last chunk is held back until the read is known to match
- * (size, and the checksum of an earlier complete read), so that a mismatch stops the upload
- * before its part is complete. `onComplete` hears the checksum of a complete read.
- */
-export async function* guardedBytes(
-	context: IExecuteFunctions,
-	link: string,
-	answer: Pick<LinkAnswer, 'body' | 'abort'>,
-	timeoutMs: number,
-	expected: { size?: number; sizeFrom?: 'announced' | 'first read'; sha256?: string },
-	onComplete?: (fingerprint: LinkFingerprint) => void,
-): AsyncGenerator<Uint8Array> {
-	const { body } = answer;
-	const hash = createHash('sha256');
-	const startedAt = Date.now();
-	let lastByteAt = startedAt;
-	let received = 0;
-	let done = false;
-	const cancel = cancelSignalOf(context);
-	const seconds = Math.round(timeoutMs / 1000);
-	void (async () => {
-		while (!done) {
-			await sleep(WATCH_MS);
-			if (done) return;
-			const now = Date.now();
-			let problem: FileReadError | undefined;
-			if (cancel?.aborted) problem = new FileReadError('The execution was cancelled', '');
-			else if (now - lastByteAt >= timeoutMs) {
-				problem = new FileReadError(
-					`The link ${link} stopped sending for ${seconds} s after ${received.toLocaleString('en-US')} bytes`,
-					`${NO_RUN} A link may pause for at most Request Timeout (${seconds} s). Try again later, raise Options → Request Timeout, or download the file with its own node first and use File Fields.`,
-				);
-			} else if (
-				now - startedAt > timeoutMs &&
-				received < ((now - startedAt - timeoutMs) / 1000) * MIN_LINK_BYTES_PER_SECOND
-			) {
-				problem = new FileReadError(
-					`The link ${link} sent its file too slowly: ${received.toLocaleString('en-US')} bytes in ${Math.round((now - startedAt) / 1000)} s`,
-					`${NO_RUN} After its first ${seconds} s (Request Timeout), a link must send at least ${MIN_LINK_BYTES_PER_SECOND / 1000} kB a second on average. Use a faster link, raise Options → Request Timeout, or download the file with its own node first and use File Fields.`,
-				);
-			}
-			if (problem) {
-				done = true;
-				body.destroy?.(problem);
-				answer.abort();
-			}
-		}
-	})();
-	let held: Uint8Array | undefined;
-	try {
-		for await (const chunk of body) {
-			if (done) break;
-			lastByteAt = Date.now();
-			received += chunk.length;
-			if (expected.size !== undefined && received > expected.size) {
-				throw new FileReadError(
-					`The link ${link} gave more than the ${expected.size.toLocaleString('en-US')} bytes it ${expected.sizeFrom === 'first read' ? 'gave the first time' : 'announced'}`,
-					`${NO_RUN} The upload stopped before any extra byte was sent. ${expected.sizeFrom === 'first read' ? 'A link must give the same file each time it is read; use a link to a file that does not change.' : 'Its host may send the file compressed although n8n asked for it as it is; download it with its own node first (e.g. HTTP Request) and use File Fields.'}`,
-				);
-			}
-			hash.update(chunk);
-			if (held) yield held;
-			held = chunk;
-		}
-		if (expected.size !== undefined && received < expected.size) {
-			throw new FileReadError(
-				`The link ${link} gave ${received.toLocaleString('en-US')} bytes where it announced ${expected.size.toLocaleString('en-US')}`,
-				`${NO_RUN} The download ended early. Try again; if it goes on, download the file with its own node first and use File Fields.`,
-			);
-		}
-		const sha256 = hash.digest('hex');
-		if (expected.sha256 !== undefined && sha256 !== expected.sha256) {
-			throw new FileReadError(
-				`The link ${link} gave other bytes than when it was first read`,
-				`${NO_RUN} A link whose host does not announce the file’s length is read twice (once to measure it, once to upload it), and the two answers differed. Use a link to a file that does not change, or download it with its own node first and use File Fields.`,
-			);
-		}
-		onComplete?.({ size: received, sha256 });
-		if (held) yield held;
-	} finally {
-		done = true;
-		body.destroy?.();
-		answer.abort();
-	}
 }

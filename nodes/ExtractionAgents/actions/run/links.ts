@@ -1,32 +1,26 @@
-import type { IDataObject, IExecuteFunctions, NodeOperationError } from 'n8n-workflow';
-import { FileReadError, type MultipartFile } from '../../transport/multipart';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { BINARY_ENCODING } from 'n8n-workflow';
+import type { MultipartFile } from '../../transport/multipart';
 import { resolveApiRoot } from '../../transport/credential';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
-import {
-	MAX_FILE_BYTES,
-	MAX_FILES_PER_RUN,
-	formatBytes,
-	formatMegabytes,
-} from '../../transport/serviceLimits';
+import { MAX_FILES_PER_RUN } from '../../transport/serviceLimits';
 import {
 	fetchLink,
-	guardedBytes,
 	linkError,
 	refuseServiceApiLink,
-	type LinkAnswer,
-	type LinkFingerprint,
+	shownLink,
 	type LinkLimits,
 } from './linkDownload';
+import { storeLinkFile } from './linkStore';
 
 /**
  * Files given as links (Run → Create, Files: Links, from node version 1.2). Before any Run is
- * created, every link is asked for its file once (linkDownload.ts: no credential, redirects
- * checked hop by hop): an error status, a web page, a redirect loop, a link into the service's
- * own API or a file over the service's limit fails the item there. Where the host announces
- * the file's length, that one answer's body is what the upload sends. Where it does not (or
- * the answer came compressed), the first answer is read through to measure the file, and the
- * upload reads the link a second time, stopping if it gives other bytes. A resent upload
- * (after a 429) reads a link again under the same check. No file is held in memory.
+ * created, every link is read once, in order, into n8n's binary store (linkDownload.ts: no
+ * credential, redirects checked hop by hop; linkStore.ts: the stall rule and the size limit):
+ * an error status, a web page, a redirect loop, a link into the service's own API, a stalled
+ * or cut download, or a file over the service's limit fails the item there. The upload then
+ * sends the stored files, so the bytes sent are the bytes that one read gave, even when the
+ * upload is sent again after a 429. In filesystem binary mode no file is held in memory.
  */
 
 /**
@@ -85,7 +79,7 @@ export function linksOf(context: IExecuteFunctions, itemIndex: number, value: un
 			throw linkError(
 				context,
 				itemIndex,
-				`"${link}" is not a web address`,
+				`"${shownLink(link)}" is not a web address`,
 				'Each link must start with https:// or http://, e.g. https://files.example.com/invoice.pdf.',
 			);
 		}
@@ -122,134 +116,48 @@ function fileNameOf(link: string, contentDisposition: unknown): string {
 	}
 }
 
-/** Why a file of `size` bytes cannot be sent, if it cannot. */
-function sizeProblem(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	link: string,
-	fileName: string,
-	size: number,
-): NodeOperationError | undefined {
-	if (size === 0) {
-		return linkError(
-			context,
-			itemIndex,
-			`The file at ${link} is empty (0 bytes)`,
-			'Check that the link gives the file itself.',
-		);
-	}
-	if (size > MAX_FILE_BYTES) {
-		return linkError(
-			context,
-			itemIndex,
-			`File "${fileName}" at ${link} is ${formatBytes(size)}; the limit is ${formatBytes(MAX_FILE_BYTES)}`,
-			`The service accepts files of at most ${formatMegabytes(MAX_FILE_BYTES)}. Split or compress the file before uploading it.`,
-		);
-	}
-	return undefined;
-}
-
-/** Reads a body of unknown length through, counting and checksumming, without keeping it. */
-async function measure(
-	context: IExecuteFunctions,
-	itemIndex: number,
-	link: string,
-	fileName: string,
-	answer: LinkAnswer,
-	timeoutMs: number,
-): Promise<LinkFingerprint> {
-	let fingerprint: LinkFingerprint | undefined;
-	let size = 0;
-	try {
-		for await (const chunk of guardedBytes(context, link, answer, timeoutMs, {}, (complete) => {
-			fingerprint = complete;
-		})) {
-			size += chunk.length;
-			// Leaving the loop stops the download as soon as the file passes the limit.
-			if (size > MAX_FILE_BYTES) break;
-		}
-	} catch (error) {
-		throw linkError(
-			context,
-			itemIndex,
-			(error as Error).message,
-			error instanceof FileReadError ? error.description : 'No Run was made.',
-		);
-	}
-	const problem = sizeProblem(context, itemIndex, link, fileName, fingerprint?.size ?? size);
-	if (problem) throw problem;
-	return fingerprint as LinkFingerprint;
-}
-
 const contentTypeOf = (headers: IDataObject): string => {
 	const value = headers['content-type'];
 	const text = Array.isArray(value) ? String(value[0] ?? '') : String(value ?? '');
 	return text.split(';')[0].trim().toLowerCase() || 'application/octet-stream';
 };
 
-/** One link as a multipart file part; its first answer is `answer`. */
+/** Links' files are uploaded from n8n's store: a failed read there is n8n's, not a node's. */
+const STORED_LINK_ADVICE =
+	'The upload stopped before the file was sent whole, so the service made no Run from it. n8n could not read back the file it had downloaded from the link; check n8n’s binary data storage, then run the item again.';
+
+/** One link, read once into n8n's binary store, as a multipart file part. */
 async function linkPart(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	link: string,
-	answer: LinkAnswer,
 	limits: LinkLimits,
 ): Promise<MultipartFile> {
+	const answer = await fetchLink(context, itemIndex, link, limits);
 	const fileName = fileNameOf(answer.url, answer.headers['content-disposition']);
 	const contentType = contentTypeOf(answer.headers);
-	let fingerprint: LinkFingerprint;
-	let sizeFrom: 'announced' | 'first read' = 'announced';
-	let unread: LinkAnswer | undefined;
-	if (answer.length !== undefined) {
-		const problem = sizeProblem(context, itemIndex, link, fileName, answer.length);
-		if (problem) {
-			answer.abort();
-			throw problem;
-		}
-		fingerprint = { size: answer.length };
-		unread = answer;
-	} else {
-		fingerprint = await measure(context, itemIndex, link, fileName, answer, limits.timeoutMs);
-		sizeFrom = 'first read';
-	}
+	const { binary, size } = await storeLinkFile(context, itemIndex, link, answer, limits.timeoutMs, {
+		fileName,
+		contentType,
+	});
+	const binaryId = binary.id;
 	return {
 		fieldName: 'files',
 		fileName,
 		contentType,
-		size: fingerprint.size,
-		source: `its link ${link}`,
-		open: async () => {
-			let read = unread;
-			unread = undefined;
-			if (!read) {
-				read = await fetchLink(context, itemIndex, link, limits);
-				if (contentTypeOf(read.headers) !== contentType) {
-					read.abort();
-					throw linkError(
-						context,
-						itemIndex,
-						`The link ${link} gave a ${contentTypeOf(read.headers)} file where it first gave ${contentType}`,
-						'No Run was made. A link must give the same file each time it is read; use a link to a file that does not change.',
-					);
-				}
-			}
-			const expected = { size: fingerprint.size, sizeFrom, sha256: fingerprint.sha256 };
-			// Every later read is held to this one.
-			sizeFrom = 'first read';
-			return guardedBytes(context, link, read, limits.timeoutMs, expected, (complete) => {
-				fingerprint = complete;
-			});
-		},
-		release: () => {
-			unread?.abort();
-			unread = undefined;
-		},
+		size,
+		source: `its link ${shownLink(link)}`,
+		readFailureAdvice: STORED_LINK_ADVICE,
+		open: binaryId
+			? async () => await context.helpers.getBinaryStream(binaryId, 256 * 1024)
+			: () => [Buffer.from(binary.data, BINARY_ENCODING)],
 	};
 }
 
 /**
- * The links as multipart file parts, each link asked for its file before any Run is created.
- * A part's body that the upload never reaches is released by the caller (MultipartBody.release).
+ * The links as multipart file parts: each link, in order, read once into n8n's binary store
+ * before any Run is created (a link that fails fails the item there), then uploaded from
+ * there like any other file.
  */
 export async function filesFromLinks(
 	context: IExecuteFunctions,
@@ -262,16 +170,6 @@ export async function filesFromLinks(
 	};
 	for (const link of links) refuseServiceApiLink(context, itemIndex, link, limits.apiRoot);
 	const files: MultipartFile[] = [];
-	let complete = false;
-	try {
-		for (const link of links) {
-			const answer = await fetchLink(context, itemIndex, link, limits);
-			files.push(await linkPart(context, itemIndex, link, answer, limits));
-		}
-		complete = true;
-	} finally {
-		// A link that failed its check: the answers already held open are let go.
-		if (!complete) for (const file of files) file.release?.();
-	}
+	for (const link of links) files.push(await linkPart(context, itemIndex, link, limits));
 	return files;
 }

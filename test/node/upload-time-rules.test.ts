@@ -1,0 +1,87 @@
+/**
+ * The upload's time rules, as a user can predict them: no clock runs while the upload's bytes
+ * flow (a big scan over a slow office line is never cut for taking long); an upload the
+ * service stops taking fails within Request Timeout, saying the service did not get the whole
+ * upload (so no Run was made); a service that took the whole upload and gives no answer fails
+ * saying it had all of it (so the Run may exist). The emulator reads the upload slowly
+ * (`uploadBytesPerSecond`) or stops reading it (`uploadStallAfterBytes`).
+ *
+ * The slow upload uses Request Timeout 5 s: the emulator slows the upload by reading slowly,
+ * so TCP reopens its window in steps (about 1.4 MB on loopback) and the client hands bytes
+ * to the network in bursts up to about 3 s apart at 0.5 MB/s; over a slow line they flow
+ * steadily.
+ */
+import { executeNode, useHarness } from '../../dev/harness';
+import { runsWithUserDefinedId, uniqueId, uploadOnlyParameters } from '../reliability/helpers';
+import { useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 50 });
+
+afterEach(() => {
+	ctx.emulator.knobs.uploadBytesPerSecond = null;
+	ctx.emulator.knobs.uploadStallAfterBytes = null;
+	ctx.emulator.clearFaults();
+});
+
+const description = (error: unknown) => (error as { description?: string }).description ?? '';
+
+async function upload(userDefinedId: string, bytes: number, requestTimeout = 1) {
+	const seq = ctx.emulator.lastSeq;
+	const result = await executeNode({
+		nodeType: 'extractionAgents',
+		credentials: ctx.credentials,
+		parameters: uploadOnlyParameters({
+			additionalFields: { userDefinedId },
+			options: { requestTimeout },
+		}),
+		inputItems: [
+			{
+				json: {},
+				binary: {
+					data: {
+						data: Buffer.alloc(bytes, 7),
+						fileName: 'scan.pdf',
+						mimeType: 'application/pdf',
+					},
+				},
+			},
+		],
+	});
+	const posts = ctx.emulator.requestsSince(seq).filter((entry) => entry.method === 'POST');
+	return { result, posts };
+}
+
+describe('the upload to the service: no clock while bytes flow', () => {
+	it('an upload that keeps flowing slowly (0.5 MB/s, 10 MB, Request Timeout 5 s: 20 s of sending) is not cut, and makes its Run', async () => {
+		ctx.emulator.knobs.uploadBytesPerSecond = 500_000;
+		const userDefinedId = uniqueId('slow-line');
+		const { result, posts } = await upload(userDefinedId, 10_000_000, 5);
+		expect(result.error).toBeUndefined();
+		expect(posts.map((entry) => entry.status)).toEqual([200]);
+		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
+	});
+
+	it('an upload the service stops taking fails within Request Timeout, saying the service did not get all of it', async () => {
+		ctx.emulator.knobs.uploadStallAfterBytes = 1_000_000;
+		const userDefinedId = uniqueId('stalled-upload');
+		const { result, posts } = await upload(userDefinedId, 14_000_000);
+		expect(result.error?.message).toMatch(
+			/^The upload to the Extraction Agents service stalled: it took nothing for 1 s after [\d.]+ MB of 14\.0 MB$/,
+		);
+		expect(description(result.error)).toContain('did not get the whole upload');
+		expect(description(result.error)).toContain('No Run was made');
+		expect(posts).toHaveLength(1);
+		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(0);
+	});
+
+	it('a service that took the whole upload and never answers: the message says it had all of it', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'POST', path: /\/runs$/ }, kind: 'stall' }]);
+		const userDefinedId = uniqueId('unanswered');
+		const { result, posts } = await upload(userDefinedId, 200_000);
+		expect(result.error?.message).toBe('The Extraction Agents service did not answer within 2 s');
+		expect(description(result.error)).toContain('It had the whole upload');
+		expect(description(result.error)).toContain('check whether it took effect');
+		expect(posts).toHaveLength(1);
+	});
+});
