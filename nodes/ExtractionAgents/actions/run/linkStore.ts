@@ -124,7 +124,7 @@ class DownloadProblems {
 	notStored(reason: string): NodeOperationError {
 		return this.error(
 			`The file at ${shownLink(this.link)} could not be kept for the upload: ${reason}`,
-			`${NO_RUN} n8n could not write the downloaded file to its binary data store. Check that n8n's disk (or its binary data storage) has room, then run the item again.`,
+			`${NO_RUN} n8n could not save the downloaded file. Check that n8n's disk (or wherever n8n keeps files) has room, then run the item again.`,
 		);
 	}
 }
