@@ -13,7 +13,12 @@ import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
-import { failedRunError, failedRunsMode, runCountsHint } from '../../helpers/failedRuns';
+import {
+	failedRunError,
+	failedRunsMode,
+	runCountsHint,
+	withReviewerFields,
+} from '../../helpers/failedRuns';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
@@ -330,7 +335,10 @@ export async function execute(
 	let run = asRun(this, response.body, itemIndex, { created: true });
 	runCreated(run);
 	if (wait) {
-		run = await waitForRun(run, Number(timeoutMinutes) * 60_000);
+		const created = run;
+		run = await waitForRun(run, Number(timeoutMinutes) * 60_000).catch((error: unknown) => {
+			throw withReviewerFields(this, error, created);
+		});
 		if (run.status !== 'success' && failedRunsMode(this, itemIndex) === 'error') {
 			throw failedRunError(this, run, itemIndex);
 		}
