@@ -13,17 +13,13 @@ import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
 import { serviceRequest } from '../../transport/serviceRequest';
 import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
-import {
-	failedRunError,
-	failedRunsMode,
-	runCountsHint,
-	withReviewerFields,
-} from '../../helpers/failedRuns';
+import { failedRunError, failedRunsMode, runCountsHint } from '../../helpers/failedRuns';
 import { filesForUpload, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 import { FILE_WORDS, FILE_WORDS_BEFORE_1_2, fileWordsOf } from '../../descriptions/panelWords';
+import { withReviewerFields } from '../../helpers/reviewerFields';
 
 const show = { resource: ['run'], operation: ['create'] };
 
