@@ -4,6 +4,10 @@
  * "Needs review" on error. The test gives the Runs their fate in the emulator by file name
  * (test/node/fixtures.ts shapeRunsByFileName): ok.pdf finishes, gone.pdf is deleted while it
  * is waited for, slow.pdf never finishes.
+ *
+ * The same workflow has a second chain for node version 1.4's error item: Webhook → Code
+ * (one unreadable PDF) → Create Run 1.4 (Agent picked From List) → "Needs review (1.4)": a
+ * failed Run's item must reach the error branch with its reviewer's fields as n8n keeps them.
  */
 import {
 	ACTION_TYPE,
@@ -20,6 +24,8 @@ import {
 export const ERROR_OUTPUT_WORKFLOW_ID = 'eaE2eErrorOut001';
 export const ERROR_OUTPUT_WEBHOOK_PATH = 'e2e-error-output';
 export const ERROR_OUTPUT_FILES = { ok: 'ok.pdf', deleted: 'gone.pdf', held: 'slow.pdf' } as const;
+export const REVIEWER_ITEM_WEBHOOK_PATH = 'e2e-reviewer-error-item';
+export const REVIEWER_ITEM_FILE = 'invoice-39.pdf';
 
 function noOp(name: string, position: [number, number]): NodeJson {
 	return {
@@ -63,6 +69,7 @@ export function errorOutputWorkflow(): WorkflowJson {
 			timeoutMinutes: 0.05,
 		},
 	};
+	const reviewer = reviewerItemChain();
 	const built = workflow(
 		ERROR_OUTPUT_WORKFLOW_ID,
 		'E2E: Create Run with the error output wired',
@@ -79,6 +86,7 @@ export function errorOutputWorkflow(): WorkflowJson {
 			createRun,
 			noOp('Extracted', [660, -100]),
 			noOp('Needs review', [660, 100]),
+			...reviewer.nodes,
 		],
 		{
 			Webhook: { main: [[{ node: 'Three documents', type: 'main', index: 0 }]] },
@@ -89,7 +97,68 @@ export function errorOutputWorkflow(): WorkflowJson {
 					[{ node: 'Needs review', type: 'main', index: 0 }],
 				],
 			},
+			...reviewer.connections,
 		},
 	);
 	return built;
+}
+
+/** Webhook → one unreadable PDF → Create Run at version 1.4 → success / "Needs review (1.4)". */
+function reviewerItemChain(): { nodes: NodeJson[]; connections: WorkflowJson['connections'] } {
+	const trigger = webhook(
+		'Webhook (1.4)',
+		REVIEWER_ITEM_WEBHOOK_PATH,
+		'5b0c8a43-5a8e-4c55-9f39-0e2e00000014',
+		'allEntries',
+	);
+	trigger.parameters.responseMode = 'onReceived';
+	trigger.position = [0, 300];
+	const base64 = samplePdf(`E2E reviewer ${REVIEWER_ITEM_FILE}`).toString('base64');
+	const jsCode = `return [{ json: { document: ${JSON.stringify(REVIEWER_ITEM_FILE)} }, binary: { data: { data: ${JSON.stringify(base64)}, mimeType: 'application/pdf', fileName: ${JSON.stringify(REVIEWER_ITEM_FILE)}, fileExtension: 'pdf' } } }];`;
+	const createRun = {
+		id: 'create-run-reviewer-item-node',
+		name: 'Create Run (1.4)',
+		type: ACTION_TYPE,
+		typeVersion: 1.4,
+		position: [440, 300] as [number, number],
+		credentials: { extractionAgentsApi: { id: CREDENTIAL_ID, name: CREDENTIAL_NAME } },
+		onError: 'continueErrorOutput',
+		parameters: {
+			resource: 'run',
+			operation: 'create',
+			agent: {
+				__rl: true,
+				mode: 'list',
+				value: String(INVOICES_AGENT_ID),
+				cachedResultName: 'Invoices',
+			},
+			timeoutMinutes: 1,
+		},
+	};
+	return {
+		nodes: [
+			trigger,
+			{
+				id: 'code-unreadable-document',
+				name: 'Unreadable document',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [220, 300],
+				parameters: { jsCode },
+			},
+			createRun,
+			noOp('Extracted (1.4)', [660, 200]),
+			noOp('Needs review (1.4)', [660, 400]),
+		],
+		connections: {
+			'Webhook (1.4)': { main: [[{ node: 'Unreadable document', type: 'main', index: 0 }]] },
+			'Unreadable document': { main: [[{ node: 'Create Run (1.4)', type: 'main', index: 0 }]] },
+			'Create Run (1.4)': {
+				main: [
+					[{ node: 'Extracted (1.4)', type: 'main', index: 0 }],
+					[{ node: 'Needs review (1.4)', type: 'main', index: 0 }],
+				],
+			},
+		},
+	};
 }

@@ -22,6 +22,8 @@ import {
 	ERROR_OUTPUT_WEBHOOK_PATH,
 	ERROR_OUTPUT_WORKFLOW_ID,
 	errorOutputWorkflow,
+	REVIEWER_ITEM_FILE,
+	REVIEWER_ITEM_WEBHOOK_PATH,
 } from './error-output';
 import { GMAIL_EXAMPLE, gmailExampleWorkflow } from './gmail-example';
 import {
@@ -270,6 +272,39 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		});
 		process.stderr.write(
 			`[e2e] (i) n8n ${VERSION}: ${extracted.length} item on success, ${review.length} on error: ${review.map((json) => `${json.document} → ${String(json.error.message)}`).join('; ')}\n`,
+		);
+	});
+
+	test('(i1) node version 1.4: a failed Run reaches the error branch with the reviewer’s fields (the file, the Prompts and why, the Run, the Agent’s name) and no n8n setup steps', async () => {
+		shapeRunsByFileName(emu, { failed: REVIEWER_ITEM_FILE }, 1);
+		const before = (await session.waitForExecutions(ERROR_OUTPUT_WORKFLOW_ID, 0, 1000)).length;
+		const res = await callWebhook(session.server.url, REVIEWER_ITEM_WEBHOOK_PATH);
+		expect(res.status).toBe(200);
+		const [latest] = await session.waitForExecutions(ERROR_OUTPUT_WORKFLOW_ID, before + 1, 60_000);
+		expect(latest.status).toBe('success');
+		const details = await session.execution(latest.id);
+		expect(details.runData['Extracted (1.4)']).toBeUndefined();
+		const review = nodeItems(details, 'Needs review (1.4)').map(
+			(item) => item.json as { document: string; error: Record<string, unknown> },
+		);
+		// n8n puts the input item's fields beside `error` on the error output.
+		expect(review.map((json) => json.document)).toEqual([REVIEWER_ITEM_FILE]);
+		const { error } = review[0];
+		expect(error).toEqual({
+			message: `"${REVIEWER_ITEM_FILE}": none of the 4 Prompts could be answered`,
+			description: expect.stringContaining('the Agent "Invoices"'),
+			files: REVIEWER_ITEM_FILE,
+			agent_name: 'Invoices',
+			failed_prompts: 'Invoice number, Invoice date, Vendor, Total amount',
+			failure_reasons: expect.stringMatching(/^Invoice number: .*\nInvoice date: /),
+			run_url: expect.stringMatching(/\/runs\/\d+$/),
+			run_id: expect.any(Number),
+			agent_id: DEMO_AGENT_IDS.invoices,
+			status: 'failed',
+		});
+		expect(error.description).not.toMatch(/Options →|Output as Results|On Error/);
+		process.stderr.write(
+			`[e2e] (i1) n8n ${VERSION}: Needs review (1.4) got ${JSON.stringify(error)}\n`,
 		);
 	});
 

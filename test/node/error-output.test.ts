@@ -20,7 +20,7 @@ const ctx = useEmulator({ runDurationMs: 300 });
 const file = (fileName: string) => ({ binary: { data: { data: pdf(fileName), fileName } } });
 
 describe('On Error → Continue (using error output)', () => {
-	it('Run → Create: the Run that went missing and the Run that timed out go to the error output with their Run fields; the good Run to the success output', async () => {
+	it('Run → Create: the Run that went missing and the Run that timed out go to the error output with their Run fields and file names; the good Run to the success output', async () => {
 		shapeRunsByFileName(ctx.emulator, { deleted: 'gone.pdf', held: 'slow.pdf' }, 3);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
@@ -44,6 +44,8 @@ describe('On Error → Continue (using error output)', () => {
 			agent_id: INVOICES,
 			status: 'running',
 			run_id: expect.any(Number),
+			files: 'gone.pdf',
+			agent_name: null,
 			description: expect.stringContaining('It may have been deleted'),
 		});
 		expect(slow.error).toMatchObject({
@@ -51,6 +53,7 @@ describe('On Error → Continue (using error output)', () => {
 			agent_id: INVOICES,
 			status: 'running',
 			run_url: expect.stringContaining(ctx.emulator.webUrl),
+			files: 'slow.pdf',
 			description: expect.stringContaining('Fetch it later with Run → Get'),
 		});
 	});

@@ -1,7 +1,10 @@
 /**
- * Node version 1.3: a Run that ends `failed` (or in any end that is not `success`) is an
+ * From node version 1.3 a Run that ends `failed` (or in any end that is not `success`) is an
  * item error — the error output when it is on, a failed item with "Continue", a stopped
- * workflow otherwise — carrying the Run's link, its status and the failed Prompts' reasons.
+ * workflow otherwise. From 1.4 its error item speaks to whoever reviews the document (which
+ * files, which Prompts failed and the service's reason, the Run's link, the Agent's name), in
+ * fields a sheet takes as they are; the n8n setup steps stay in the panel and in the error of
+ * a stopped workflow (version 1.3's item: test/node/versions.test.ts).
  * Options → Failed Runs → Output as Results keeps the way of 1.2 and before (the Run as a
  * result). A Run that succeeded with some Prompts failed stays a result; its row names them.
  */
@@ -40,9 +43,12 @@ async function createRuns(
 }
 
 const FAILED_REASON = /Invoice number: The Prompt "Invoice number" could not be evaluated/;
+const INVOICE_PROMPTS = 'Invoice number, Invoice date, Vendor, Total amount';
+/** n8n setup steps: the panel's words, for whoever builds the workflow, never in an error item. */
+const SETUP_WORDS = /Options|On Error|Output as Results|Failed Runs|node/;
 
-describe('Run → Create, version 1.3: a Run that ends failed is an item error', () => {
-	it('with the error output on, the failed Run goes to the error output with its link, status and the failed Prompts’ reasons; the others to the success output', async () => {
+describe('Run → Create: a Run that ends failed is an item error', () => {
+	it('with the error output on, the failed Run goes to the error output, saying for the reviewer which file, which Prompts and why, with the Run’s link; the others to the success output', async () => {
 		const { result } = await createRuns(['ok.pdf', 'bad.pdf', 'fine.pdf'], {
 			onError: 'continueErrorOutput',
 		});
@@ -55,40 +61,101 @@ describe('Run → Create, version 1.3: a Run that ends failed is an item error',
 		expect(failed.map((item) => item.pairedItem)).toEqual([{ item: 1 }]);
 		expect(Object.keys(failed[0].json)).toEqual(['error']);
 		const error = failed[0].json.error as Record<string, unknown>;
-		expect(error).toMatchObject({
-			message: expect.stringMatching(/^Run \d+ failed$/),
-			status: 'failed',
-			agent_id: INVOICES,
-			run_id: expect.any(Number),
+		expect(error).toEqual({
+			message: '"bad.pdf": none of the 4 Prompts could be answered',
+			description: expect.stringContaining('Check that the file is readable'),
+			files: 'bad.pdf',
+			failed_prompts: INVOICE_PROMPTS,
+			failure_reasons: expect.stringMatching(FAILED_REASON),
+			agent_name: null,
 			run_url: expect.stringContaining(ctx.emulator.webUrl),
-			failed_prompts: expect.stringContaining('Invoice number'),
+			run_id: expect.any(Number),
+			agent_id: INVOICES,
+			status: 'failed',
 		});
-		expect(error.failure_reasons).toMatch(FAILED_REASON);
-		expect(error.description).toMatch(FAILED_REASON);
-		// One full stop after the reasons, not the reason's own and another.
-		expect(error.description).toMatch(/no usable answer\. See the Run/);
+		// One cell per field: text, one reason a line, each without its own full stop.
+		expect(String(error.failure_reasons).split('\n')).toHaveLength(4);
+		expect(error.failure_reasons).not.toMatch(/\.$/m);
 		expect(error.description).toContain(String(error.run_url));
+		expect(error.description).not.toMatch(SETUP_WORDS);
 	});
 
-	it('without Continue the workflow stops on the failed Run, naming its link and the reasons', async () => {
+	it('one Prompt of four failed: the message counts and names it, the reason is the service’s', async () => {
+		ctx.emulator.knobs.runOutcome = 'failed';
+		try {
+			const { result } = await createRuns(['invoice-39.pdf'], { onError: 'continueErrorOutput' });
+			const error = result.outputs[1][0].json.error as Record<string, unknown>;
+			expect(error.message).toBe(
+				'"invoice-39.pdf": 1 of 4 Prompts could not be answered (Total amount)',
+			);
+			expect(error.failed_prompts).toBe('Total amount');
+			expect(error.failure_reasons).toBe(
+				'Total amount: The Prompt "Total amount" could not be evaluated: the model returned no usable answer',
+			);
+		} finally {
+			ctx.emulator.knobs.runOutcome = 'success';
+		}
+	});
+
+	it('an item with several files names them all; the Agent picked From List is named', async () => {
+		shapeRunsByFileName(ctx.emulator, { failed: 'scan-1.pdf' }, 1);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			parameters: createRunParameters({
+				agent: { __rl: true, mode: 'list', value: String(INVOICES), cachedResultName: 'Invoices' },
+			}),
+			inputItems: [
+				{
+					json: {},
+					binary: {
+						data: { data: pdf('scan-1'), fileName: 'scan-1.pdf' },
+						attachment_1: { data: pdf('scan-2'), fileName: 'scan-2.pdf' },
+					},
+				},
+			],
+			onError: 'continueErrorOutput',
+		});
+		const error = result.outputs[1][0].json.error as Record<string, unknown>;
+		expect(error.message).toBe(
+			'"scan-1.pdf", "scan-2.pdf": none of the 4 Prompts could be answered',
+		);
+		expect(error.files).toBe('scan-1.pdf, scan-2.pdf');
+		expect(error.agent_name).toBe('Invoices');
+		expect(error.description).toContain(
+			'Check that the files are readable and are the kind of document the Agent "Invoices" reads',
+		);
+	});
+
+	it('without Continue the workflow stops on the failed Run; its error tells whoever built the workflow how to keep such Runs', async () => {
 		const { result } = await createRuns(['bad.pdf']);
 		const error = result.error as Error & { description?: string };
-		expect(error?.message).toMatch(/^Run \d+ failed$/);
-		expect(error.description).toMatch(FAILED_REASON);
+		expect(error?.message).toBe('"bad.pdf": none of the 4 Prompts could be answered');
 		expect(error.description).toContain(ctx.emulator.webUrl);
-		expect(error.description).toContain('Failed Runs');
+		expect(error.description).toContain('Options → Failed Runs');
+		expect(error.description).toContain('Continue (using error output)');
 	});
 
-	it('with Continue (regular output) the failed Run is a failed item holding its status and link', async () => {
+	it('with Continue (regular output) the failed Run is a failed item with the same fields, flat', async () => {
 		const { result } = await createRuns(['bad.pdf', 'ok.pdf'], {
 			onError: 'continueRegularOutput',
 		});
 		expect(result.error).toBeUndefined();
-		expect(result.items.map((item) => [item.json.error ?? null, item.json.status])).toEqual([
-			[expect.stringMatching(/^Run \d+ failed$/), 'failed'],
-			[null, 'success'],
-		]);
-		expect(result.items[0].json.run_url).toEqual(expect.stringContaining(ctx.emulator.webUrl));
+		const [failedItem, okItem] = result.items.map((item) => item.json);
+		expect(failedItem).toEqual({
+			error: '"bad.pdf": none of the 4 Prompts could be answered',
+			description: expect.stringContaining('Check that the file is readable'),
+			files: 'bad.pdf',
+			failed_prompts: INVOICE_PROMPTS,
+			failure_reasons: expect.stringMatching(FAILED_REASON),
+			agent_name: null,
+			run_url: expect.stringContaining(ctx.emulator.webUrl),
+			run_id: expect.any(Number),
+			agent_id: INVOICES,
+			status: 'failed',
+		});
+		expect(failedItem.description).not.toMatch(SETUP_WORDS);
+		expect([okItem.error, okItem.status]).toEqual([undefined, 'success']);
 	});
 
 	it('a Run that ends in a status other than success (cancelled) is an item error too', async () => {
@@ -99,7 +166,9 @@ describe('Run → Create, version 1.3: a Run that ends failed is an item error',
 		const [success, failed] = result.outputs;
 		expect(success).toEqual([]);
 		expect(failed[0].json.error).toMatchObject({
-			message: expect.stringMatching(/^Run \d+ ended with the status "cancelled"$/),
+			message: '"cancelled.pdf": the Run ended with the status "cancelled"',
+			files: 'cancelled.pdf',
+			failed_prompts: '',
 			status: 'cancelled',
 		});
 	});

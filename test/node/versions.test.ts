@@ -395,6 +395,85 @@ describe('Run → Create, a Run that ends failed', () => {
 		]);
 	});
 
+	it('version 1.3 keeps its error item: "Run N failed", the setup steps in the description, no file names', async () => {
+		const result = await createFailedRun(1.3);
+		const error = result.outputs[1][0].json.error as Record<string, unknown>;
+		expect(Object.keys(error)).toEqual([
+			'message',
+			'description',
+			'run_id',
+			'agent_id',
+			'run_url',
+			'status',
+			'failed_prompts',
+			'failure_reasons',
+		]);
+		expect(error.message).toBe(`Run ${String(error.run_id)} failed`);
+		expect(error.description).toMatch(
+			/^The service could not extract the data from this item’s files\. Prompts that failed: Invoice number: .*\. See the Run in Extraction Agents: http.* To get failed Runs as results instead, set Options → Failed Runs to Output as Results\.$/,
+		);
+		expect(error.failed_prompts).toBe('Invoice number, Invoice date, Vendor, Total amount');
+	});
+
+	it('version 1.3 with Continue (regular output) keeps its flat error item', async () => {
+		shapeRunsByFileName(ctx.emulator, { failed: 'unreadable.pdf' }, 1);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.3,
+			parameters: createRunParameters(),
+			inputItems: [
+				{ json: {}, binary: { data: { data: pdf('unreadable'), fileName: 'unreadable.pdf' } } },
+			],
+			continueOnFail: true,
+		});
+		const json = result.items[0].json;
+		expect(Object.keys(json)).toEqual([
+			'error',
+			'description',
+			'run_id',
+			'agent_id',
+			'run_url',
+			'status',
+			'failed_prompts',
+			'failure_reasons',
+		]);
+		expect(json.error).toBe(`Run ${String(json.run_id)} failed`);
+		expect(json.description).toContain('set Options → Failed Runs to Output as Results');
+	});
+
+	it.each([
+		[1.3, ['message', 'description', 'run_id', 'agent_id', 'run_url', 'status']],
+		[
+			1.4,
+			['message', 'description', 'files', 'agent_name', 'run_id', 'agent_id', 'run_url', 'status'],
+		],
+	])(
+		'a Run that went missing while waited for: version %s’s error item has the fields %j',
+		async (typeVersion, keys) => {
+			shapeRunsByFileName(ctx.emulator, { deleted: 'gone.pdf' }, 1);
+			const result = await executeNode({
+				nodeType: 'extractionAgents',
+				credentials: ctx.credentials,
+				typeVersion,
+				parameters: createRunParameters(),
+				inputItems: [{ json: {}, binary: { data: { data: pdf('gone'), fileName: 'gone.pdf' } } }],
+				onError: 'continueErrorOutput',
+			});
+			const error = result.outputs[1][0].json.error as Record<string, unknown>;
+			expect(Object.keys(error)).toEqual(keys);
+			expect(error.message).toMatch(/^Run \d+ of Agent \d+ not found$/);
+		},
+	);
+
+	it('version 1.4 gives the reviewer’s error item: the file, the Prompts, no setup steps', async () => {
+		const result = await createFailedRun(1.4);
+		const error = result.outputs[1][0].json.error as Record<string, unknown>;
+		expect(error.message).toBe('"unreadable.pdf": none of the 4 Prompts could be answered');
+		expect(error.files).toBe('unreadable.pdf');
+		expect(error.description).not.toContain('Options');
+	});
+
 	it.each([1, 1.1, 1.2])(
 		'version %s gives it as a result on the success output, as it did',
 		async (typeVersion) => {

@@ -6,7 +6,7 @@ import type { DisplayCondition, INode } from 'n8n-workflow';
  * a saved workflow would notice comes with a new node version); test/node/versions.test.ts
  * shows each one at both sides of its version.
  */
-export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2, 1.3];
+export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2, 1.3, 1.4];
 
 const SINCE = {
 	/** Agent → Get / Get Many simplify by default. */
@@ -34,6 +34,11 @@ const SINCE = {
 	failedRunsAreErrors: 1.3,
 	/** Run → Create's Timeout (Minutes) is shown in whole minutes ("10", not "10.00"). */
 	wholeMinuteTimeout: 1.3,
+	/**
+	 * Run → Create: a failed Run's error item speaks to whoever reviews the document (the files,
+	 * the Prompts that failed and why, the Agent's name) and leaves out n8n setup steps.
+	 */
+	reviewerErrorItems: 1.4,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;

@@ -1,19 +1,28 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { hasBehaviour } from '../descriptions/versions';
 import type { ItemsSummary } from '../actions/types';
 import { NodeOperationError } from 'n8n-workflow';
+import { pickedAgentName } from '../transport/subjects';
+import { reviewerFields } from './reviewerFields';
 import type { Run } from './runs';
 import { attachErrorItemFields, runErrorFields } from './runWaiter';
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /** Options → Failed Runs of Run → Create (node version 1.3 on). */
 export type FailedRunsMode = 'error' | 'results';
 
+/** The names of the Run's Prompts, in the Agent's order, then any the order leaves out. */
+function promptNamesOf(run: Run): string[] {
+	const names = Array.isArray(run.order) ? [...run.order] : [];
+	for (const name of Object.keys(run.data ?? {})) if (!names.includes(name)) names.push(name);
+	return names;
+}
+
 /** The Prompts of the Run that failed, in the Agent's order, each with the reason the service gave. */
 export function failedPromptsOf(run: Run): Array<{ name: string; reason: string | null }> {
 	const data = run.data ?? {};
-	const names = Array.isArray(run.order) ? [...run.order] : [];
-	for (const name of Object.keys(data)) if (!names.includes(name)) names.push(name);
-	return names
+	return promptNamesOf(run)
 		.filter((name) => data[name]?.status === 'failed')
 		.map((name) => {
 			const reasoning = data[name]?.metadata?.reasoning;
@@ -22,12 +31,103 @@ export function failedPromptsOf(run: Run): Array<{ name: string; reason: string 
 }
 
 /**
- * The item error of a Run that ended but not in `success` (docs/design/service-notes.md #17, #23):
- * what happened, the failed Prompts' reasons, where to see the Run and how to keep such
- * Runs as results. Its fields (the Run's identity, status, failed Prompts and their reasons)
- * go on the error item, so an error branch can write them to a sheet.
+ * The item error of a Run that ended but not in `success` (docs/design/service-notes.md #17, #23).
+ * From node version 1.4 it speaks to whoever reviews the document, whose sheet row it becomes
+ * (docs/run-failures.md): which files, which Prompts failed and the service's reason for each,
+ * the Run's link, the Agent's name. How to set the node up is said only when the workflow
+ * stops, to whoever built it; with Continue the item leaves it out.
  */
 export function failedRunError(
+	context: IExecuteFunctions,
+	run: Run,
+	itemIndex: number,
+): NodeOperationError {
+	if (!hasBehaviour(context.getNode(), 'reviewerErrorItems'))
+		return failedRunErrorOf1_3(context, run, itemIndex);
+	const failedPrompts = failedPromptsOf(run);
+	const reasons = failedPrompts.map(
+		({ name, reason }) => `${name}: ${withoutFullStop(reason ?? 'the service gave no reason')}`,
+	);
+	const agentName = pickedAgentName(context.getNode(), Number(run.agent_id));
+	const agent = agentName ? `the Agent "${agentName}"` : 'the Agent';
+	const check =
+		(run.files?.length ?? 0) > 1
+			? `Check that the files are readable and are the kind of document ${agent} reads, then send them again.`
+			: `Check that the file is readable and is the kind of document ${agent} reads, then send it again.`;
+	const description = [
+		reasons.length > 0 ? `The service’s reasons: ${reasons.join('; ')}.` : '',
+		check,
+		context.continueOnFail() ? '' : SETUP_STEPS,
+		// Last, so that no full stop follows the link.
+		run.run_url ? `See the Run: ${run.run_url}` : '',
+	]
+		.filter(Boolean)
+		.join(' ');
+	const error = new NodeOperationError(context.getNode(), reviewerMessage(run, failedPrompts), {
+		description,
+		itemIndex,
+	});
+	return attachErrorItemFields(error, {
+		...reviewerFields(context, run),
+		failed_prompts: failedPrompts.map(({ name }) => name).join(', '),
+		failure_reasons: reasons.join('\n'),
+		...reviewerFieldsAfter(run),
+	});
+}
+
+/** For whoever built the workflow, in the panel's words: shown only when a failed Run stops it. */
+const SETUP_STEPS =
+	'To keep such Runs as rows, set Options → Failed Runs to Output as Results; to send them on, set On Error to Continue (using error output).';
+
+/** A reason's own full stop is dropped: the list it goes into ends with one. */
+const withoutFullStop = (text: string) => text.replace(/[.\s]+$/, '');
+
+/** The first three names, then how many more: `"a.pdf", "b.pdf", "c.pdf" and 2 more files`. */
+function firstNames(names: string[], more: (count: number) => string): string {
+	const shown = names.slice(0, 3);
+	return names.length > shown.length
+		? `${shown.join(', ')} and ${more(names.length - shown.length)}`
+		: shown.join(', ');
+}
+
+/**
+ * What happened, in the reviewer's words: `"invoice-39.pdf": 2 of 8 Prompts could not be
+ * answered (Total, Due date)`. A sheet shows it as the row's problem.
+ */
+function reviewerMessage(run: Run, failedPrompts: Array<{ name: string }>): string {
+	const files = Array.isArray(run.files) ? run.files.map(String) : [];
+	const subject =
+		files.length > 0
+			? firstNames(
+					files.map((name) => `"${name}"`),
+					(count) => `${plural(count, 'more file')}`,
+				)
+			: `Run ${run.run_id}`;
+	const failed = failedPrompts.map(({ name }) => name);
+	const total = promptNamesOf(run).length;
+	if (failed.length === 1 && total === 1)
+		return `${subject}: the Prompt "${failed[0]}" could not be answered`;
+	if (failed.length > 0 && failed.length === total)
+		return `${subject}: none of the ${total} Prompts could be answered`;
+	if (failed.length > 0)
+		return `${subject}: ${failed.length} of ${plural(total, 'Prompt')} could not be answered (${firstNames(failed, (count) => `${count} more`)})`;
+	if (run.status === 'failed')
+		return `${subject}: the service could not read ${files.length > 1 ? 'the files' : 'the file'}`;
+	return `${subject}: the Run ended with the status "${run.status}"`;
+}
+
+/** The Run's link and identity, after what the reviewer reads. */
+function reviewerFieldsAfter(run: Run): IDataObject {
+	const { run_url, run_id, agent_id, status } = runErrorFields(run);
+	return { run_url, run_id, agent_id, status };
+}
+
+/**
+ * Version 1.3's item error of a Run that ended but not in `success`, kept as it was for the
+ * workflows saved with it: what happened, the failed Prompts' reasons, where to see the Run
+ * and how to keep such Runs as results.
+ */
+function failedRunErrorOf1_3(
 	context: IExecuteFunctions,
 	run: Run,
 	itemIndex: number,
@@ -70,8 +170,6 @@ export function failedRunsMode(context: IExecuteFunctions, itemIndex: number): F
 	if (!hasBehaviour(context.getNode(), 'failedRunsAreErrors')) return 'results';
 	return context.getNodeParameter('options.failedRuns', itemIndex, 'error') as FailedRunsMode;
 }
-
-const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
 /**
  * The execution hint that counts what the Runs did, e.g. "3 Runs: 2 succeeded, 1 failed →

@@ -19,6 +19,7 @@ import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 import { FILE_WORDS, FILE_WORDS_BEFORE_1_2, fileWordsOf } from '../../descriptions/panelWords';
+import { withReviewerFields } from '../../helpers/reviewerFields';
 
 const show = { resource: ['run'], operation: ['create'] };
 
@@ -330,7 +331,10 @@ export async function execute(
 	let run = asRun(this, response.body, itemIndex, { created: true });
 	runCreated(run);
 	if (wait) {
-		run = await waitForRun(run, Number(timeoutMinutes) * 60_000);
+		const created = run;
+		run = await waitForRun(run, Number(timeoutMinutes) * 60_000).catch((error: unknown) => {
+			throw withReviewerFields(this, error, created);
+		});
 		if (run.status !== 'success' && failedRunsMode(this, itemIndex) === 'error') {
 			throw failedRunError(this, run, itemIndex);
 		}
