@@ -124,7 +124,7 @@ const contentTypeOf = (headers: IDataObject): string => {
 
 /** Links' files are uploaded from n8n's store: a failed read there is n8n's, not a node's. */
 const STORED_LINK_ADVICE =
-	'The upload stopped before the file was sent whole, so the service made no Run from it. n8n could not read back the file it had downloaded from the link; check that n8n's disk (or wherever n8n keeps files) works, then run the item again.';
+	'The upload stopped before the file was sent whole, so the service made no Run from it. n8n could not read back the file it had downloaded from the link; check that n8n’s disk (or wherever n8n keeps files) works, then run the item again.';
 
 /** One link, read once into n8n's binary store, as a multipart file part. */
 async function linkPart(
