@@ -5,6 +5,8 @@
  * fails when the example or the node's fields changed since (the pictures would be stale).
  * sheet-rows.test.ts takes the pictures of the sheets the example fills and records the cells
  * they show (`sheetCells`): it fails when the example writes other cells today.
+ * form-page.test.ts takes the Form example's completion page from real n8n and records the
+ * example and the page's text (`formPage`): a changed example or page means retaking it.
  */
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -15,6 +17,11 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export const IMAGES_DIR = path.join(ROOT, 'docs', 'images');
 const RECORD = path.join(IMAGES_DIR, 'screenshots.json');
 const EXAMPLE = path.join(ROOT, 'examples', 'gmail-invoices-to-google-sheets.json');
+export const FORM_EXAMPLE_FILE = path.join(
+	ROOT,
+	'examples',
+	'form-upload-shows-extracted-values.json',
+);
 
 export const README_PICTURES = {
 	workflowName: (JSON.parse(fs.readFileSync(EXAMPLE, 'utf8')) as { name: string }).name,
@@ -24,6 +31,8 @@ export const README_PICTURES = {
 	/** The example's *Invoices* sheet after a few emails, and its *Needs review* sheet. */
 	invoicesSheet: 'sheet-rows.png',
 	reviewSheet: 'sheet-needs-review.png',
+	/** The Form example's last page after an upload: the values read and the Run's link. */
+	formPage: 'form-completion-page.png',
 };
 
 const sha256 = (text: string | Buffer) => createHash('sha256').update(text).digest('hex');
@@ -42,6 +51,8 @@ export interface ScreenshotRecord {
 	takenFrom: ReturnType<typeof currentSources>;
 	/** Each sheet picture's cells (the sha256 of their JSON) when it was taken. */
 	sheetCells?: Record<string, string>;
+	/** The form picture's sources: the Form example's sha256, and its page's text's. */
+	formPage?: { example: string; pageText: string };
 	howToRetake: string;
 }
 
@@ -91,6 +102,16 @@ export function recordSheetPictures(pictures: Array<{ picture: string; cells: un
 				record.sheetCells[path.basename(picture)] = cellsDigest(cells);
 		},
 	);
+}
+
+/** The Form example as it is today (its sha256), which the form picture shows. */
+export const currentFormExample = (): string => sha256(fs.readFileSync(FORM_EXAMPLE_FILE, 'utf8'));
+
+/** The form's completion page, with the text it shows. */
+export function recordFormPagePicture(picture: string, pageText: string): void {
+	storePictures([picture], (record) => {
+		record.formPage = { example: currentFormExample(), pageText: sha256(pageText) };
+	});
 }
 
 export function imagePath(name: string): string {
