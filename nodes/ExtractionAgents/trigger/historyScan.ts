@@ -5,11 +5,13 @@ import { detectOrder, finishedAtOf } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
+	isHistoryMoment,
 	isNewRun,
 	pendingStampOf,
 	LOOKBACK_MS,
 	stampOf,
 	type AgentPollState,
+	watermarkCap,
 	type PendingRun,
 } from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
@@ -42,10 +44,9 @@ export async function continueHistoryScan(
 	now: number,
 ): Promise<{ state: AgentPollState; listed?: number }> {
 	const { floor, historyBefore } = scanning;
-	const finishedSince =
-		historyBefore !== undefined && historyBefore < now
-			? historyBefore - CLOCK_MARGIN_MS
-			: undefined;
+	const finishedSince = isHistoryMoment(historyBefore, now)
+		? undefined
+		: (historyBefore ?? now) - CLOCK_MARGIN_MS;
 	let watermark = scanning.watermark;
 	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
 	const pending = new Map<number, number>(scanning.pending);
@@ -81,7 +82,7 @@ export async function continueHistoryScan(
 		for (const run of runs) {
 			const created = stampOf(run, watermark);
 			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
-			watermark = Math.max(watermark, Math.min(created, now + CLOCK_MARGIN_MS));
+			watermark = Math.max(watermark, Math.min(created, watermarkCap(now)));
 			// Counted once, though a page boundary shifting between polls may list it twice.
 			const counted = stamps.has(Number(run.run_id));
 			stamps.set(Number(run.run_id), created);

@@ -11,7 +11,6 @@ import {
 	firstLookAfterSkip,
 	firstLookOwed,
 	readTriggerState,
-	RECENTLY_EMITTED_LIMIT,
 	STATE_VERSION,
 	writeTriggerState,
 	type AgentPollState,
@@ -116,7 +115,7 @@ async function pollForFinishedRuns(
 		scope: scopeKey,
 		resumeAgent: state.resumeAgent,
 		agents,
-		recentlyEmitted: state.recentlyEmitted ?? [],
+		legacyEmitted: legacyEmittedOf(state),
 	});
 	startState.stateId = base;
 	const startJson = JSON.stringify(startState);
@@ -134,12 +133,14 @@ async function pollForFinishedRuns(
 		now,
 	});
 
-	// Each Run once, within this poll as across polls.
-	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
+	// Each Run once within this poll; across polls, each Agent's state knows the Runs it
+	// found for as long as a read could list them as new (pollState.ts, `seen`, `leftOut`).
+	// A state written before 0.4 knew some only by its list of Runs emitted.
+	const emittedOnce = new Set(state.recentlyEmitted ?? []);
 	const emitted = finished.filter((run) => {
 		const runId = Number(run.run_id);
-		if (recentlyEmitted.has(runId)) return false;
-		recentlyEmitted.add(runId);
+		if (emittedOnce.has(runId)) return false;
+		emittedOnce.add(runId);
 		return true;
 	});
 	const items: INodeExecutionData[] = emitted
@@ -151,10 +152,7 @@ async function pollForFinishedRuns(
 		scope: scopeKey,
 		resumeAgent,
 		agents,
-		recentlyEmitted: [
-			...(state.recentlyEmitted ?? []),
-			...emitted.map((run) => Number(run.run_id)),
-		].slice(-RECENTLY_EMITTED_LIMIT),
+		legacyEmitted: legacyEmittedOf(state),
 	});
 	// The state n8n saves with this poll's execution gets its own id; one that n8n does not
 	// save keeps the id of the stored state it grew from (uncommittedState.ts).
@@ -209,7 +207,12 @@ function stateToStartFrom(
 			newAgentsAreHistory: true,
 			historyBefore,
 			agents,
-			recentlyEmitted: known?.recentlyEmitted ?? [],
+			...(known?.recentlyEmitted
+				? {
+						recentlyEmitted: known.recentlyEmitted,
+						recentlyEmittedBefore: known.recentlyEmittedBefore,
+					}
+				: {}),
 		};
 	}
 	const scopeChanged = state.scope !== scopeKey;
@@ -222,6 +225,13 @@ function stateToStartFrom(
 			? (state.historyBefore ?? state.activatedAt ?? now)
 			: undefined;
 	return { state, scopeChanged, historyBefore };
+}
+
+/** What a state written before 0.4 kept of the Runs it emitted (pollState.ts, `recentlyEmitted`). */
+function legacyEmittedOf(state: TriggerState): { runs: number[]; before: number } | undefined {
+	const runs = state.recentlyEmitted ?? [];
+	const before = state.recentlyEmittedBefore;
+	return runs.length > 0 && before !== undefined ? { runs, before } : undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
 import { ranOutOfBudget } from './pollBudget';
-import { LOOKBACK_MS, type AgentPollState } from './pollState';
+import { isHistoryMoment, LOOKBACK_MS, type AgentPollState } from './pollState';
 import { continueHistoryScan } from './historyScan';
 import { needsNoRead, readAt } from './runCounters';
 import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
@@ -124,7 +124,7 @@ async function pollAgent(
 		// A look that found Runs to emit (finished after its historyBefore) or that left new
 		// Runs to the poll (above its floor) goes on with a read now; one that took everything
 		// as history is done.
-		if (floor === undefined && (scanning.historyBefore ?? now) >= now) {
+		if (floor === undefined && isHistoryMoment(scanning.historyBefore, now)) {
 			if (scanning.before === undefined)
 				agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
 			return 'next';
