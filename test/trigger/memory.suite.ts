@@ -141,8 +141,39 @@ describe('Extraction Agents Trigger: a pending Run through one failed or lagging
 
 describe('Extraction Agents Trigger: a Run emitted before stays emitted', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
 	afterEach(() => {
 		ctx.emulator.knobs.runsMissingFromLists = [];
+		clock?.restore();
+		clock = undefined;
+	});
+
+	const leftOutOf = (poller: ReturnType<typeof createPoller>, agentId: number) =>
+		((poller.nodeStaticData?.agents as Record<string, IDataObject>)[agentId].leftOut ??
+			'') as string;
+
+	it('a Run deleted after it was emitted is remembered while a read could list it as new, and forgotten after', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'deleted after emission');
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock = simulatedClock();
+		const deleted = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([deleted]);
+		emulator.deleteRun(agentId, deleted);
+		await expectNothing(poller);
+		expect(leftOutOf(poller, agentId)).toMatch(new RegExp(`^${deleted.toString(36)}:`));
+		clock.advance(40 * MINUTE);
+		const second = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([second]);
+		expect(leftOutOf(poller, agentId)).not.toBe('');
+		clock.advance(40 * MINUTE);
+		const third = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await poller.poll())).toEqual([third]);
+		expect(leftOutOf(poller, agentId)).toBe('');
 	});
 
 	it('a Run left out of two list answers in a row and listed again after 200 other Runs were emitted is not emitted twice', async () => {
@@ -238,8 +269,13 @@ describe("Extraction Agents Trigger: n8n's clock stepped back", () => {
 
 describe('Extraction Agents Trigger: a state saved by 0.3.0', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		clock?.restore();
+		clock = undefined;
+	});
 
-	it('loads and goes on: its emitted Runs stay emitted, its pending Run is emitted when it finishes, a new Run is emitted', async () => {
+	it('loads and goes on: its emitted Runs stay emitted, its pending Run is emitted when it finishes, a new Run is emitted; its list of Runs emitted is dropped once none can be listed as new', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'saved by 0.3.0');
 		const parameters = triggerParameters(agentId, { includeFullRun: false });
@@ -282,5 +318,14 @@ describe('Extraction Agents Trigger: a state saved by 0.3.0', () => {
 		const fresh = finishedRun(emulator, agentId).run_id;
 		expect(await emittedOver(upgraded, 2)).toEqual([running, fresh]);
 		await expectNothing(upgraded);
+		expect(upgraded.nodeStaticData).toHaveProperty('recentlyEmitted', [emitted]);
+		// 80 minutes on, a new Run moves the lookback past every Run that list can hold.
+		clock = simulatedClock();
+		clock.advance(80 * MINUTE);
+		const later = finishedRun(emulator, agentId).run_id;
+		expect(runIdsOf(await upgraded.poll())).toEqual([later]);
+		// That read moved more than an hour at once: the next reaches back to where it started.
+		await expectNothing(upgraded);
+		expect(upgraded.nodeStaticData).not.toHaveProperty('recentlyEmitted');
 	});
 });
