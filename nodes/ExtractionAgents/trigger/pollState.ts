@@ -286,12 +286,18 @@ interface StoredAgentPollState extends IDataObject {
 	leftOut?: string | Array<number | RunStamp>;
 }
 
+/** `leftOut` times are stored in whole minutes, counted from the watermark's minute. */
+const MINUTE_MS = 60_000;
+
 function encodeLeftOut(leftOut: RunStamp[], watermark: number): string {
 	const sorted = [...leftOut].sort(([a], [b]) => a - b);
+	const base = Math.floor(watermark / MINUTE_MS);
 	return sorted
 		.map(([id, created], index) => {
 			const gap = index === 0 ? id : id - sorted[index - 1][0];
-			return `${gap.toString(36)}:${Math.ceil((created - watermark) / 60_000).toString(36)}`;
+			// Rounded up once: a time read back is a whole minute, and stays that minute.
+			const minutes = Math.ceil(created / MINUTE_MS) - base;
+			return `${gap.toString(36)}:${minutes.toString(36)}`;
 		})
 		.join(',');
 }
@@ -311,7 +317,7 @@ function decodeLeftOut(
 	return stored.split(',').map((part): RunStamp => {
 		const [gap, minutes] = part.split(':');
 		id += parseInt(gap, 36);
-		return [id, watermark + parseInt(minutes, 36) * 60_000];
+		return [id, (Math.floor(watermark / MINUTE_MS) + parseInt(minutes, 36)) * MINUTE_MS];
 	});
 }
 
