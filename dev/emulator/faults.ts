@@ -71,11 +71,11 @@ export class FaultController {
 	}
 
 	/** The fault for this request, if any. Consumes a queued fault or draws a random one. */
-	decide(method: string, path: string): FaultDecision | null {
+	decide(method: string, path: string, query: Record<string, string> = {}): FaultDecision | null {
 		const index = this.queue.findIndex((f) => {
 			if (f.match?.method && f.match.method.toUpperCase() !== method.toUpperCase()) return false;
 			if (f.match?.path !== undefined && !pathMatches(path, f.match.path)) return false;
-			return true;
+			return Object.entries(f.match?.query ?? {}).every(([name, value]) => query[name] === value);
 		});
 		if (index >= 0) {
 			const f = this.queue[index];

@@ -438,7 +438,7 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 		}
 		if (deps.knobs.latencyMs > 0) await sleep(deps.knobs.latencyMs);
 		if (res.destroyed) return;
-		const fault = deps.faults.decide(entry.method, entry.path);
+		const fault = deps.faults.decide(entry.method, entry.path, entry.query);
 		if (fault) entry.fault = fault.kind;
 		if (fault && fault.timing === 'before') {
 			applyFault(fault, null, req, res, entry);

@@ -368,7 +368,11 @@ export interface RequestLogEntry {
 }
 
 export interface InjectedFault {
-	match?: { method?: string; path?: RegExp | string };
+	/**
+	 * Which requests get it: method, path (a string: a substring), and query parameters that
+	 * must have these values (e.g. { run_id: '42' }: the Run list read with the `run_id` filter).
+	 */
+	match?: { method?: string; path?: RegExp | string; query?: Record<string, string> };
 	kind: InjectedFaultKind;
 	/** Retry-After value for '429' (default: 1 second in the retryAfterStyle). */
 	retryAfter?: string;

@@ -5,11 +5,13 @@ import { detectOrder, finishedAtOf } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
+	isHistoryMoment,
 	isNewRun,
 	pendingStampOf,
 	LOOKBACK_MS,
 	stampOf,
 	type AgentPollState,
+	watermarkCap,
 	type PendingRun,
 } from './pollState';
 import { fetchRunPage, type ListShape } from './runsListedSince';
@@ -42,88 +44,103 @@ export async function continueHistoryScan(
 	now: number,
 ): Promise<{ state: AgentPollState; listed?: number }> {
 	const { floor, historyBefore } = scanning;
-	const finishedSince =
-		historyBefore !== undefined && historyBefore < now
-			? historyBefore - CLOCK_MARGIN_MS
-			: undefined;
-	let watermark = scanning.watermark;
-	let stamps = new Map<number, number>(scanning.scanSeen ?? []);
-	const pending = new Map<number, number>(scanning.pending);
-	const known = new Set(scanning.seen);
-	const before = scanning.before ? { ...scanning.before } : undefined;
-	const beforeState = before && { ...before, seen: scanning.seen };
+	const look: ScanProgress = {
+		watermark: scanning.watermark,
+		stamps: new Map<number, number>(scanning.scanSeen ?? []),
+		pending: new Map<number, number>(scanning.pending),
+		before: scanning.before ? { ...scanning.before } : undefined,
+	};
+	const firstPageNumber = scanning.scanPage ?? 0;
 	let firstPage: Run[] | undefined;
-	for (let pageNumber = scanning.scanPage ?? 0; ; ) {
+	for (let pageNumber = firstPageNumber; ; ) {
 		const read = await fetchRunPage(context, agentId, pageNumber, MAX_PAGE_SIZE).catch(
 			(error: unknown) => {
 				// After the first page, a page the budget ran out under is read next poll.
-				if (pageNumber !== (scanning.scanPage ?? 0) && ranOutOfBudget(error, budget))
-					return undefined;
+				if (pageNumber !== firstPageNumber && ranOutOfBudget(error, budget)) return undefined;
 				throw error;
 			},
 		);
-		if (!read)
-			return {
-				state: {
-					watermark,
-					pending: [...pending.entries()],
-					...(floor !== undefined ? { floor } : {}),
-					...(historyBefore !== undefined ? { historyBefore } : {}),
-					...(before ? { before } : {}),
-					seen: scanning.seen,
-					scanPage: pageNumber,
-					scanSeen: [...stamps.entries()],
-				},
-			};
+		if (!read) return { state: goesOnNextPoll(scanning, look, pageNumber) };
 		const { runs, totalPages } = read;
 		if (pageNumber === 0) firstPage = runs;
-		if (before?.unlisted) before.unlisted = stillUnlisted(before.unlisted, runs);
-		for (const run of runs) {
-			const created = stampOf(run, watermark);
-			if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
-			watermark = Math.max(watermark, Math.min(created, now + CLOCK_MARGIN_MS));
-			// Counted once, though a page boundary shifting between polls may list it twice.
-			const counted = stamps.has(Number(run.run_id));
-			stamps.set(Number(run.run_id), created);
-			if (before && beforeState && !counted && isNewRun(run, beforeState, known))
-				before.discovered++;
-			const finishedAfter =
-				finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
-			if (!isRunFinished(run) || finishedAfter)
-				pending.set(Number(run.run_id), pendingStampOf(run, now));
-		}
-		stamps = new Map([...stamps].filter(([, created]) => created >= watermark - LOOKBACK_MS));
+		takePage(look, runs, scanning, now);
 		pageNumber++;
-		const base = {
-			watermark,
-			pending: [...pending.entries()],
-			...(floor !== undefined ? { floor } : {}),
-			...(before ? { before } : {}),
-		};
-		const scanFields = historyBefore !== undefined ? { historyBefore } : {};
 		if (runs.length === 0 || pageNumber >= totalPages) {
 			const listed = (pageNumber - 1) * MAX_PAGE_SIZE + runs.length;
+			const pending = [...look.pending.entries()];
 			return {
 				state: {
-					...base,
-					...pendingLeftOut(base.pending, before, historyBefore),
-					seen: [...new Set([...stamps.keys(), ...knownNotPending(scanning)])],
+					watermark: look.watermark,
+					...(floor !== undefined ? { floor } : {}),
+					...(look.before ? { before: look.before } : {}),
+					...pendingLeftOut(pending, look.before, historyBefore),
+					seen: [...new Set([...look.stamps.keys(), ...knownNotPending(scanning)])],
 					...shapeOfScan(firstPage, runs, listed),
 				},
 				listed,
 			};
 		}
-		if (budget.isSpent())
-			return {
-				state: {
-					...base,
-					...scanFields,
-					seen: scanning.seen,
-					scanPage: pageNumber,
-					scanSeen: [...stamps.entries()],
-				},
-			};
+		if (budget.isSpent()) return { state: goesOnNextPoll(scanning, look, pageNumber) };
 	}
+}
+
+/** What a first look has taken in so far (the pages read, by this poll and the ones before). */
+interface ScanProgress {
+	watermark: number;
+	/** The Runs near the newest `created` so far (`scanSeen`). */
+	stamps: Map<number, number>;
+	pending: Map<number, number>;
+	before: AgentPollState['before'];
+}
+
+/**
+ * Takes one page of the look in: the newest `created`, the Runs near it, the Runs still
+ * running (and those finished after `historyBefore` less the clock margin, read by a poll
+ * after that moment's), and what the state before a re-activation that skips had not found.
+ */
+function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now: number): void {
+	const { floor, historyBefore } = scanning;
+	const finishedSince = isHistoryMoment(historyBefore, now)
+		? undefined
+		: (historyBefore ?? now) - CLOCK_MARGIN_MS;
+	const { before } = look;
+	const beforeState = before && { ...before, seen: scanning.seen };
+	const known = new Set(scanning.seen);
+	if (before?.unlisted) before.unlisted = stillUnlisted(before.unlisted, runs);
+	for (const run of runs) {
+		const created = stampOf(run, look.watermark);
+		if (floor !== undefined && created >= floor) continue; // new, not history: discovered by the poll
+		look.watermark = Math.max(look.watermark, Math.min(created, watermarkCap(now)));
+		// Counted once, though a page boundary shifting between polls may list it twice.
+		const counted = look.stamps.has(Number(run.run_id));
+		look.stamps.set(Number(run.run_id), created);
+		if (before && beforeState && !counted && isNewRun(run, beforeState, known)) before.discovered++;
+		const finishedAfter =
+			finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
+		if (!isRunFinished(run) || finishedAfter)
+			look.pending.set(Number(run.run_id), pendingStampOf(run, now));
+	}
+	const since = look.watermark - LOOKBACK_MS;
+	look.stamps = new Map([...look.stamps].filter(([, created]) => created >= since));
+}
+
+/** The state of a look that goes on next poll at `pageNumber`. */
+function goesOnNextPoll(
+	scanning: AgentPollState,
+	look: ScanProgress,
+	pageNumber: number,
+): AgentPollState {
+	const { floor, historyBefore } = scanning;
+	return {
+		watermark: look.watermark,
+		pending: [...look.pending.entries()],
+		...(floor !== undefined ? { floor } : {}),
+		...(historyBefore !== undefined ? { historyBefore } : {}),
+		...(look.before ? { before: look.before } : {}),
+		seen: scanning.seen,
+		scanPage: pageNumber,
+		scanSeen: [...look.stamps.entries()],
+	};
 }
 
 /** The Runs of `unlisted` that `runs` (a page) does not list. */

@@ -1,4 +1,5 @@
 import type { IPollFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { isPendingTooLong, PENDING_GIVE_UP_MS, type PendingRun } from './pollState';
 import { listedRun, readRun, retryAfterNotFound, withReadError } from './runReads';
@@ -32,8 +33,27 @@ interface PendingRunsRead {
 	notReached: PendingRun[];
 	/** Pending Runs read and still running (or not readable yet): they go to the back. */
 	readThisPoll: PendingRun[];
+	/**
+	 * Pending Runs whose read answered 404 and that one list answer left out (AgentPollState's
+	 * `notFound`): dropped if the next answer leaves them out too.
+	 */
+	notFound: number[];
 	/** The budget ran out before every pending Run was read. */
 	stoppedEarly: boolean;
+}
+
+/** How the pending Runs are read this poll. */
+export interface PendingReadOptions {
+	budget: PollBudget;
+	triggerKey: string;
+	now: number;
+	/**
+	 * The oldest `created` this poll's list read reached back to, when it was read whole before
+	 * the pending Runs: a pending Run created since that it did not list was left out by it.
+	 */
+	listedSince?: number;
+	/** Pending Runs the last poll's answers already left out once after a 404 (`notFound`). */
+	notFoundBefore?: ReadonlySet<number>;
 }
 
 /**
@@ -47,72 +67,125 @@ export async function readPendingRuns(
 	agentId: number,
 	pending: PendingRun[],
 	listed: Map<number, Run>,
-	options: { budget: PollBudget; triggerKey: string; now: number },
+	options: PendingReadOptions,
 ): Promise<PendingRunsRead> {
-	const finished: Run[] = [];
-	const notReached: PendingRun[] = [];
-	const readThisPoll: PendingRun[] = [];
-	let stoppedEarly = false;
+	const result: PendingRunsRead = {
+		finished: [],
+		notReached: [],
+		readThisPoll: [],
+		notFound: [],
+		stoppedEarly: false,
+	};
 	for (const entry of pending) {
-		const [runId] = entry;
-		const fromList = listed.get(runId);
+		const fromList = listed.get(entry[0]);
 		if (fromList && !isRunFinished(fromList)) {
 			// The list has just shown it running: that is this poll's read of it.
-			if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
+			if (!givenUp(context, agentId, entry, options.now)) result.readThisPoll.push(entry);
 			continue;
 		}
 		if (options.budget.isSpent()) {
-			notReached.push(entry);
-			stoppedEarly = true;
+			result.notReached.push(entry);
+			result.stoppedEarly = true;
 			continue;
 		}
-		const read = await readRun(context, agentId, runId, options.triggerKey);
-		if ('gone' in read) {
-			// Deleted while pending: nothing left to emit. Unless the list still shows it (a
-			// proxy or a deploy answering 404 for a moment): then it is read again next poll, as
-			// after a 5xx, and emitted from its list data after as many polls. Asking the list
-			// is a request: with no budget left, this read counts as the poll's, and the Run waits
-			// for the next read of the list to show it or not. Read first again instead, it would
-			// take the Agent's one request at every poll of a slow service, and its list would
-			// never be read.
-			if (!fromList && options.budget.isSpent()) {
-				readThisPoll.push(entry);
-				stoppedEarly = true;
-				continue;
-			}
-			const stillListed =
-				fromList ?? (await listedRun(context, agentId, runId).catch(() => undefined));
-			if (!stillListed) continue;
-			if (retryAfterNotFound(options.triggerKey, agentId, runId)) readThisPoll.push(entry);
-			else if (isRunFinished(stillListed)) finished.push(withReadError(stillListed, read.failure));
-			else if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
-			continue;
-		}
-		if ('run' in read) {
-			if (isRunFinished(read.run)) finished.push(read.run);
-			else if (!givenUp(context, agentId, entry, options.now)) readThisPoll.push(entry);
-			continue;
-		}
-		if (read.retryLater) {
-			readThisPoll.push(entry);
-			continue;
-		}
-		if (options.budget.isSpent()) {
-			// Its list data is the next poll's (the read fails again there, counted once more).
-			notReached.push(entry);
-			stoppedEarly = true;
-			continue;
-		}
-		const listedAlone = await listedRun(context, agentId, runId).catch(() => undefined);
-		if (listedAlone && isRunFinished(listedAlone)) {
-			finished.push(withReadError(listedAlone, read.failure));
-			continue;
-		}
-		context.logger.warn(
-			`Extraction Agents Trigger: Run ${runId} of Agent ${agentId} could not be read (${read.failure.message}); it stays pending and the other Runs go on`,
-			{ agentId, runId },
-		);
-		readThisPoll.push(entry);
+		const outcome = await readPendingRun(context, agentId, entry, fromList, options);
+		if (outcome.finished) result.finished.push(outcome.finished);
+		else if (outcome.keep === 'notReached') result.notReached.push(entry);
+		else if (outcome.keep) result.readThisPoll.push(entry);
+		if (outcome.notFound) result.notFound.push(entry[0]);
+		if (outcome.stoppedEarly) result.stoppedEarly = true;
 	}
-	return { finished, notReached, readThisPoll, stoppedEarly };
+	return result;
+}
+
+/** What one pending Run's read came to: emitted, kept (and where), or dropped (neither). */
+interface PendingOutcome {
+	finished?: Run;
+	keep?: true | 'notReached';
+	notFound?: true;
+	stoppedEarly?: true;
+}
+
+async function readPendingRun(
+	context: IPollFunctions,
+	agentId: number,
+	entry: PendingRun,
+	fromList: Run | undefined,
+	options: PendingReadOptions,
+): Promise<PendingOutcome> {
+	const [runId] = entry;
+	const read = await readRun(context, agentId, runId, options.triggerKey);
+	if ('gone' in read) return await afterNotFound(context, agentId, entry, fromList, options, read);
+	if ('run' in read) {
+		if (isRunFinished(read.run)) return { finished: read.run };
+		return givenUp(context, agentId, entry, options.now) ? {} : { keep: true };
+	}
+	if (read.retryLater) return { keep: true };
+	// Its list data is the next poll's (the read fails again there, counted once more).
+	if (options.budget.isSpent()) return { keep: 'notReached', stoppedEarly: true };
+	const listedAlone = await askList(context, agentId, runId);
+	if (listedAlone.run && isRunFinished(listedAlone.run))
+		return { finished: withReadError(listedAlone.run, read.failure) };
+	context.logger.warn(
+		`Extraction Agents Trigger: Run ${runId} of Agent ${agentId} could not be read (${read.failure.message}); it stays pending and the other Runs go on`,
+		{ agentId, runId },
+	);
+	return { keep: true };
+}
+
+/**
+ * A pending Run whose single read answered 404: deleted, or a proxy or a deploy answering 404
+ * for a moment. It is dropped only when two list answers in a row leave it out (the answer
+ * with the `run_id` filter, and this poll's list read reaching back to it or the last poll's
+ * `run_id` answer): one answer may lag for a moment (docs/design/trigger-rules.md, "One Run that cannot be
+ * read"). A list request that fails is no answer: the Run stays pending. While the list shows
+ * it, it is read again next poll, as after a 5xx, and emitted from its list data after as many
+ * polls. Asking the list is a request: with no budget left, this read counts as the poll's, and
+ * the Run waits for the next poll. Read first again instead, it would take the Agent's one
+ * request at every poll of a slow service, and its list would never be read.
+ */
+async function afterNotFound(
+	context: IPollFunctions,
+	agentId: number,
+	[runId, created]: PendingRun,
+	fromList: Run | undefined,
+	options: PendingReadOptions,
+	read: { failure: Error },
+): Promise<PendingOutcome> {
+	let stillListed = fromList;
+	if (!stillListed) {
+		if (options.budget.isSpent()) return { keep: true, stoppedEarly: true };
+		const answer = await askList(context, agentId, runId);
+		if (answer.failed) return { keep: true };
+		stillListed = answer.run;
+	}
+	if (!stillListed) {
+		const leftOutBefore =
+			(options.listedSince !== undefined && created >= options.listedSince) ||
+			options.notFoundBefore?.has(runId) === true;
+		return leftOutBefore ? {} : { keep: true, notFound: true };
+	}
+	if (retryAfterNotFound(options.triggerKey, agentId, runId)) return { keep: true };
+	if (isRunFinished(stillListed)) return { finished: withReadError(stillListed, read.failure) };
+	return givenUp(context, agentId, [runId, created], options.now) ? {} : { keep: true };
+}
+
+/**
+ * The Run as the list shows it (GET runs with the `run_id` filter): `run` undefined when the
+ * answer leaves it out, `failed` when the request failed (a 5xx, a 429 past its retries, the
+ * poll's budget): that says nothing about the Run.
+ */
+async function askList(
+	context: IPollFunctions,
+	agentId: number,
+	runId: number,
+): Promise<{ run?: Run; failed?: true }> {
+	const answer = await listedRun(context, agentId, runId).then(
+		(run) => ({ run, failure: undefined }),
+		(failure: unknown) => ({ run: undefined, failure }),
+	);
+	if (answer.failure === undefined) return { run: answer.run };
+	// Not a failed request (e.g. the execution was cancelled): passed on.
+	if (!(answer.failure instanceof NodeApiError)) throw answer.failure;
+	return { failed: true };
 }

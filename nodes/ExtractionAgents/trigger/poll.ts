@@ -2,7 +2,7 @@ import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 import { listAgents } from '../helpers/agents';
 import { parseResourceId } from '../helpers/ids';
-import { fetchRun } from '../helpers/runs';
+import { fetchRun, type Run } from '../helpers/runs';
 import { triggerHasBehaviour } from '../descriptions/versions';
 import { pollBudget } from './pollBudget';
 import { limitWaitsOf } from '../transport/rateLimitGate';
@@ -11,7 +11,6 @@ import {
 	firstLookAfterSkip,
 	firstLookOwed,
 	readTriggerState,
-	RECENTLY_EMITTED_LIMIT,
 	STATE_VERSION,
 	writeTriggerState,
 	type AgentPollState,
@@ -54,33 +53,49 @@ function isActivationPoll(context: IPollFunctions): boolean {
  */
 const activationsOwed = new Map<string, number>();
 
+/** The trigger's settings that shape what a poll emits. */
+interface EmitSettings {
+	statuses: string[];
+	simplify: boolean;
+	includeFullRun: boolean;
+	sheetReady: boolean;
+	collisionFree: boolean;
+}
+
+function emitSettings(context: IPollFunctions): EmitSettings {
+	const statuses = context.getNodeParameter('statuses', []) as string[];
+	if (statuses.length === 0) {
+		throw new NodeOperationError(context.getNode(), 'No status selected', {
+			description: triggerHasBehaviour(context.getNode(), 'settingsInOptions')
+				? 'Choose Succeeded, Failed or both under Trigger On.'
+				: 'Choose Success, Failed or both under Statuses.',
+		});
+	}
+	return {
+		statuses,
+		simplify: context.getNodeParameter('simplify', true) as boolean,
+		includeFullRun: triggerSetting(context, 'includeFullRun', true),
+		sheetReady: triggerHasBehaviour(context.getNode(), 'sheetReadyRuns'),
+		collisionFree: triggerHasBehaviour(context.getNode(), 'collisionFreeColumns'),
+	};
+}
+
 async function pollForFinishedRuns(
 	this: IPollFunctions,
 	activationPoll = false,
 	owedActivationAt?: number,
 ): Promise<INodeExecutionData[][] | null> {
-	const statuses = this.getNodeParameter('statuses', []) as string[];
-	const simplify = this.getNodeParameter('simplify', true) as boolean;
-	const includeFullRun = triggerSetting(this, 'includeFullRun', true);
-	const sheetReady = triggerHasBehaviour(this.getNode(), 'sheetReadyRuns');
-	const collisionFree = triggerHasBehaviour(this.getNode(), 'collisionFreeColumns');
-	if (statuses.length === 0) {
-		throw new NodeOperationError(this.getNode(), 'No status selected', {
-			description: triggerHasBehaviour(this.getNode(), 'settingsInOptions')
-				? 'Choose Succeeded, Failed or both under Trigger On.'
-				: 'Choose Success, Failed or both under Statuses.',
-		});
-	}
+	const settings = emitSettings(this);
 	const scope = this.getNodeParameter('agentScope', 'one') as string;
 	const budget = pollBudget(this);
 	const { agentIds, runCounters } = await watchedAgents(this, scope);
 
 	if (this.getMode() === 'manual') {
-		const run = await newestFinishedRun(this, agentIds, statuses, budget);
-		const full = includeFullRun
+		const run = await newestFinishedRun(this, agentIds, settings.statuses, budget);
+		const full = settings.includeFullRun
 			? await fetchRun(this, Number(run.agent_id), Number(run.run_id))
 			: run;
-		return [[{ json: itemOfRun(full, simplify, sheetReady, collisionFree) }]];
+		return [[{ json: itemOf(full, settings) }]];
 	}
 
 	// A 429 asking for a wait past the budget ends the poll with what it has done (below).
@@ -110,13 +125,12 @@ async function pollForFinishedRuns(
 
 	// The state this poll starts from, as stored: what this process goes on from if n8n drops
 	// the result of this poll when it emits (uncommittedState.ts).
+	const outcome = { activatedAt: state.activatedAt, scope: scopeKey, agents };
 	const startState: TriggerState = {};
 	writeTriggerState(startState, {
-		activatedAt: state.activatedAt,
-		scope: scopeKey,
+		...outcome,
 		resumeAgent: state.resumeAgent,
-		agents,
-		recentlyEmitted: state.recentlyEmitted ?? [],
+		legacyEmitted: legacyEmittedOf(state),
 	});
 	startState.stateId = base;
 	const startJson = JSON.stringify(startState);
@@ -128,45 +142,61 @@ async function pollForFinishedRuns(
 		agentIds,
 		runCounters,
 		startAt: state.resumeAgent,
-		includeFullRun,
+		includeFullRun: settings.includeFullRun,
 		budget,
 		triggerKey,
 		now,
 	});
-
-	// Each Run once, within this poll as across polls.
-	const recentlyEmitted = new Set(state.recentlyEmitted ?? []);
-	const emitted = finished.filter((run) => {
-		const runId = Number(run.run_id);
-		if (recentlyEmitted.has(runId)) return false;
-		recentlyEmitted.add(runId);
-		return true;
-	});
-	const items: INodeExecutionData[] = emitted
-		.filter((run) => hasChosenStatus(run, statuses))
-		.map((run) => ({ json: itemOfRun(run, simplify, sheetReady, collisionFree) }));
-
-	writeTriggerState(stored, {
-		activatedAt: state.activatedAt,
-		scope: scopeKey,
-		resumeAgent,
-		agents,
-		recentlyEmitted: [
-			...(state.recentlyEmitted ?? []),
-			...emitted.map((run) => Number(run.run_id)),
-		].slice(-RECENTLY_EMITTED_LIMIT),
-	});
-	// The state n8n saves with this poll's execution gets its own id; one that n8n does not
-	// save keeps the id of the stored state it grew from (uncommittedState.ts).
-	delete stored.revision;
-	stored.stateId = items.length > 0 ? newStateId(now) : base;
-	rememberState(
-		triggerKey,
-		base,
-		items.length > 0 ? startJson : JSON.stringify(stored),
-		items.length > 0 ? now : undefined,
-	);
+	const items = itemsToEmit(finished, state, settings);
+	writeTriggerState(stored, { ...outcome, resumeAgent, legacyEmitted: legacyEmittedOf(state) });
+	commitPoll(stored, { triggerKey, base, startJson, emitted: items.length > 0, now });
 	return items.length > 0 ? [items] : null;
+}
+
+function itemOf(run: Run, settings: EmitSettings) {
+	return itemOfRun(run, settings.simplify, settings.sheetReady, settings.collisionFree);
+}
+
+/**
+ * The items of the Runs found finished: each Run once within this poll (across polls, each
+ * Agent's state knows the Runs it found for as long as a read could list them as new,
+ * pollState.ts `seen` and `leftOut`; a state written before 0.4 knew some only by its list of
+ * Runs emitted), of the statuses chosen.
+ */
+function itemsToEmit(
+	finished: Run[],
+	state: TriggerState,
+	settings: EmitSettings,
+): INodeExecutionData[] {
+	const emittedOnce = new Set(state.recentlyEmitted ?? []);
+	return finished
+		.filter((run) => {
+			const runId = Number(run.run_id);
+			if (emittedOnce.has(runId)) return false;
+			emittedOnce.add(runId);
+			return true;
+		})
+		.filter((run) => hasChosenStatus(run, settings.statuses))
+		.map((run) => ({ json: itemOf(run, settings) }));
+}
+
+/**
+ * After the state is written: the state n8n saves with an emitting poll's execution gets its
+ * own id; one that n8n does not save keeps the id of the stored state it grew from, and this
+ * process remembers what to go on from (uncommittedState.ts).
+ */
+function commitPoll(
+	stored: TriggerState,
+	poll: { triggerKey: string; base: string; startJson: string; emitted: boolean; now: number },
+): void {
+	delete stored.revision;
+	stored.stateId = poll.emitted ? newStateId(poll.now) : poll.base;
+	rememberState(
+		poll.triggerKey,
+		poll.base,
+		poll.emitted ? poll.startJson : JSON.stringify(stored),
+		poll.emitted ? poll.now : undefined,
+	);
 }
 
 /**
@@ -209,7 +239,12 @@ function stateToStartFrom(
 			newAgentsAreHistory: true,
 			historyBefore,
 			agents,
-			recentlyEmitted: known?.recentlyEmitted ?? [],
+			...(known?.recentlyEmitted
+				? {
+						recentlyEmitted: known.recentlyEmitted,
+						recentlyEmittedBefore: known.recentlyEmittedBefore,
+					}
+				: {}),
 		};
 	}
 	const scopeChanged = state.scope !== scopeKey;
@@ -222,6 +257,13 @@ function stateToStartFrom(
 			? (state.historyBefore ?? state.activatedAt ?? now)
 			: undefined;
 	return { state, scopeChanged, historyBefore };
+}
+
+/** What a state written before 0.4 kept of the Runs it emitted (pollState.ts, `recentlyEmitted`). */
+function legacyEmittedOf(state: TriggerState): { runs: number[]; before: number } | undefined {
+	const runs = state.recentlyEmitted ?? [];
+	const before = state.recentlyEmittedBefore;
+	return runs.length > 0 && before !== undefined ? { runs, before } : undefined;
 }
 
 /**

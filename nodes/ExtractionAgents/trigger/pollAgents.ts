@@ -2,7 +2,7 @@ import type { IPollFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
 import { ranOutOfBudget } from './pollBudget';
-import { LOOKBACK_MS, type AgentPollState } from './pollState';
+import { isHistoryMoment, LOOKBACK_MS, type AgentPollState } from './pollState';
 import { continueHistoryScan } from './historyScan';
 import { needsNoRead, readAt } from './runCounters';
 import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
@@ -89,62 +89,9 @@ async function pollAgent(
 	/** After a first look, the state the Run counter is compared with by the read (runCounters.ts). */
 	let counterBefore: AgentPollState | undefined;
 	if (!previous || previous.scanPage !== undefined) {
-		// A first look at the Agent. One watched when its past became history (activation, a
-		// change of scope) has a state that says from when (poll.ts, historyScan.ts); an Agent
-		// first seen later ("All Agents") has a floor (firstSeenNow).
-		const scanning: AgentPollState = previous ?? firstSeenNow(now);
-		const { floor } = scanning;
-		const look = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
-		previous = look.state;
-		agents[String(agentId)] = previous;
-		if (previous.scanPage !== undefined) return 'stopHere';
-		if (previous.before) {
-			// After a re-activation that skips: the counter goes on from the state before it, so
-			// that a Run it counted (or counts now) and that no read has listed yet is waited for.
-			const { before } = previous;
-			delete previous.before;
-			previous = readAt(
-				agentId,
-				previous,
-				runCounters.get(agentId),
-				now,
-				{
-					watermark: before.watermark,
-					seen: [],
-					pending: [],
-					nRuns: before.nRuns,
-					owed: before.owed,
-					owedSince: before.owedSince,
-					sweptAt: before.sweptAt,
-				},
-				before.discovered,
-			);
-			agents[String(agentId)] = previous;
-		}
-		// A look that found Runs to emit (finished after its historyBefore) or that left new
-		// Runs to the poll (above its floor) goes on with a read now; one that took everything
-		// as history is done.
-		if (floor === undefined && (scanning.historyBefore ?? now) >= now) {
-			if (scanning.before === undefined)
-				agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
-			return 'next';
-		}
-		// Such a look has no counter from before to compare with, and a Run counted but not
-		// listed yet (a slow upload started since historyBefore, or since the floor) is new:
-		// the Runs the look listed stand for that counter, so that the read below owes the
-		// Runs the counter shows beyond them, and the Agent is read at every poll until they
-		// are listed (for LOOKBACK_MS at most). The Runs that read finds were listed already
-		// (counted in `listed`) or made since the counter was read, so none pays (one listed in
-		// the moment between the look and the read costs reads, never a Run).
-		// (After a re-activation that skips, the counter went on from the state before, above.)
-		if (look.listed !== undefined && scanning.before === undefined)
-			counterBefore = { ...previous, nRuns: look.listed };
-		// That read is the next poll's when this one has no budget left (the state has no read
-		// time yet, so the next poll reads the Agent whatever its Run counter says).
-		if (poll.budget.isSpent()) {
-			if (counterBefore) agents[String(agentId)] = counterBefore;
-			return 'stopHere';
-		}
+		const look = await firstLook(context, agentId, agents, poll);
+		if ('step' in look) return look.step;
+		({ previous, counterBefore } = look);
 	}
 	if (!counterBefore && needsNoRead(previous, runCounters.get(agentId), now)) {
 		// Its counter shows nothing new: the Runs are known as of now, as after a read.
@@ -170,6 +117,95 @@ async function pollAgent(
 			);
 	finished.push(...result.finished);
 	return result.stoppedEarly ? 'stopHere' : 'next';
+}
+
+/**
+ * A first look at the Agent, or its next pages. One watched when its past became history
+ * (activation, a change of scope) has a state that says from when (poll.ts, historyScan.ts);
+ * an Agent first seen later ("All Agents") has a floor (firstSeenNow). Its state goes into
+ * `agents`. Returns the step when the Agent is done for this poll, else the state the read
+ * that follows goes on from, and the counter that read compares with (counterBefore).
+ */
+async function firstLook(
+	context: IPollFunctions,
+	agentId: number,
+	agents: Record<string, AgentPollState>,
+	poll: AgentsPoll,
+): Promise<{ step: AgentStep } | { previous: AgentPollState; counterBefore?: AgentPollState }> {
+	const { runCounters, now } = poll;
+	const scanning: AgentPollState = agents[String(agentId)] ?? firstSeenNow(now);
+	const look = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
+	let previous = look.state;
+	agents[String(agentId)] = previous;
+	if (previous.scanPage !== undefined) return { step: 'stopHere' };
+	if (previous.before) {
+		previous = afterLookAfterSkip(
+			agentId,
+			previous,
+			previous.before,
+			runCounters.get(agentId),
+			now,
+		);
+		agents[String(agentId)] = previous;
+	}
+	// A look that found Runs to emit (finished after its historyBefore) or that left new
+	// Runs to the poll (above its floor) goes on with a read now; one that took everything
+	// as history is done.
+	if (scanning.floor === undefined && isHistoryMoment(scanning.historyBefore, now)) {
+		if (scanning.before === undefined)
+			agents[String(agentId)] = readAt(agentId, previous, runCounters.get(agentId), now);
+		return { step: 'next' };
+	}
+	// Such a look has no counter from before to compare with, and a Run counted but not
+	// listed yet (a slow upload started since historyBefore, or since the floor) is new:
+	// the Runs the look listed stand for that counter, so that the read below owes the
+	// Runs the counter shows beyond them, and the Agent is read at every poll until they
+	// are listed (for LOOKBACK_MS at most). The Runs that read finds were listed already
+	// (counted in `listed`) or made since the counter was read, so none pays (one listed in
+	// the moment between the look and the read costs reads, never a Run).
+	// (After a re-activation that skips, the counter went on from the state before, above.)
+	const counterBefore =
+		look.listed !== undefined && scanning.before === undefined
+			? { ...previous, nRuns: look.listed }
+			: undefined;
+	// That read is the next poll's when this one has no budget left (the state has no read
+	// time yet, so the next poll reads the Agent whatever its Run counter says).
+	if (poll.budget.isSpent()) {
+		if (counterBefore) agents[String(agentId)] = counterBefore;
+		return { step: 'stopHere' };
+	}
+	return { previous, counterBefore };
+}
+
+/**
+ * After a re-activation that skips: the counter goes on from the state before it, so that a
+ * Run it counted (or counts now) and that no read has listed yet is waited for.
+ */
+function afterLookAfterSkip(
+	agentId: number,
+	looked: AgentPollState,
+	before: NonNullable<AgentPollState['before']>,
+	counter: number | undefined,
+	now: number,
+): AgentPollState {
+	const state = { ...looked };
+	delete state.before;
+	return readAt(
+		agentId,
+		state,
+		counter,
+		now,
+		{
+			watermark: before.watermark,
+			seen: [],
+			pending: [],
+			nRuns: before.nRuns,
+			owed: before.owed,
+			owedSince: before.owedSince,
+			sweptAt: before.sweptAt,
+		},
+		before.discovered,
+	);
 }
 
 function isRateLimited(error: unknown): boolean {

@@ -26,13 +26,14 @@ export const ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;
 export const PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;
 /**
  * How far the service's clock may be from n8n's (a service host's clock, a local time read as
- * UTC). A Run stamped further ahead of n8n's clock than this counts for the watermark as if
- * stamped this far ahead: one such Run would otherwise make every later Run history until
- * real time caught up with it. Also the margin at `historyBefore` (docs/design/trigger-rules.md).
+ * UTC). The watermark is never set later than this before n8n's clock (watermarkAfter): one
+ * Run stamped ahead would otherwise make every later Run history until real time caught up
+ * with it, and a watermark ahead of n8n's clock would cut the lookback short. Also the margin
+ * at `historyBefore` (docs/design/trigger-rules.md).
  */
 export const CLOCK_MARGIN_MS = 5 * 60_000;
-/** Recently emitted Runs of all Agents: defence in depth against any double emission. */
-export const RECENTLY_EMITTED_LIMIT = 200;
+/** What a state of version 1 kept of the Runs it emitted (state version 1, 0.1.x). */
+const V1_EMITTED_KEPT = 200;
 
 export const STATE_VERSION = 3;
 
@@ -54,11 +55,18 @@ export interface AgentPollState extends IDataObject {
 	/** Discovered Runs still running at the last poll, read again each poll. */
 	pending: PendingRun[];
 	/**
-	 * Runs of `seen` that the last read's answer left out: still known until the next read (a
-	 * list answer can miss a Run for a moment), forgotten if that one leaves them out too (a
-	 * deleted Run). Found again they are not new, and do not pay the Run counter's debt.
+	 * Runs of `seen` that list answers left out (a list answer can miss a Run for a moment, or
+	 * the Run was deleted), each with the latest `created` it can have (n8n's clock when it was
+	 * first left out, plus CLOCK_MARGIN_MS): still known, and in `seen`, as long as a read could
+	 * list it as new (that `created` within the lookback), so that it is never emitted twice.
+	 * Found again they are not new, and do not pay the Run counter's debt.
 	 */
-	leftOut?: number[];
+	leftOut?: RunStamp[];
+	/**
+	 * Pending Runs whose single read answered 404 and that one list answer left out: dropped
+	 * (taken as deleted) when the next list answer leaves them out too (pendingRuns.ts).
+	 */
+	notFound?: number[];
 	/** Runs created before this (ms) are history: an Agent first seen after activation. */
 	floor?: number;
 	/**
@@ -173,7 +181,13 @@ export interface TriggerState extends IDataObject {
 	 */
 	stateId?: string;
 	agents?: Record<string, AgentPollState>;
+	/**
+	 * Written before 0.4 (the last 200 Runs emitted, of all Agents; no longer written): kept,
+	 * never grown, while one of them could still be listed as new (legacyEmittedStillMatters).
+	 */
 	recentlyEmitted?: number[];
+	/** No Run of `recentlyEmitted` was created later than this (n8n's clock at its load, plus the clock margin). */
+	recentlyEmittedBefore?: number;
 }
 
 /**
@@ -195,6 +209,17 @@ export function pendingStampOf(run: Run, now: number): number {
 	return stampOf(run, now);
 }
 
+/**
+ * Whether this poll (at `now`) is the one of the moment a watched Agent's past became history
+ * (the activation poll, a change of what is watched): every Run its look lists is history. A
+ * later poll is not, whatever its clock reads: the one in place of an activation poll that
+ * failed, or any poll after n8n's clock stepped back (NTP correcting a host), whose `now` may
+ * be earlier than that moment. Only the poll of that moment has that very `now`.
+ */
+export function isHistoryMoment(historyBefore: number | undefined, now: number): boolean {
+	return historyBefore === undefined || historyBefore === now;
+}
+
 /** The oldest `created` the next read of an Agent's list reaches back to. */
 export function readsBackTo(state: Pick<AgentPollState, 'watermark' | 'recheckSince'>): number {
 	const since = state.watermark - LOOKBACK_MS;
@@ -214,11 +239,22 @@ export function isNewRun(
 	);
 }
 
-/** The watermark after reading `runs`: the newest `created`, at most CLOCK_MARGIN_MS ahead of `now`. */
+/**
+ * The latest a watermark set at `now` may be: CLOCK_MARGIN_MS before n8n's clock. A Run listed
+ * L after its `created` is found when the lookback reaches back L behind the first read that
+ * lists it; from a watermark ahead of n8n's clock (a Run stamped 2 hours ahead) it would reach
+ * back less than LOOKBACK_MS, and with the service's clock up to the margin behind n8n's, its
+ * `created` reads up to that much earlier still.
+ */
+export function watermarkCap(now: number): number {
+	return now - CLOCK_MARGIN_MS;
+}
+
+/** The watermark after reading `runs`: the newest `created`, at most watermarkCap(now). */
 export function watermarkAfter(watermark: number, runs: Run[], now: number): number {
 	let next = watermark;
 	for (const run of runs)
-		next = Math.max(next, Math.min(stampOf(run, watermark), now + CLOCK_MARGIN_MS));
+		next = Math.max(next, Math.min(stampOf(run, watermark), watermarkCap(now)));
 	return next;
 }
 
@@ -242,9 +278,47 @@ export function isPendingTooLong([, created]: PendingRun, now: number): boolean 
 /**
  * What is stored per Agent: `seen` as one string (ascending ids, the first in base 36, then
  * the gaps between them), which keeps an hour of Runs small: ids of one Agent are close.
+ * `leftOut` likewise, each id with its latest `created` in whole minutes from the watermark
+ * (rounded up: kept up to a minute longer), and its ids left out of `seen`'s string.
  */
 interface StoredAgentPollState extends IDataObject {
 	seen: string | number[];
+	leftOut?: string | Array<number | RunStamp>;
+}
+
+/** `leftOut` times are stored in whole minutes, counted from the watermark's minute. */
+const MINUTE_MS = 60_000;
+
+function encodeLeftOut(leftOut: RunStamp[], watermark: number): string {
+	const sorted = [...leftOut].sort(([a], [b]) => a - b);
+	const base = Math.floor(watermark / MINUTE_MS);
+	return sorted
+		.map(([id, created], index) => {
+			const gap = index === 0 ? id : id - sorted[index - 1][0];
+			// Rounded up once: a time read back is a whole minute, and stays that minute.
+			const minutes = Math.ceil(created / MINUTE_MS) - base;
+			return `${gap.toString(36)}:${minutes.toString(36)}`;
+		})
+		.join(',');
+}
+
+/** `leftOut` as stored: that string, or ids (before 0.4: known from now on as left out now). */
+function decodeLeftOut(
+	stored: StoredAgentPollState['leftOut'],
+	watermark: number,
+	now: number,
+): RunStamp[] {
+	if (Array.isArray(stored))
+		return stored.map((entry) =>
+			typeof entry === 'number' ? [entry, now + CLOCK_MARGIN_MS] : entry,
+		);
+	if (!stored) return [];
+	let id = 0;
+	return stored.split(',').map((part): RunStamp => {
+		const [gap, minutes] = part.split(':');
+		id += parseInt(gap, 36);
+		return [id, (Math.floor(watermark / MINUTE_MS) + parseInt(minutes, 36)) * MINUTE_MS];
+	});
 }
 
 function encodeIds(ids: number[]): string {
@@ -266,18 +340,63 @@ function storedAgents(
 	agents: Record<string, AgentPollState>,
 ): Record<string, StoredAgentPollState> {
 	const stored: Record<string, StoredAgentPollState> = {};
-	for (const [agentId, agentState] of Object.entries(agents))
-		stored[agentId] = { ...agentState, seen: encodeIds(agentState.seen) };
+	for (const [agentId, agentState] of Object.entries(agents)) {
+		const leftOut = agentState.leftOut ?? [];
+		const leftOutIds = new Set(leftOut.map(([runId]) => runId));
+		stored[agentId] = {
+			...agentState,
+			seen: encodeIds(agentState.seen.filter((runId) => !leftOutIds.has(runId))),
+		};
+		if (leftOut.length > 0) stored[agentId].leftOut = encodeLeftOut(leftOut, agentState.watermark);
+	}
 	return stored;
 }
 
-function withDecodedSeen(stored: TriggerState): TriggerState {
+function withDecodedSeen(stored: TriggerState, now: number): TriggerState {
 	const agents: Record<string, AgentPollState> = {};
 	for (const [agentId, agentState] of Object.entries(
 		stored.agents as unknown as Record<string, StoredAgentPollState>,
-	))
-		agents[agentId] = { ...(agentState as AgentPollState), seen: decodeIds(agentState.seen) };
-	return { ...stored, agents };
+	)) {
+		const decoded = { ...(agentState as AgentPollState), seen: decodeIds(agentState.seen) };
+		const leftOut = decodeLeftOut(agentState.leftOut, decoded.watermark, now);
+		delete decoded.leftOut;
+		if (leftOut.length > 0) {
+			decoded.leftOut = leftOut;
+			decoded.seen = [...new Set([...decoded.seen, ...leftOut.map(([runId]) => runId)])];
+		}
+		agents[agentId] = decoded;
+	}
+	return withLegacyEmittedDated({ ...stored, agents }, now);
+}
+
+/**
+ * A state written before 0.4 kept the last Runs emitted (`recentlyEmitted`) as its guard
+ * against emitting one twice: kept as they are, with the latest `created` they can have.
+ */
+function withLegacyEmittedDated(state: TriggerState, now: number): TriggerState {
+	if ((state.recentlyEmitted ?? []).length === 0) {
+		const without = { ...state };
+		delete without.recentlyEmitted;
+		delete without.recentlyEmittedBefore;
+		return without;
+	}
+	return { ...state, recentlyEmittedBefore: state.recentlyEmittedBefore ?? now + CLOCK_MARGIN_MS };
+}
+
+/**
+ * Whether a Run of a state's `recentlyEmitted` (written before 0.4) could still be listed as
+ * new by an Agent (its `created` within the Agent's lookback): until then the list is kept.
+ */
+export function legacyEmittedStillMatters(
+	before: number | undefined,
+	agents: Record<string, AgentPollState>,
+): boolean {
+	if (before === undefined) return false;
+	return Object.values(agents).some(
+		(agent) =>
+			agent.scanPage !== undefined ||
+			(readsBackTo(agent) <= before && (agent.floor === undefined || agent.floor <= before)),
+	);
 }
 
 /**
@@ -332,10 +451,10 @@ export function readTriggerState(
 	scope: string,
 	now: number,
 ): TriggerState | undefined {
-	if (stored.version === STATE_VERSION && stored.agents) return withDecodedSeen(stored);
+	if (stored.version === STATE_VERSION && stored.agents) return withDecodedSeen(stored, now);
 	if (stored.version === 2 && stored.agents) {
 		// Version 2 remembered the Runs of the last 10 minutes only: older ones stay history.
-		const upgraded = withDecodedSeen(stored);
+		const upgraded = withDecodedSeen(stored, now);
 		for (const agentState of Object.values(upgraded.agents ?? {})) {
 			if (agentState.scanPage !== undefined) continue;
 			agentState.floor = Math.max(agentState.floor ?? 0, agentState.watermark - LOOKBACK_V2_MS);
@@ -356,14 +475,17 @@ export function readTriggerState(
 		};
 		recentlyEmitted.push(...old.emitted);
 	}
-	return {
-		version: STATE_VERSION,
-		activatedAt: stored.activatedAt,
-		scope,
-		newAgentsAreHistory: false,
-		agents,
-		recentlyEmitted: recentlyEmitted.slice(-RECENTLY_EMITTED_LIMIT),
-	};
+	return withLegacyEmittedDated(
+		{
+			version: STATE_VERSION,
+			activatedAt: stored.activatedAt,
+			scope,
+			newAgentsAreHistory: false,
+			agents,
+			recentlyEmitted: recentlyEmitted.slice(-V1_EMITTED_KEPT),
+		},
+		now,
+	);
 }
 
 /** What a poll commits: the state the next poll goes on from. */
@@ -373,7 +495,8 @@ interface PollOutcome {
 	/** The Agent the next poll starts at; undefined: every Agent had its turn. */
 	resumeAgent: number | undefined;
 	agents: Record<string, AgentPollState>;
-	recentlyEmitted: number[];
+	/** What is left of a state's `recentlyEmitted` written before 0.4, and its date. */
+	legacyEmitted?: { runs: number[]; before: number };
 }
 
 /** Writes a poll's outcome into the stored state, as readTriggerState reads it back. */
@@ -387,5 +510,12 @@ export function writeTriggerState(stored: TriggerState, outcome: PollOutcome): v
 	else stored.resumeAgent = outcome.resumeAgent;
 	// Stored with `seen` encoded; readTriggerState decodes it.
 	stored.agents = storedAgents(outcome.agents) as unknown as TriggerState['agents'];
-	stored.recentlyEmitted = outcome.recentlyEmitted;
+	const legacy = outcome.legacyEmitted;
+	if (legacy && legacyEmittedStillMatters(legacy.before, outcome.agents)) {
+		stored.recentlyEmitted = legacy.runs;
+		stored.recentlyEmittedBefore = legacy.before;
+	} else {
+		delete stored.recentlyEmitted;
+		delete stored.recentlyEmittedBefore;
+	}
 }

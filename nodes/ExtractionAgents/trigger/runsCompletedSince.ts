@@ -95,7 +95,8 @@ async function readAgentRuns(
 	previous: AgentPollState,
 	options: AgentPollOptions,
 ): Promise<AgentPollResult> {
-	const owed = await readPendingLeftUnread(context, agentId, previous, options);
+	const notFoundBefore = new Set(previous.notFound);
+	const owed = await readPendingLeftUnread(context, agentId, previous, options, notFoundBefore);
 	if (owed && options.budget.isSpent()) {
 		// No budget left for the list: the next poll reads it. Runs emitted stay known.
 		const state: AgentPollState = {
@@ -108,35 +109,23 @@ async function readAgentRuns(
 			stoppedEarly: true,
 			discovered: 0,
 			listRead: false,
-			state: withReadFirst(state, owed.read.notReached),
+			state: withMarks(state, owed.read.notReached, owed.read.notFound),
 		};
 	}
-	const since = readsBackTo(previous);
-	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
-	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
-	const {
-		runs: listed,
-		shape,
-		resume,
-	} = previous.catchUp
-		? {
-				...(await continueListRead(context, agentId, since, previous.catchUp, options.budget)),
-				shape: undefined,
-			}
-		: await runsListedSince(context, agentId, since, options.budget, pageSize, {
-				listOrder: previous.listOrder,
-				listCount: previous.listCount,
-				listOldest: previous.listOldest,
-				// The Runs of the lookback, and one older to show the page reaches back past it.
-				need: previous.seen.length + 2,
-			});
+	const { listed, shape, resume, since } = await readList(context, agentId, previous, options);
 	const found = newRunsListed(listed, previous, options.now);
 	const pendingRead = await readPendingRuns(
 		context,
 		agentId,
 		owed ? owed.rest : previous.pending,
 		new Map(listed.map((run) => [Number(run.run_id), run])),
-		options,
+		{
+			...options,
+			// A read left to go on next poll, or going on from an earlier one, read only part of
+			// the list: it is no answer that leaves a Run out.
+			listedSince: resume === undefined && !previous.catchUp ? since : undefined,
+			notFoundBefore,
+		},
 	);
 	const firstSeen = await readRunsFirstSeenFinished(context, agentId, found.finished, options);
 	const finished = [
@@ -161,8 +150,39 @@ async function readAgentRuns(
 		stoppedEarly: resume !== undefined || pendingRead.stoppedEarly || firstSeen.stoppedEarly,
 		discovered: found.discovered,
 		listRead: true,
-		state: withReadFirst(state, [...pendingRead.notReached, ...firstSeen.notReached]),
+		state: withMarks(
+			state,
+			[...pendingRead.notReached, ...firstSeen.notReached],
+			[...pendingRead.notFound, ...(owed?.read.notFound ?? [])],
+		),
 	};
+}
+
+/**
+ * The Agent's list read back to the lookback (readsBackTo), or the read an earlier poll's
+ * budget cut short going on (`catchUp`).
+ */
+async function readList(
+	context: IPollFunctions,
+	agentId: number,
+	previous: AgentPollState,
+	options: AgentPollOptions,
+): Promise<{ listed: Run[]; shape?: ListShape; resume?: ListResume; since: number }> {
+	const since = readsBackTo(previous);
+	if (previous.catchUp) {
+		const read = await continueListRead(context, agentId, since, previous.catchUp, options.budget);
+		return { listed: read.runs, resume: read.resume, since };
+	}
+	// A busy Agent has many Runs within the lookback: then read them in the largest pages.
+	const pageSize = previous.seen.length > POLL_PAGE_SIZE / 2 ? MAX_PAGE_SIZE : POLL_PAGE_SIZE;
+	const read = await runsListedSince(context, agentId, since, options.budget, pageSize, {
+		listOrder: previous.listOrder,
+		listCount: previous.listCount,
+		listOldest: previous.listOldest,
+		// The Runs of the lookback, and one older to show the page reaches back past it.
+		need: previous.seen.length + 2,
+	});
+	return { listed: read.runs, shape: read.shape, resume: read.resume, since };
 }
 
 /**
@@ -175,6 +195,7 @@ async function readPendingLeftUnread(
 	agentId: number,
 	previous: AgentPollState,
 	options: AgentPollOptions,
+	notFoundBefore: ReadonlySet<number>,
 ) {
 	const unread = new Set(previous.readFirst ?? []);
 	if (unread.size === 0) return undefined;
@@ -183,16 +204,25 @@ async function readPendingLeftUnread(
 		agentId,
 		previous.pending.filter(([runId]) => unread.has(runId)),
 		new Map(),
-		{ ...options, budget: firstRequestFree(options.budget) },
+		{ ...options, budget: firstRequestFree(options.budget), notFoundBefore },
 	);
 	return { read, rest: previous.pending.filter(([runId]) => !unread.has(runId)) };
 }
 
-/** The state with `readFirst` set to the Runs the budget left unread (none: unset). */
-function withReadFirst(state: AgentPollState, unread: PendingRun[]): AgentPollState {
+/**
+ * The state with `readFirst` set to the Runs the budget left unread, and `notFound` to the
+ * pending Runs whose read answered 404 and that one list answer left out (none: unset).
+ */
+function withMarks(
+	state: AgentPollState,
+	unread: PendingRun[],
+	notFound: number[],
+): AgentPollState {
 	const next: AgentPollState = { ...state };
 	delete next.readFirst;
+	delete next.notFound;
 	if (unread.length > 0) next.readFirst = unread.map(([runId]) => runId);
+	if (notFound.length > 0) next.notFound = notFound;
 	return next;
 }
 
@@ -321,6 +351,32 @@ function movedPastLookback(before: number, after: number, knownUntil?: number): 
 	);
 }
 
+/**
+ * The Runs known before a read (`seen`) that its answer left out (a list lagging for a moment,
+ * or a deleted Run), with the latest `created` each can have: kept while a read reaching back
+ * to `remembered` could list them as new, so that one listed again is not emitted twice
+ * (AgentPollState's `leftOut`). Every Run of `seen` was created within the read's reach
+ * (readsBackTo), so one not listed was left out.
+ */
+function leftOutOf(
+	previous: AgentPollState,
+	listed: Run[],
+	now: number,
+	remembered: number,
+): Array<[number, number]> {
+	const listedIds = new Set(listed.map((run) => Number(run.run_id)));
+	const known = new Map(previous.leftOut ?? []);
+	// Created at the latest when first listed, by a service clock within the margin of n8n's.
+	const latestCreated = Math.max(now, previous.watermark) + CLOCK_MARGIN_MS;
+	const leftOut: Array<[number, number]> = [];
+	for (const runId of previous.seen) {
+		if (listedIds.has(runId)) continue;
+		const created = known.get(runId) ?? latestCreated;
+		if (created >= remembered) leftOut.push([runId, created]);
+	}
+	return leftOut;
+}
+
 /** The Agent's state after a read of its list, with the Runs still pending in their order. */
 function stateAfterRead(
 	previous: AgentPollState,
@@ -336,21 +392,17 @@ function stateAfterRead(
 		? readsBackTo(previous)
 		: undefined;
 	const remembered = recheckSince ?? watermark - LOOKBACK_MS;
-	const listedIds = new Set(listed.map((run) => Number(run.run_id)));
-	const leftOutBefore = new Set(previous.leftOut);
-	const leftOut = previous.seen.filter(
-		(runId) => !listedIds.has(runId) && !leftOutBefore.has(runId),
-	);
+	const leftOut = leftOutOf(previous, listed, now, remembered);
 	return {
 		watermark,
 		// Every Run within the lookback of the new watermark was on the pages read (they reach
 		// back past the old one), so the Runs read are the ones to remember; and the Runs that
-		// were pending or known, in case one answer missed them (those known, for one read).
+		// were pending or known, in case answers missed them.
 		seen: [
 			...new Set([
 				...seenNear(listed, watermark, remembered),
 				...previous.pending.filter(([, created]) => created >= remembered).map(([runId]) => runId),
-				...leftOut,
+				...leftOut.map(([runId]) => runId),
 			]),
 		],
 		pending,

@@ -115,7 +115,6 @@ async function readRunsSince(
 			return { runs: [], pages: 0, shiftProof: false, shape: {}, resume: EVERY_PAGE_NEXT_POLL };
 	}
 	const runs: Run[] = [];
-	const reachesBack = (page: Run[]) => page.some((run) => isBefore(run, since));
 	const first = await fetchRunPage(context, agentId, 0, pageSize);
 	runs.push(...first.runs);
 	const firstOrder = detectOrder(first.runs);
@@ -132,59 +131,9 @@ async function readRunsSince(
 		};
 	}
 
-	let pages = 1;
-	const order = firstOrder;
-	if (order === 'newest-first') {
-		let page = first;
-		for (
-			let pageNumber = 1;
-			!reachesBack(page.runs) && pageNumber < page.totalPages;
-			pageNumber++
-		) {
-			const next = budget.isSpent()
-				? undefined
-				: await pageUnlessOutOfBudget(context, agentId, pageNumber, pageSize, budget);
-			if (!next) {
-				const resume: ListResume = { order, size: pageSize, page: pageNumber };
-				return { runs, pages, shiftProof: false, shape: { listOrder: order }, resume };
-			}
-			page = next;
-			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
-			runs.push(...page.runs);
-			pages++;
-		}
-		return { runs, pages, shiftProof: pages <= 1, shape: { listOrder: order } };
-	} else if (order === 'oldest-first') {
-		let reachedBack = false;
-		let count: number | undefined;
-		for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
-			const page = budget.isSpent()
-				? undefined
-				: await pageUnlessOutOfBudget(context, agentId, pageNumber, pageSize, budget);
-			if (!page) {
-				const resume: ListResume = { order, size: pageSize, page: pageNumber };
-				return { runs, pages, shiftProof: false, shape: {}, resume };
-			}
-			refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
-			if (pageNumber === page.totalPages - 1) count ??= pageNumber * pageSize + page.runs.length;
-			runs.push(...page.runs);
-			pages++;
-			reachedBack = reachesBack(page.runs);
-		}
-		// Read from the back, a deletion only moves Runs onto the page read next, never onto
-		// one already read; a Run created meanwhile goes on the end and is new next poll. Only
-		// page 0, read first, can go stale: it matters when the new Runs reach back to it.
-		return {
-			runs,
-			pages,
-			shiftProof: reachedBack,
-			shape: {
-				listOrder: order,
-				...(count !== undefined ? { listCount: count } : {}),
-				listOldest: Number(first.runs[0].run_id),
-			},
-		};
-	}
+	const read = { context, agentId, since, pageSize, budget, first };
+	if (firstOrder === 'newest-first') return await readNewestFirst(read);
+	if (firstOrder === 'oldest-first') return await readOldestFirstFromBack(read);
 	// No order to rely on: read every Run, in the largest pages the API allows.
 	// Only those pages count: page 0 above is part of them (and is one when of that size).
 	const all = await readAllPages(
@@ -194,8 +143,81 @@ async function readRunsSince(
 		pageSize === MAX_PAGE_SIZE ? first : undefined,
 	);
 	runs.push(...all.runs);
-	pages = all.pages;
-	return { runs, pages, shiftProof: pages <= 1, shape: {}, resume: all.resume };
+	return { runs, pages: all.pages, shiftProof: all.pages <= 1, shape: {}, resume: all.resume };
+}
+
+/** A read of the list past its page 0 (`first`), of more than one page. */
+interface ListReadFromFirst {
+	context: IPollFunctions;
+	agentId: number;
+	since: number;
+	pageSize: number;
+	budget: PollBudget;
+	first: Awaited<ReturnType<typeof fetchRunPage>>;
+}
+
+/** A newest-first list, from the front until a page reaches back past `since`. */
+async function readNewestFirst(read: ListReadFromFirst): Promise<ListRead> {
+	const { context, agentId, since, pageSize, budget, first } = read;
+	const order = 'newest-first';
+	const runs = [...first.runs];
+	let pages = 1;
+	let page = first;
+	for (
+		let pageNumber = 1;
+		!page.runs.some((run) => isBefore(run, since)) && pageNumber < page.totalPages;
+		pageNumber++
+	) {
+		const next = budget.isSpent()
+			? undefined
+			: await pageUnlessOutOfBudget(context, agentId, pageNumber, pageSize, budget);
+		if (!next) {
+			const resume: ListResume = { order, size: pageSize, page: pageNumber };
+			return { runs, pages, shiftProof: false, shape: { listOrder: order }, resume };
+		}
+		page = next;
+		refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+		runs.push(...page.runs);
+		pages++;
+	}
+	return { runs, pages, shiftProof: pages <= 1, shape: { listOrder: order } };
+}
+
+/** An oldest-first list, from its last page back until a page reaches back past `since`. */
+async function readOldestFirstFromBack(read: ListReadFromFirst): Promise<ListRead> {
+	const { context, agentId, since, pageSize, budget, first } = read;
+	const order = 'oldest-first';
+	const runs = [...first.runs];
+	let pages = 1;
+	let reachedBack = false;
+	let count: number | undefined;
+	for (let pageNumber = first.totalPages - 1; pageNumber > 0 && !reachedBack; pageNumber--) {
+		const page = budget.isSpent()
+			? undefined
+			: await pageUnlessOutOfBudget(context, agentId, pageNumber, pageSize, budget);
+		if (!page) {
+			const resume: ListResume = { order, size: pageSize, page: pageNumber };
+			return { runs, pages, shiftProof: false, shape: {}, resume };
+		}
+		refuseRepeatedFirstPage(context, { agentId }, pageNumber, page.runs, first.runs);
+		if (pageNumber === page.totalPages - 1) count ??= pageNumber * pageSize + page.runs.length;
+		runs.push(...page.runs);
+		pages++;
+		reachedBack = page.runs.some((run) => isBefore(run, since));
+	}
+	// Read from the back, a deletion only moves Runs onto the page read next, never onto
+	// one already read; a Run created meanwhile goes on the end and is new next poll. Only
+	// page 0, read first, can go stale: it matters when the new Runs reach back to it.
+	return {
+		runs,
+		pages,
+		shiftProof: reachedBack,
+		shape: {
+			listOrder: order,
+			...(count !== undefined ? { listCount: count } : {}),
+			listOldest: Number(first.runs[0].run_id),
+		},
+	};
 }
 
 /**
