@@ -423,15 +423,13 @@ describe('Extraction Agents Trigger: Catch Up over thousands of Runs', () => {
 			const listReadsPerPoll: number[] = [];
 			for (let poll = 0; poll < 40 && emitted.length < made.length; poll++) {
 				const since = emulator.lastSeq;
-				const started = Date.now();
 				emitted.push(...runIdsOf(await again.poll()));
-				// The pages a poll starts end within its budget (60 ms each, well under it).
-				expect(Date.now() - started).toBeLessThan(pollBudgetMs);
 				listReadsPerPoll.push(classify(emulator.requestsSince(since)).lists.length);
 			}
 			emulator.knobs.latencyMs = 0;
 			expect(sorted(emitted)).toEqual(sorted(made));
-			// 60% of the budget holds about 20 pages of 60 ms (issue 28: 60 pages in one poll before).
+			// A poll starts pages only within its budget: 60% of it holds about 20 pages of 60 ms
+			// (60 pages in one poll before). Counted in the emulator's log, not timed.
 			expect(Math.max(...listReadsPerPoll)).toBeLessThanOrEqual(25);
 			// Then the read after a catch-up of more than an hour, back to where it started
 			// (docs/design/trigger-rules.md, a Run one list answer leaves out): it emits nothing again, and
