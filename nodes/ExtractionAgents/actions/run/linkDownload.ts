@@ -159,6 +159,7 @@ async function requestWithDeadline(
 			if (!settled && Date.now() >= deadline) {
 				timedOut = true;
 				controller.abort();
+				return;
 			}
 		}
 	})();
