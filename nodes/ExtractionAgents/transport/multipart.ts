@@ -190,16 +190,19 @@ export class MultipartBody {
 				this.waitingFor = undefined;
 				if (pass === this.passNumber) this.openSource = undefined;
 			} catch (error) {
-				if (pass !== this.passNumber) throw error;
-				this.waitingFor = undefined;
-				this.readFailure =
+				const failure =
 					error instanceof FileReadError
 						? error
 						: new FileReadError(
 								`File "${segment.fileName}" could not be read from ${segment.source}: ${(error as Error).message}`,
 								segment.readFailureAdvice ?? BINARY_DATA_ADVICE,
 							);
-				throw this.readFailure;
+				// A pass abandoned by an earlier attempt says nothing about the latest one.
+				if (pass === this.passNumber) {
+					this.waitingFor = undefined;
+					this.readFailure = failure;
+				}
+				throw failure;
 			}
 			if (sent !== segment.size) {
 				// A length mismatch would corrupt every later part; stop the upload instead.
