@@ -104,30 +104,37 @@ describe('Files → Links: each link is read once, and its one answer is what is
 });
 
 describe('Files → Links: a link that fails is named, with what its host did and what to do', () => {
-	it('a link that stops sending for Request Timeout: stalled, after how many of its bytes', async () => {
-		const { result, uploads } = await createFromLinks(host.link('/stall/half.pdf'), {
-			requestTimeout: 1,
-		});
-		expect(uploads).toEqual([]);
-		expect(result.error?.message).toMatch(
-			/^The link http:\/\/127\.0\.0\.1:\d+\/stall\/half\.pdf stalled: nothing came for 1 s after \d+ of its \d+ bytes$/,
-		);
-		expect(description(result.error)).toContain('No Run was made');
-		expect(description(result.error)).toContain('Request Timeout');
-		expect(description(result.error)).not.toMatch(/node that produced the file/);
-	});
+	it.each(['filesystem', 'default'] as const)(
+		'a link that stops sending for Request Timeout: stalled, after how many of its bytes (%s binary mode)',
+		async (binaryMode) => {
+			const { result, uploads } = await createFromLinks(host.link('/stall/half.pdf'), {
+				requestTimeout: 1,
+				binaryMode,
+			});
+			expect(uploads).toEqual([]);
+			expect(result.error?.message).toMatch(
+				/^The link http:\/\/127\.0\.0\.1:\d+\/stall\/half\.pdf stalled: nothing came for 1 s after \d+ of its \d+ bytes$/,
+			);
+			expect(description(result.error)).toContain('No Run was made');
+			expect(description(result.error)).toContain('Request Timeout');
+			expect(description(result.error)).not.toMatch(/node that produced the file/);
+		},
+	);
 
-	it('a link whose host closes the connection before the announced length: ended early at N of M bytes', async () => {
-		const path = '/short/cut.pdf';
-		const { result, uploads } = await createFromLinks(host.link(path));
-		expect(uploads).toEqual([]);
-		const length = host.bytesOf(path).length;
-		expect(result.error?.message).toBe(
-			`The link ${host.link(path)} ended early, at ${length >> 1} of ${length} bytes`,
-		);
-		expect(description(result.error)).toContain('No Run was made');
-		expect(description(result.error)).not.toMatch(/node that produced the file|aborted/);
-	});
+	it.each(['filesystem', 'default'] as const)(
+		'a link whose host closes the connection before the announced length: ended early at N of M bytes (%s binary mode)',
+		async (binaryMode) => {
+			const path = '/short/cut.pdf';
+			const { result, uploads } = await createFromLinks(host.link(path), { binaryMode });
+			expect(uploads).toEqual([]);
+			const length = host.bytesOf(path).length;
+			expect(result.error?.message).toBe(
+				`The link ${host.link(path)} ended early, at ${length >> 1} of ${length} bytes`,
+			);
+			expect(description(result.error)).toContain('No Run was made');
+			expect(description(result.error)).not.toMatch(/node that produced the file|aborted/);
+		},
+	);
 
 	it('a redirect chain gets one Request Timeout to reach its file, not one per hop', async () => {
 		// Three hops of 700 ms each: 2.1 s against a Request Timeout of 1 s.
@@ -141,14 +148,17 @@ describe('Files → Links: a link that fails is named, with what its host did an
 		expect(description(result.error)).toContain('Request Timeout');
 	});
 
-	it('a link with a password is shown with the password masked, like the Base URL', async () => {
-		const link = host.link('/missing/report.pdf').replace('http://', 'http://anna:s3cr3t-pw@');
-		const { result } = await createFromLinks(link);
-		expect(result.error?.message).toMatch(
-			/^The link http:\/\/\*\*\*@127\.0\.0\.1:\d+\/missing\/report\.pdf answered 404 \(Not Found\) instead of a file$/,
-		);
-		expect(description(result.error)).not.toContain('s3cr3t-pw');
-	});
+	it.each(['s3cr3t-pw', 's3cr@t-pw'])(
+		'a link with a password is shown with the password masked, like the Base URL (%s)',
+		async (password) => {
+			const link = host.link('/missing/report.pdf').replace('http://', `http://anna:${password}@`);
+			const { result } = await createFromLinks(link);
+			expect(result.error?.message).toMatch(
+				/^The link http:\/\/\*\*\*@127\.0\.0\.1:\d+\/missing\/report\.pdf answered 404 \(Not Found\) instead of a file$/,
+			);
+			expect(description(result.error)).not.toContain('t-pw');
+		},
+	);
 
 	it('a file name with control characters is sent readable in the part header (a bell and an escape as _, a line break as browsers send it), and the Run is made', async () => {
 		const disposition = encodeURIComponent(

@@ -11,7 +11,9 @@
  * to the network in bursts up to about 3 s apart at 0.5 MB/s; over a slow line they flow
  * steadily.
  */
+import { readdirSync, readlinkSync } from 'node:fs';
 import { executeNode, useHarness } from '../../dev/harness';
+import { BINARY_DATA_STORAGE_PATH } from '../../dev/harness/env';
 import { runsWithUserDefinedId, uniqueId, uploadOnlyParameters } from '../reliability/helpers';
 import { useEmulator } from './fixtures';
 
@@ -25,6 +27,28 @@ afterEach(() => {
 });
 
 const description = (error: unknown) => (error as { description?: string }).description ?? '';
+
+/** Files of n8n's binary store that this process holds open. */
+function openStoredFiles(): string[] {
+	const open: string[] = [];
+	for (const fd of readdirSync('/proc/self/fd')) {
+		try {
+			const target = readlinkSync(`/proc/self/fd/${fd}`);
+			if (target.startsWith(BINARY_DATA_STORAGE_PATH)) open.push(target);
+		} catch {
+			// Closed meanwhile.
+		}
+	}
+	return open;
+}
+
+/** The open files once closing has had its turn (a stream closes its file a tick after it ends). */
+async function openStoredFilesSettled(): Promise<string[]> {
+	for (let attempt = 0; attempt < 20 && openStoredFiles().length > 0; attempt++) {
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	return openStoredFiles();
+}
 
 async function upload(userDefinedId: string, bytes: number, requestTimeout = 1) {
 	const seq = ctx.emulator.lastSeq;
@@ -73,6 +97,8 @@ describe('the upload to the service: no clock while bytes flow', () => {
 		expect(description(result.error)).toContain('No Run was made');
 		expect(posts).toHaveLength(1);
 		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(0);
+		// The file was being read from n8n's binary store when the upload stopped.
+		expect(await openStoredFilesSettled()).toEqual([]);
 	});
 
 	it('a service that took the whole upload and never answers: the message says it had all of it', async () => {

@@ -84,7 +84,8 @@ function servicePath(url: URL, shown: string): string {
 
 /** The Base URL as messages may show it: a `user:password@` part is replaced by `***@`. */
 export function withoutPassword(raw: string): string {
-	return raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/*)[^/?#\s@]*@/i, '$1***@');
+	// Up to the last `@` before the path, as URL parsers read it: a password may hold an `@`.
+	return raw.replace(/^((?:[a-z][a-z0-9+.-]*:)?\/*)[^/?#\s]*@/i, '$1***@');
 }
 
 /**

@@ -120,6 +120,23 @@ export class MultipartBody {
 	 */
 	progress: UploadProgress = { sentBytes: 0, lastMovedAt: Date.now() };
 
+	/** Which pass is the latest: an abandoned pass's late failure is not the latest one's. */
+	private passNumber = 0;
+
+	/** The file source the latest pass is reading, if it is amid a file. */
+	private openSource: unknown;
+
+	/**
+	 * Closes the file the latest pass was reading when its attempt ended midway (stalled,
+	 * cancelled, answered early): the HTTP client lets go of the body without ending it, and
+	 * the file of n8n's binary store would stay open until garbage collection.
+	 */
+	closePass(): void {
+		const source = this.openSource as { destroy?: () => void } | undefined;
+		this.openSource = undefined;
+		source?.destroy?.();
+	}
+
 	/** Starts the progress afresh, as an attempt to send the body begins. */
 	resetProgress(): void {
 		this.progress = { sentBytes: 0, lastMovedAt: Date.now() };
@@ -144,6 +161,7 @@ export class MultipartBody {
 	}
 
 	private async *parts(): AsyncGenerator<Uint8Array> {
+		const pass = ++this.passNumber;
 		this.readFailure = undefined;
 		for (const segment of this.segments) {
 			if (Buffer.isBuffer(segment)) {
@@ -153,7 +171,9 @@ export class MultipartBody {
 			let sent = 0;
 			try {
 				this.waitingFor = { file: segment, sinceMs: Date.now() };
-				for await (const chunk of await segment.open()) {
+				const source = await segment.open();
+				if (pass === this.passNumber) this.openSource = source;
+				for await (const chunk of source) {
 					this.waitingFor = undefined;
 					if (sent + chunk.length > segment.size) {
 						// Never past the announced length: the surplus would reach the service as
@@ -168,16 +188,21 @@ export class MultipartBody {
 					this.waitingFor = { file: segment, sinceMs: Date.now() };
 				}
 				this.waitingFor = undefined;
+				if (pass === this.passNumber) this.openSource = undefined;
 			} catch (error) {
-				this.waitingFor = undefined;
-				this.readFailure =
+				const failure =
 					error instanceof FileReadError
 						? error
 						: new FileReadError(
 								`File "${segment.fileName}" could not be read from ${segment.source}: ${(error as Error).message}`,
 								segment.readFailureAdvice ?? BINARY_DATA_ADVICE,
 							);
-				throw this.readFailure;
+				// A pass abandoned by an earlier attempt says nothing about the latest one.
+				if (pass === this.passNumber) {
+					this.waitingFor = undefined;
+					this.readFailure = failure;
+				}
+				throw failure;
 			}
 			if (sent !== segment.size) {
 				// A length mismatch would corrupt every later part; stop the upload instead.

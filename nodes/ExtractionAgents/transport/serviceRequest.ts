@@ -142,6 +142,7 @@ async function sendAttempt<T>(
 		});
 	} finally {
 		watch?.end();
+		request.upload?.closePass();
 	}
 }
 

@@ -105,25 +105,42 @@ function connectedNodes(context: IExecuteFunctions): Map<string, string | undefi
 
 type ItemsOfNode = (nodeName: string, outputIndex: number, runIndex: number) => unknown;
 
-/** Every output of every run of a node in this execution's run data, through n8n's data proxy. */
-function outputsOfNode(
+/** Every output of one run of a node in this execution's run data, through n8n's data proxy. */
+function* outputsOfRun(
 	itemsOf: ItemsOfNode,
-	runCount: number,
 	nodeName: string,
-): INodeExecutionData[][] {
-	const outputs: INodeExecutionData[][] = [];
-	for (let run = 0; run < runCount; run++) {
-		for (let output = 0; output < MAX_OUTPUTS; output++) {
-			try {
-				const items = itemsOf(nodeName, output, run);
-				if (Array.isArray(items)) outputs.push(items as INodeExecutionData[]);
-			} catch {
-				// No such output (or the run failed, or gave nothing): the run's outputs end here.
-				break;
+	run: number,
+): Generator<INodeExecutionData[]> {
+	for (let output = 0; output < MAX_OUTPUTS; output++) {
+		let items: unknown;
+		try {
+			items = itemsOf(nodeName, output, run);
+		} catch {
+			// No such output (or the run failed, or gave nothing): the run's outputs end here.
+			return;
+		}
+		if (Array.isArray(items)) yield items as INodeExecutionData[];
+	}
+}
+
+/**
+ * Every output of every run of the given nodes, the newest runs first: a file named by an
+ * expression is most often in its node's latest run, so a node inside a loop finds it without
+ * reading the runs of all the loop's earlier rounds.
+ */
+function* outputsNewestFirst(
+	itemsOf: ItemsOfNode,
+	runCounts: Map<string, number>,
+): Generator<[string, INodeExecutionData[]]> {
+	const mostRuns = Math.max(0, ...runCounts.values());
+	for (let age = 0; age < mostRuns; age++) {
+		for (const [nodeName, runCount] of runCounts) {
+			if (age >= runCount) continue;
+			for (const items of outputsOfRun(itemsOf, nodeName, runCount - 1 - age)) {
+				yield [nodeName, items];
 			}
 		}
 	}
-	return outputs;
 }
 
 function runCountOf(proxy: IDataObject, nodeName: string): number {
@@ -137,7 +154,6 @@ function runCountOf(proxy: IDataObject, nodeName: string): number {
 }
 
 const inputFiles = new WeakMap<IExecuteFunctions, Set<string>>();
-const runDataFiles = new WeakMap<IExecuteFunctions, Set<string>>();
 
 /** The ids of the input items' files (cheap: looked at first). */
 function filesOfInput(context: IExecuteFunctions): Set<string> {
@@ -150,27 +166,57 @@ function filesOfInput(context: IExecuteFunctions): Set<string> {
 	return ids;
 }
 
-/** The ids of the files of every output of every node connected to this one, in the run data. */
-function filesOfRunData(context: IExecuteFunctions): Set<string> {
-	let ids = runDataFiles.get(context);
-	if (ids) return ids;
-	ids = new Set<string>();
-	runDataFiles.set(context, ids);
-	const combined = isCombinedBinaryMode(context);
+/** How far the run data was read for one execution of the node, and the file ids found so far. */
+interface RunDataSearch {
+	ids: Set<string>;
+	outputs: Iterator<[string, INodeExecutionData[]]>;
+	nodeTypes: Map<string, string | undefined>;
+	combined: boolean;
+}
+
+const runDataSearches = new WeakMap<IExecuteFunctions, RunDataSearch>();
+
+/** The search through the outputs of every node connected to this one, begun once per execution of the node. */
+function runDataSearchOf(context: IExecuteFunctions): RunDataSearch {
+	const started = runDataSearches.get(context);
+	if (started) return started;
 	// n8n versions without the data proxy's run data keep only the input items' files.
 	const proxy =
 		typeof context.getWorkflowDataProxy === 'function'
 			? (context.getWorkflowDataProxy(0) as unknown as IDataObject)
 			: undefined;
 	const itemsOf = proxy?.$items as ItemsOfNode | undefined;
-	if (!proxy || typeof itemsOf !== 'function') return ids;
-	for (const [nodeName, type] of connectedNodes(context)) {
-		const fromForm = FORM_NODE_TYPES.includes(type ?? '');
-		for (const items of outputsOfNode(itemsOf, runCountOf(proxy, nodeName), nodeName)) {
-			addFileIds(ids, items, combined, fromForm);
-		}
+	const nodeTypes = proxy && typeof itemsOf === 'function' ? connectedNodes(context) : new Map();
+	const runCounts = new Map(
+		[...nodeTypes.keys()].map((name): [string, number] => [
+			name,
+			proxy ? runCountOf(proxy, name) : 0,
+		]),
+	);
+	const search: RunDataSearch = {
+		ids: new Set<string>(),
+		outputs:
+			typeof itemsOf === 'function'
+				? outputsNewestFirst(itemsOf, runCounts)
+				: ([] as Array<[string, INodeExecutionData[]]>)[Symbol.iterator](),
+		nodeTypes,
+		combined: isCombinedBinaryMode(context),
+	};
+	runDataSearches.set(context, search);
+	return search;
+}
+
+/** Whether `id` is a file of an output of a node connected to this one, reading no further than needed. */
+function isFileOfRunData(context: IExecuteFunctions, id: string): boolean {
+	const search = runDataSearchOf(context);
+	while (!search.ids.has(id)) {
+		const next = search.outputs.next();
+		if (next.done) return false;
+		const [nodeName, items] = next.value;
+		const fromForm = FORM_NODE_TYPES.includes(search.nodeTypes.get(nodeName) ?? '');
+		addFileIds(search.ids, items, search.combined, fromForm);
 	}
-	return ids;
+	return true;
 }
 
 /**
@@ -178,9 +224,9 @@ function filesOfRunData(context: IExecuteFunctions): Set<string> {
  * of any output of any node connected to this one (this execution's run data, which in a
  * partial execution from the editor or a retried execution holds the earlier nodes' runs).
  * A file object is trusted only then: see docs/contributing.md, "Files given by an
- * expression". Each set is found once per execution of the node: the run data of the nodes
- * before does not change while this node runs.
+ * expression". The run data is read once per execution of the node, and only as far as
+ * needed: the run data of the nodes before does not change while this node runs.
  */
 export function isFileOfThisExecution(context: IExecuteFunctions, id: string): boolean {
-	return filesOfInput(context).has(id) || filesOfRunData(context).has(id);
+	return filesOfInput(context).has(id) || isFileOfRunData(context, id);
 }

@@ -18,9 +18,11 @@ const MAX_REDIRECTS = 10;
 /** How often a download in progress is checked against the rule. */
 const WATCH_MS = 250;
 
-/** A body as n8n's HTTP helper gives it with `encoding: 'stream'` (a Node readable). */
-interface DownloadBody extends AsyncIterable<Uint8Array> {
-	destroy?: (error?: Error) => void;
+/** A body as n8n's HTTP helper gives it with `encoding: 'stream'`: a Node readable. */
+interface DownloadBody {
+	destroy: (error?: Error) => void;
+	on: (event: string | symbol, listener: (...args: never[]) => void) => unknown;
+	off: (event: string | symbol, listener: (...args: never[]) => void) => unknown;
 }
 
 export interface LinkAnswer {
@@ -157,6 +159,7 @@ async function requestWithDeadline(
 			if (!settled && Date.now() >= deadline) {
 				timedOut = true;
 				controller.abort();
+				return;
 			}
 		}
 	})();

@@ -36,31 +36,6 @@ function announcedLength(answer: LinkAnswer): number | undefined {
 	return /^\d+$/.test(text) ? Number(text) : undefined;
 }
 
-/**
- * A Node readable of `source`, made with the Readable class the download body itself is
- * built on (`Readable.from`): n8n's binary store takes a readable, and a community node may
- * not import Node's `stream` module.
- */
-function readableOf(
-	body: object,
-	source: AsyncIterable<Uint8Array>,
-): Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0] {
-	let prototype: unknown = Object.getPrototypeOf(body);
-	while (
-		prototype &&
-		(prototype as { constructor?: { name?: string } }).constructor?.name !== 'Readable'
-	) {
-		prototype = Object.getPrototypeOf(prototype);
-	}
-	const readable = (prototype as { constructor?: { from?: unknown } } | null)?.constructor;
-	if (typeof readable?.from !== 'function') {
-		throw new Error('the download cannot be read as a stream');
-	}
-	return (readable.from as (source: unknown, options: object) => unknown)(source, {
-		objectMode: false,
-	}) as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0];
-}
-
 /** What went wrong with one download, in words: built by `storeLinkFile`'s watch and reads. */
 class DownloadProblems {
 	constructor(
@@ -129,7 +104,14 @@ class DownloadProblems {
 	}
 }
 
-/** Reads the link's answer once into n8n's binary store, under the stall rule and the size limit. */
+/**
+ * Reads the link's answer once into n8n's binary store, under the stall rule and the size
+ * limit. The store reads the body itself (the readable n8n's HTTP helper gave); the bytes are
+ * counted from its 'data' events, which every read of a Node readable emits, and a broken
+ * rule destroys the body with the rule's error, which the store's read then fails with. The
+ * counter is attached only when the store starts reading (its 'data' or 'readable' listener):
+ * attached earlier, it would set the body flowing and the first bytes would reach only it.
+ */
 export async function storeLinkFile(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -140,6 +122,7 @@ export async function storeLinkFile(
 ): Promise<StoredLinkFile> {
 	const announced = announcedLength(answer);
 	const problems = new DownloadProblems(context, itemIndex, link, timeoutMs, announced);
+	const body = answer.body;
 	if (announced !== undefined && announced > MAX_FILE_BYTES) {
 		answer.abort();
 		throw problems.announcedTooLarge(file.fileName);
@@ -149,50 +132,61 @@ export async function storeLinkFile(
 	let lastByteAt = Date.now();
 	let done = false;
 	let problem: NodeOperationError | undefined;
+	let bodyFailed = false;
+	let bodyEnded = false;
 	const stop = (reason: NodeOperationError) => {
-		problem ??= reason;
+		if (problem) return;
+		problem = reason;
 		done = true;
-		answer.body.destroy?.(reason);
+		body.destroy(reason);
 		answer.abort();
 	};
+	const countBytes = (chunk: Uint8Array) => {
+		lastByteAt = Date.now();
+		received += chunk.length;
+		if (received > MAX_FILE_BYTES) stop(problems.tooLarge());
+	};
+	const countWhenRead = (event: string | symbol) => {
+		if (event !== 'data' && event !== 'readable') return;
+		body.off('newListener', countWhenRead);
+		body.on('data', countBytes);
+	};
+	body.on('newListener', countWhenRead);
+	// Stays attached: an error after the store let go of the body is no one's to report.
+	body.on('error', () => (bodyFailed = true));
+	// Once the whole file came, the store may take its time (S3 takes it in one piece).
+	body.on('end', () => (bodyEnded = true));
 	void (async () => {
 		while (!done) {
 			await sleep(WATCH_MS);
 			if (done) return;
 			if (cancel?.aborted) stop(executionCancelledError(context.getNode(), itemIndex));
-			else if (Date.now() - lastByteAt >= timeoutMs) stop(problems.stalled(received));
+			else if (!bodyEnded && Date.now() - lastByteAt >= timeoutMs) {
+				stop(problems.stalled(received));
+			}
 		}
 	})();
-	async function* bytes(): AsyncGenerator<Uint8Array> {
-		try {
-			for await (const chunk of answer.body) {
-				lastByteAt = Date.now();
-				received += chunk.length;
-				if (received > MAX_FILE_BYTES) stop(problems.tooLarge());
-				if (problem) throw problem;
-				yield chunk;
-			}
-		} catch {
-			throw problem ?? problems.endedEarly(received);
-		}
-		if (problem) throw problem;
-	}
 	try {
 		const binary = await context.helpers.prepareBinaryData(
-			readableOf(answer.body, bytes()),
+			body as unknown as Parameters<IExecuteFunctions['helpers']['prepareBinaryData']>[0],
 			file.fileName,
 			file.contentType,
 		);
+		if (problem) throw problem;
 		if (received === 0) throw problems.empty();
 		return { binary, size: received };
 	} catch (error) {
 		if (problem) throw problem;
+		// The body failed under the store's read: its host broke the connection.
+		if (bodyFailed) throw problems.endedEarly(received);
 		// The node's own errors (an empty file) as they are; the store's in words.
 		throw error instanceof NodeOperationError
 			? error
 			: problems.notStored(error instanceof Error ? error.message : String(error));
 	} finally {
 		done = true;
+		body.off('newListener', countWhenRead);
+		body.off('data', countBytes);
 		answer.abort();
 	}
 }
