@@ -640,7 +640,7 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 		);
 	});
 
-	test('(m) a 200 MB file from a link is streamed into the upload: bytes arrive whole, and n8n does not hold the file in memory', async () => {
+	test("(m) a 200 MB file from a link is read once into n8n's file storage and uploaded whole; with files on disk n8n does not hold it in memory", async () => {
 		const files = await startLargeFileServer();
 		const pid = session.server.process.pid;
 		try {
@@ -673,11 +673,15 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			]);
 			const growthMiB = (peak - baseline) / 1024 / 1024;
 			process.stderr.write(
-				`[e2e] (m) n8n ${VERSION}: ${LINK_UPLOAD.bytes / 1024 / 1024} MiB from a link streamed into one Run in ${seconds.toFixed(1)} s; n8n process RSS ${(baseline / 1024 / 1024).toFixed(0)} MiB before, peak growth ${growthMiB.toFixed(1)} MiB (goal < 64 MiB: ${growthMiB < 64 ? 'met' : 'NOT met'})\n`,
+				`[e2e] (m) n8n ${VERSION}: ${LINK_UPLOAD.bytes / 1024 / 1024} MiB from a link read once into one Run in ${seconds.toFixed(1)} s; n8n process RSS ${(baseline / 1024 / 1024).toFixed(0)} MiB before, peak growth ${growthMiB.toFixed(1)} MiB (goal < 64 MiB: ${growthMiB < 64 ? 'met' : 'NOT met'})\n`,
 			);
 			// The growth includes garbage V8 has not collected yet (48–64 MiB over runs here), so the
-			// test asserts only what proves streaming: a file held in memory would add 200 MiB.
-			expect(growthMiB).toBeLessThan(128);
+			// test asserts only what proves the file stays on disk: held in memory it would add 200 MiB.
+			// n8n 1.x keeps files in memory by default (its "default" binary mode): there the link's
+			// file is held like any file n8n keeps, about three times its size at the peak
+			// (docs/design/files-from-links.md, the paragraph "Memory").
+			const filesInMemory = VERSION.startsWith('1.');
+			expect(growthMiB).toBeLessThan(filesInMemory ? (4 * LINK_UPLOAD.bytes) / 1024 / 1024 : 128);
 		} finally {
 			await files.stop();
 		}
