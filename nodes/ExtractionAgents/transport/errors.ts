@@ -367,7 +367,7 @@ function mapNetworkFailure(
 		case 'ESOCKETTIMEDOUT':
 			return {
 				message: `The Extraction Agents service did not answer within ${Math.round((failure.timeoutMs ?? 0) / 1000)} s`,
-				description: `${failure.uploadComplete ? 'It had the whole upload but gave no answer in time, so it may have made the Run.' : 'The request timed out.'}${notRepeated} If this keeps happening, raise Options → Request Timeout (Seconds).`,
+				description: `${failure.uploadComplete ? 'It had the whole upload but gave no answer in time.' : 'The request timed out.'}${notRepeated} If this keeps happening, raise Options → Request Timeout (Seconds).`,
 			};
 		default:
 			return {
