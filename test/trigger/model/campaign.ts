@@ -11,8 +11,6 @@ import { hazardsOf, type Schedule } from './schedule';
 export interface CampaignOptions {
 	count: number;
 	firstSeed: number;
-	/** Stop early (with the schedules run so far) past this much real time. */
-	timeLimitMs?: number;
 	/** Attempts the shrinker may make per failing schedule (0: no shrinking). */
 	shrinkAttempts: number;
 	/** Real time the shrinker may take per failing schedule (default: no limit). */
@@ -60,8 +58,6 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 		tolerated: 0,
 	};
 	for (let seed = options.firstSeed; seed < options.firstSeed + options.count; seed++) {
-		if (options.timeLimitMs !== undefined && performance.now() - started > options.timeLimitMs)
-			break;
 		const schedule = generateSchedule(seed);
 		const outcome = await runSchedule(schedule);
 		report.schedules++;
