@@ -95,7 +95,7 @@ interface JestResult {
 }
 
 /** Runs the model-based test in the copy: the failing replays and seeds. */
-function runModelTest(copy: string, seeds: string, firstSeed: string) {
+function runModelTest(copy: string, seeds?: string, firstSeed?: string, baseline = false) {
 	const output = path.join(copy, 'jest-result.json');
 	fs.rmSync(output, { force: true });
 	const run = spawnSync(
@@ -106,9 +106,11 @@ function runModelTest(copy: string, seeds: string, firstSeed: string) {
 			encoding: 'utf8',
 			env: {
 				...process.env,
-				MODEL_SCHEDULES: seeds,
-				MODEL_SEED: firstSeed,
+				...(seeds ? { MODEL_SCHEDULES: seeds } : {}),
+				...(firstSeed ? { MODEL_SEED: firstSeed } : {}),
 				MODEL_SHRINK_ATTEMPTS: '0',
+				// Caught is caught: the first failing seed is enough (the baseline runs them all).
+				...(baseline ? {} : { MODEL_STOP_AFTER_FAILURES: '1' }),
 			},
 			timeout: 30 * 60_000,
 			maxBuffer: 256 * 1024 * 1024,
@@ -140,7 +142,7 @@ function runModelTest(copy: string, seeds: string, firstSeed: string) {
 	return { replays, seeds: [...failedSeeds].sort((a, b) => a - b), crashed };
 }
 
-function judgeMutation(copy: string, mutation: Mutation, seeds: string, first: string): Verdict {
+function judgeMutation(copy: string, mutation: Mutation, seeds?: string, first?: string): Verdict {
 	const started = performance.now();
 	const drift = driftOf(copy, mutation);
 	const base = { name: mutation.name, replays: [], seeds: [], seconds: 0 };
@@ -180,8 +182,10 @@ function main(): number {
 	const only = flag('only')
 		?.split(',')
 		.map((name) => name.trim());
-	const seeds = flag('seeds') ?? process.env.MODEL_SCHEDULES ?? '150';
-	const first = flag('seed') ?? process.env.MODEL_SEED ?? '1';
+	// Default: the test's own count and first seed (what `npm test` runs).
+	const seeds = flag('seeds') ?? process.env.MODEL_SCHEDULES;
+	const first = flag('seed') ?? process.env.MODEL_SEED;
+	const seedsText = `${seeds ?? "npm test's"} seeds from ${first ?? 'its first'}`;
 	const mutations = only ? MUTATIONS.filter((m) => only.includes(m.name)) : MUTATIONS;
 	if (only && mutations.length !== only.length) {
 		console.error(
@@ -195,7 +199,7 @@ function main(): number {
 	const copy = copyTree();
 	try {
 		if (!process.argv.includes('--no-baseline')) {
-			const baseline = runModelTest(copy, seeds, first);
+			const baseline = runModelTest(copy, seeds, first, true);
 			if (baseline.replays.length > 0 || baseline.seeds.length > 0 || baseline.crashed) {
 				console.error(
 					`The unmutated code fails (replays: ${baseline.replays.join(' | ') || 'none'}; seeds: ${baseline.seeds.join(', ') || 'none'}; ${baseline.crashed}): fix that first, or every mutation looks caught.`,
@@ -216,7 +220,7 @@ function main(): number {
 		const tally = (outcome: Verdict['outcome']) =>
 			verdicts.filter((v) => v.outcome === outcome).length;
 		console.log(
-			`Mutations: ${verdicts.length}; caught ${tally('caught')}, survived ${tally('survived')}, equivalent ${tally('equivalent')}, drifted ${tally('drifted')} (replays and ${seeds} seeds from ${first})`,
+			`Mutations: ${verdicts.length}; caught ${tally('caught')}, survived ${tally('survived')}, equivalent ${tally('equivalent')}, drifted ${tally('drifted')} (replays and ${seedsText})`,
 		);
 		return tally('survived') + tally('drifted') > 0 ? 1 : 0;
 	} finally {

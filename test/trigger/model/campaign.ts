@@ -17,6 +17,8 @@ export interface CampaignOptions {
 	shrinkTimeLimitMs?: number;
 	/** Shrink only the first this many failures (default: all); the others print their seed. */
 	shrinkFirst?: number;
+	/** Stop after this many failures that are not known (default: run every schedule). */
+	stopAfterFailures?: number;
 	/** Why a failure is known (reported, not shrunk), or undefined. */
 	known?: (schedule: Schedule, violations: string[]) => string | undefined;
 	log?: (line: string) => void;
@@ -59,6 +61,8 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 	};
 	for (let seed = options.firstSeed; seed < options.firstSeed + options.count; seed++) {
 		const schedule = generateSchedule(seed);
+		const fresh = report.failures.filter((failure) => !failure.known).length;
+		if (fresh >= (options.stopAfterFailures ?? Infinity)) break;
 		const outcome = await runSchedule(schedule);
 		report.schedules++;
 		report.polls += outcome.polls;
@@ -70,7 +74,6 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 		if (outcome.violations.length === 0) continue;
 		let shrunk = schedule;
 		const known = options.known?.(schedule, outcome.violations);
-		const fresh = report.failures.filter((failure) => !failure.known).length;
 		const shrinkStarted = performance.now();
 		if (options.shrinkAttempts > 0 && !known && fresh < (options.shrinkFirst ?? Infinity))
 			shrunk = (
