@@ -85,7 +85,7 @@ export const HAZARD_BOUNDS = {
 		maxLateMs: 60 * MINUTE,
 		/** Runs made at once (a burst): 2 to burstMax. */
 		burst: 0.03,
-		burstMax: 250,
+		burstMax: 120,
 		/** A running Run's single read failing (5xx past its retries, or a 429 answered at once). */
 		readFail: 0.02,
 		/** An Agent's Run list failing for a read or more (the `run_id` list too). */

@@ -67,6 +67,8 @@ export type Step =
 			count?: number;
 			/** Its `created` is this long before the step (with lateMs: listed lateMs after that). */
 			createdAgoMs?: number;
+			/** Its `created` is that Run's plus `ms` (to the millisecond: a bound's exact edge). */
+			createdRelativeTo?: { run: number; ms: number };
 	  }
 	/** `cancelled`: a final status the trigger does not know (Trigger On's "other"). */
 	| { do: 'finish'; run: number; status: 'success' | 'failed' | 'cancelled' }
@@ -89,8 +91,11 @@ export type Step =
 	 * with Retry-After 0).
 	 */
 	| { do: 'readFail'; run: number; status: 500 | 503 | 429; times: number }
-	/** The next `times` reads of the Agent's Run list (the `run_id` list among them) answer this status. */
-	| { do: 'listFail'; agent: number; status: 500 | 429; times: number }
+	/**
+	 * The next `times` reads of the Agent's Run list (the `run_id` list among them) answer this
+	 * status; with `afterReads`, those after the next that many reads.
+	 */
+	| { do: 'listFail'; agent: number; status: 500 | 429; times: number; afterReads?: number }
 	/** The Run is deleted right after the next page of its Agent's list is read (between two page reads). */
 	| { do: 'deleteWhileRead'; run: number }
 	/** The service's list order from now on. */
