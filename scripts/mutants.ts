@@ -11,8 +11,9 @@
  *   npm run mutants -- --only="no owed,no leftOut"   (names, comma-separated)
  *   npm run mutants -- --seeds=300 --seed=1           (MODEL_SCHEDULES / MODEL_SEED)
  *   npm run mutants -- --no-baseline
+ *   npm run mutants -- --jobs=2                       (mutations judged side by side)
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -95,15 +96,20 @@ interface JestResult {
 }
 
 /** Runs the model-based test in the copy: the failing replays and seeds. */
-function runModelTest(copy: string, seeds?: string, firstSeed?: string, baseline = false) {
+async function runModelTest(
+	copy: string,
+	seeds?: string,
+	firstSeed?: string,
+	baseline = false,
+): Promise<{ replays: string[]; seeds: number[]; crashed: string }> {
 	const output = path.join(copy, 'jest-result.json');
 	fs.rmSync(output, { force: true });
-	const run = spawnSync(
+	const child = spawn(
 		path.join(copy, 'node_modules/.bin/jest'),
 		[TEST_FILE, '--json', `--outputFile=${output}`, '--silent'],
 		{
 			cwd: copy,
-			encoding: 'utf8',
+			stdio: ['ignore', 'ignore', 'pipe'],
 			env: {
 				...process.env,
 				...(seeds ? { MODEL_SCHEDULES: seeds } : {}),
@@ -113,14 +119,16 @@ function runModelTest(copy: string, seeds?: string, firstSeed?: string, baseline
 				...(baseline ? {} : { MODEL_STOP_AFTER_FAILURES: '1' }),
 			},
 			timeout: 30 * 60_000,
-			maxBuffer: 256 * 1024 * 1024,
 		},
 	);
+	let stderr = '';
+	child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
 	if (!fs.existsSync(output))
 		return {
 			replays: [],
 			seeds: [],
-			crashed: `jest wrote no result (exit ${run.status}, ${run.signal ?? 'no signal'}): ${(run.stderr ?? '').slice(-400)}`,
+			crashed: `jest wrote no result (exit ${code}): ${stderr.slice(-400)}`,
 		};
 	const result = JSON.parse(fs.readFileSync(output, 'utf8')) as JestResult;
 	const replays: string[] = [];
@@ -142,14 +150,19 @@ function runModelTest(copy: string, seeds?: string, firstSeed?: string, baseline
 	return { replays, seeds: [...failedSeeds].sort((a, b) => a - b), crashed };
 }
 
-function judgeMutation(copy: string, mutation: Mutation, seeds?: string, first?: string): Verdict {
+async function judgeMutation(
+	copy: string,
+	mutation: Mutation,
+	seeds?: string,
+	first?: string,
+): Promise<Verdict> {
 	const started = performance.now();
 	const drift = driftOf(copy, mutation);
 	const base = { name: mutation.name, replays: [], seeds: [], seconds: 0 };
 	if (drift.length > 0) return { ...base, outcome: 'drifted', detail: drift.join('; ') };
 	const restore = apply(copy, mutation.edits);
 	try {
-		const found = runModelTest(copy, seeds, first);
+		const found = await runModelTest(copy, seeds, first);
 		const caught = found.replays.length > 0 || found.seeds.length > 0 || found.crashed !== '';
 		return {
 			name: mutation.name,
@@ -178,7 +191,8 @@ function formatVerdict(verdict: Verdict): string {
 	return `| ${verdict.name} | ${verdict.outcome.toUpperCase()} | ${by.join('; ') || '-'} | ${verdict.seconds} s |`;
 }
 
-function main(): number {
+async function main(): Promise<number> {
+	const jobs = Math.max(1, Number(flag('jobs') ?? 1));
 	const only = flag('only')
 		?.split(',')
 		.map((name) => name.trim());
@@ -196,27 +210,32 @@ function main(): number {
 	// Drift is reported before anything runs, against the worktree itself.
 	const drifted = mutations.filter((m) => driftOf(ROOT, m).length > 0);
 	for (const m of drifted) console.error(`DRIFTED: "${m.name}": ${driftOf(ROOT, m).join('; ')}`);
-	const copy = copyTree();
+	// One copy of the tree per job: each mutation is applied to its job's copy only.
+	const copies = Array.from({ length: jobs }, () => copyTree());
+	const copy = copies[0];
 	try {
 		if (!process.argv.includes('--no-baseline')) {
-			const baseline = runModelTest(copy, seeds, first, true);
+			const baseline = await runModelTest(copy, seeds, first, true);
 			if (baseline.replays.length > 0 || baseline.seeds.length > 0 || baseline.crashed) {
 				console.error(
 					`The unmutated code fails (replays: ${baseline.replays.join(' | ') || 'none'}; seeds: ${baseline.seeds.join(', ') || 'none'}; ${baseline.crashed}): fix that first, or every mutation looks caught.`,
 				);
 				return 1;
 			}
-			console.log(
-				`Baseline: the unmutated code passes the replays and ${seeds} seeds from ${first}.`,
-			);
+			console.log(`Baseline: the unmutated code passes the replays and ${seedsText}.`);
 		}
 		console.log(`| Mutation | Verdict | Caught by | Time |\n|---|---|---|---|`);
 		const verdicts: Verdict[] = [];
-		for (const mutation of mutations) {
-			const verdict = judgeMutation(copy, mutation, seeds, first);
-			verdicts.push(verdict);
-			console.log(formatVerdict(verdict));
-		}
+		const queue = [...mutations];
+		await Promise.all(
+			copies.map(async (jobCopy) => {
+				for (let next = queue.shift(); next; next = queue.shift()) {
+					const verdict = await judgeMutation(jobCopy, next, seeds, first);
+					verdicts.push(verdict);
+					console.log(formatVerdict(verdict));
+				}
+			}),
+		);
 		const tally = (outcome: Verdict['outcome']) =>
 			verdicts.filter((v) => v.outcome === outcome).length;
 		console.log(
@@ -224,8 +243,14 @@ function main(): number {
 		);
 		return tally('survived') + tally('drifted') > 0 ? 1 : 0;
 	} finally {
-		fs.rmSync(copy, { recursive: true, force: true });
+		for (const jobCopy of copies) fs.rmSync(jobCopy, { recursive: true, force: true });
 	}
 }
 
-process.exit(main());
+main().then(
+	(code) => process.exit(code),
+	(error: unknown) => {
+		console.error(error);
+		process.exit(1);
+	},
+);
