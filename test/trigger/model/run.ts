@@ -15,8 +15,16 @@
  *    lost save held as emitted (tolerated, emittedAgainAfterLostSave);
  *  - no poll runs longer than its budget (getPollBudgetMs).
  *
- * Around each boundary the oracle allows either outcome within MARGIN (the skew bound, a poll's
- * duration): a Run that finishes as the activation poll runs may count as either side.
+ * Every Run is judged: the schedule runs on until each Run still running has finished and each
+ * Run listed late is listed, and a Run emitted twice (even when the two-mains duplicate excuses
+ * the second emission) is still judged for the first. A Run is excused from "must be emitted"
+ * only by a sentence of docs/trigger.md (DOCS, quoted exactly), and a hazard that can hide it (a
+ * deletion, its Agent gone, a poll that found nothing stored) excuses it only when it came
+ * before the Run was due.
+ *
+ * Around each boundary the oracle allows either outcome within the schedule's margin (marginOf:
+ * the most its service's clock is off n8n's, n8n's clock steps, a poll's duration): a Run that
+ * finishes as the activation poll runs may count as either side.
  */
 import { startEmulator, type Emulator } from '../../../dev/emulator';
 import { createPoller, createPollerStorage, type Poller } from '../../../dev/harness';
