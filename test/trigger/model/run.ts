@@ -348,7 +348,8 @@ export async function runSchedule(
 				missedAt: [],
 				agent: agent.index,
 				createdAt,
-				listedAt: createdAt + (step.lateMs ?? 0),
+				// Not listed before it exists (a Run stamped in the past: a burst, a late upload).
+				listedAt: Math.max(createdAt + (step.lateMs ?? 0), Date.now()),
 				...(step.done ? { finishedAt: createdAt + 1, status: step.done } : {}),
 				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
 				...(step.badCreated ? {} : { serviceCreated: serviceCreated + (step.aheadMs ?? 0) }),
