@@ -57,7 +57,9 @@ describe('Extraction Agents Trigger: replayed schedules (one per item of issue 2
 describe('Extraction Agents Trigger: the oracle excuses only what docs/design/trigger-rules.md states', () => {
 	it('every excuse quotes a sentence of docs/design/trigger-rules.md exactly', () => {
 		const plain = (text: string) => text.replace(/\*\*/g, '').replace(/\s+/g, ' ');
-		const docs = plain(readFileSync(path.join(__dirname, '../../docs/design/trigger-rules.md'), 'utf8'));
+		const docs = plain(
+			readFileSync(path.join(__dirname, '../../docs/design/trigger-rules.md'), 'utf8'),
+		);
 		const missing = Object.entries(DOCS).filter(([, sentence]) => !docs.includes(plain(sentence)));
 		expect(missing).toEqual([]);
 	});
