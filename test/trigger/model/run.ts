@@ -91,7 +91,7 @@ export const DOCS = {
 	LISTED_TOO_LATE:
 		'so a Run that appears up to 60 minutes after its `created` time is emitted once (one listed later than that is not seen)',
 	TRIGGER_ON:
-		'it is emitted when *Run Ended Another Way* (version 1: *Other*) is among the statuses to trigger on',
+		'it is emitted when *Ended Another Way* (version 1: *Other*) is among the statuses to trigger on',
 	DUPLICATE_TWO_MAINS:
 		"only for Runs emitted by a poll whose save had not landed when the other main's poll task loaded the state",
 } as const;
