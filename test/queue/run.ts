@@ -6,8 +6,8 @@
  *   → n8n 2.41.1 main + two `n8n worker`s, each with the packed package in its own user folder,
  *     one PostgreSQL database, binary data in the database (the store every instance reads)
  *   → 100 files POSTed to a published webhook: the main stores each file and enqueues the
- *     execution; a worker runs Create Run (all binary fields, wait) and the webhook answers
- *     with the results
+ *     execution; a worker runs a Code node that drops the file from the item, then Create Run
+ *     with the file named by an expression (wait), and the webhook answers with the results
  *   → the Extraction Agents Trigger, polled by the main, emits every Run that finishes.
  *
  * Checks: every Run created once, every finished Run emitted once, every file reached the service

@@ -1,8 +1,10 @@
 /**
  * The two workflows of `npm run test:queue`:
- *  - Webhook (a file in a multipart POST) → Create Run (all binary fields, wait for the results):
- *    the main receives the file, stores it in the shared binary-data store and enqueues the
- *    execution; a worker uploads it and waits for the Run; the webhook answers with the results.
+ *  - Webhook (a file in a multipart POST) → a Code node that replaces the item (the file is no
+ *    longer on it) → Create Run naming the file by an expression, `{{ $('Webhook').item.binary.file }}`
+ *    (wait for the results): the main receives the file, stores it in the shared database store
+ *    (an id `database:<uuid>`, which names no workflow or execution) and enqueues the execution;
+ *    a worker uploads it and waits for the Run; the webhook answers with the results.
  *  - Extraction Agents Trigger on the same Agent → No Operation: polled by the main.
  */
 import {
@@ -34,6 +36,17 @@ export function createRunWebhookWorkflow(): WorkflowJson {
 		[
 			webhook('Webhook', QUEUE_WEBHOOK_PATH, '7a3f0c1e-9d2b-4e55-8c61-0e2e00009001', 'allEntries'),
 			{
+				id: 'queue-look-up',
+				name: 'Look up customer',
+				type: 'n8n-nodes-base.code',
+				typeVersion: 2,
+				position: [120, 0],
+				parameters: {
+					jsCode:
+						'return $input.all().map((item, index) => ({ json: { id: item.json.body.id }, pairedItem: index }));',
+				},
+			},
+			{
 				id: 'queue-create-run',
 				name: 'Create Run',
 				type: ACTION_TYPE,
@@ -44,16 +57,17 @@ export function createRunWebhookWorkflow(): WorkflowJson {
 					resource: 'run',
 					operation: 'create',
 					agent: { __rl: true, mode: 'id', value: String(QUEUE_AGENT_ID) },
-					binarySource: 'all',
+					binarySource: 'fields',
+					binaryPropertyName: "={{ $('Webhook').item.binary.file }}",
 					waitForCompletion: true,
 					timeoutMinutes: 5,
 					simplify: true,
-					// The multipart form's `id` field: the Webhook node puts form fields under body.
-					additionalFields: { userDefinedId: '={{ $json.body.id }}' },
+					// The multipart form's `id` field, carried by the Code node.
+					additionalFields: { userDefinedId: '={{ $json.id }}' },
 				},
 			},
 		],
-		chain('Webhook', 'Create Run'),
+		chain('Webhook', 'Look up customer', 'Create Run'),
 	);
 }
 

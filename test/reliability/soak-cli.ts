@@ -8,6 +8,7 @@
  *   npm run soak -- --runs=200 --seed=3
  *   npm run soak -- --schedules=10000 --schedule-seed=100000 --schedules-only
  *   npm run soak -- --schedules=0      no generated schedules
+ *   npm run soak -- --shrink=20        shrink attempts per failing schedule (default 150)
  */
 import { shutdownHarness } from '../../dev/harness';
 import { formatCampaign, runCampaign } from '../trigger/model/campaign';
@@ -27,7 +28,7 @@ async function main(): Promise<number> {
 		count: schedules,
 		// Above the seeds `npm test` runs (1 to a few hundred).
 		firstSeed: flag('schedule-seed') ?? 10_000,
-		shrinkAttempts: 150,
+		shrinkAttempts: flag('shrink') ?? 150,
 		known: knownFailure,
 		log: (line) => console.error(line),
 	});

@@ -11,14 +11,14 @@ import { hazardsOf, type Schedule } from './schedule';
 export interface CampaignOptions {
 	count: number;
 	firstSeed: number;
-	/** Stop early (with the schedules run so far) past this much real time. */
-	timeLimitMs?: number;
 	/** Attempts the shrinker may make per failing schedule (0: no shrinking). */
 	shrinkAttempts: number;
 	/** Real time the shrinker may take per failing schedule (default: no limit). */
 	shrinkTimeLimitMs?: number;
 	/** Shrink only the first this many failures (default: all); the others print their seed. */
 	shrinkFirst?: number;
+	/** Stop after this many failures that are not known (default: run every schedule). */
+	stopAfterFailures?: number;
 	/** Why a failure is known (reported, not shrunk), or undefined. */
 	known?: (schedule: Schedule, violations: string[]) => string | undefined;
 	log?: (line: string) => void;
@@ -60,9 +60,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 		tolerated: 0,
 	};
 	for (let seed = options.firstSeed; seed < options.firstSeed + options.count; seed++) {
-		if (options.timeLimitMs !== undefined && performance.now() - started > options.timeLimitMs)
-			break;
 		const schedule = generateSchedule(seed);
+		const fresh = report.failures.filter((failure) => !failure.known).length;
+		if (fresh >= (options.stopAfterFailures ?? Infinity)) break;
 		const outcome = await runSchedule(schedule);
 		report.schedules++;
 		report.polls += outcome.polls;
@@ -74,7 +74,6 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 		if (outcome.violations.length === 0) continue;
 		let shrunk = schedule;
 		const known = options.known?.(schedule, outcome.violations);
-		const fresh = report.failures.filter((failure) => !failure.known).length;
 		const shrinkStarted = performance.now();
 		if (options.shrinkAttempts > 0 && !known && fresh < (options.shrinkFirst ?? Infinity))
 			shrunk = (

@@ -31,19 +31,31 @@ export function prng(seed: number): () => number {
  * Every hazard the generator draws, with how often and within which bound. Stated here so that
  * what the generated schedules cover (and what they do not) can be read in one place.
  *
- * Bounds the oracle relies on (run.ts): the service's clock within SKEW_BOUND_MS (1 minute) of
- * n8n's; a Run listed at most 50 minutes after its `created`; an emitting poll's save landing
- * less than 2 minutes late and before the next load; polls a minute apart except the gaps below.
- * Not generated (covered by the listed suites instead): random 5xx / 429 / dropped connections
- * (their retries wait in real time: test/reliability/soak-simulated.ts), Runs deleted between two
- * page reads of one poll, more than 1,000 Agents, a service ignoring page_number, overlapping
- * polls on one main other than the re-activation replay (item 8), Fetch Test Event.
+ * Each bound docs/design/trigger-rules.md states is drawn at its edge and just past it: a Run listed up to
+ * 60 minutes late (and a little later), the service's clock up to 5 minutes off (and n8n's
+ * clock stepping), a Run running close to 3 days, an Agent missing close to 30 days. The
+ * oracle (run.ts) judges the schedules past an edge by what the docs say happens there.
+ * Not generated (covered by the listed suites instead): dropped connections and cut-off
+ * answers (test/reliability/soak-simulated.ts), more than 1,000 Agents, a service ignoring
+ * page_number, durable poll cursors (the harness has no staged copy:
+ * test/e2e/trigger.e2e.test.ts runs them in real n8n), a change of what is watched
+ * (test/trigger/options.suite.ts), overlapping polls on one main other than the
+ * re-activation replay (item 8), Fetch Test Event.
  */
 export const HAZARD_BOUNDS = {
 	/** Share of schedules watching All Agents (else One Agent). */
 	allAgents: 0.8,
 	/** Agents at the start: 1 to this; `addAgent` adds up to 2 more. */
 	maxAgents: 3,
+	/** Share of All Agents schedules with 6 to manyAgents Agents at the start. */
+	manyAgentsShare: 0.1,
+	manyAgents: 8,
+	/** Poll Times other than every minute: every 2, 5 or 15 minutes. */
+	otherPollTimes: 0.08,
+	/** Trigger On other than success and failed (a subset, or with Run Ended Another Way). */
+	otherStatuses: 0.15,
+	/** A schedule where n8n is down close to 3 days with Runs running (at or just past the edge). */
+	nearGiveUp: 0.04,
 	/** Finished Runs per Agent before activation: 0 to this (slow schedules: 1,001 to 1,600, two pages). */
 	maxHistory: 6,
 	runningAtActivation: 0.3,
@@ -58,16 +70,35 @@ export const HAZARD_BOUNDS = {
 	 * a poll ends in time and no request is cut short.
 	 */
 	slowService: 0.06,
-	/** A hanging single read (costs real time: budget 0.8 s, Request Timeout 1 s, longer than the budget as 60 s is than 2.41's 45 s). */
+	/**
+	 * A hanging single read (costs real time: budget 4 s, Request Timeout 5 s, longer than the
+	 * budget as 60 s is than 2.41's 45 s; at 0.8 s a loaded machine's timer delays overran the
+	 * budget, as replay item 9 says).
+	 */
 	hang: 0.03,
 	/** Per minute of the schedule: */
 	perMinute: {
 		create: 0.5,
 		finish: 0.45,
 		delete: 0.05,
-		/** A Run listed up to 50 minutes after its created time (the trigger's lookback is 60). */
+		/**
+		 * A Run listed up to 60 minutes after its created time (the trigger's lookback); a tenth
+		 * of them exactly 60, another tenth up to 5 minutes more (past the edge).
+		 */
 		lateListing: 0.15,
-		maxLateMs: 50 * MINUTE,
+		maxLateMs: 60 * MINUTE,
+		/** Runs made at once (a burst): 2 to burstMax. */
+		burst: 0.03,
+		burstMax: 120,
+		/** A running Run's single read failing (5xx past its retries, or a 429 answered at once). */
+		readFail: 0.02,
+		/** An Agent's Run list failing for a read or more (the `run_id` list too). */
+		listFail: 0.015,
+		/** A Run deleted between two page reads of its Agent's list. */
+		deleteWhileRead: 0.02,
+		listOrderChange: 0.02,
+		/** n8n's clock stepping (up to 5 minutes, mostly back). */
+		clockStep: 0.01,
 		/** A Run whose `created` the service stamps 2 hours ahead (item 3). */
 		stampedAhead: 0.01,
 		aheadMs: 2 * HOUR,
@@ -78,8 +109,9 @@ export const HAZARD_BOUNDS = {
 		readLag: 0.04,
 		maxReadLagMs: 3 * MINUTE,
 		read404: 0.04,
-		/** The service's clock off by up to SKEW_BOUND_MS. */
+		/** The service's clock off by up to a minute; a fifth of the time up to SKEW_BOUND_MS. */
 		skew: 0.05,
+		wideSkew: 0.2,
 		/** Durable scheduler: the poll taken by main B; its state loaded from before the last save; its result dropped. */
 		mainB: 0.35,
 		lateSave: 0.08,
@@ -90,7 +122,7 @@ export const HAZARD_BOUNDS = {
 		longInactive: 0.2,
 		addAgent: 0.02,
 		hide: 0.03,
-		/** Hidden for more than 30 days (the trigger forgets it). */
+		/** Hidden for 29 days, or for more than 30 days (the trigger forgets it). */
 		hideLong: 0.1,
 		refuse: 0.03,
 		/** Refused for good (never allowed again). */
@@ -131,11 +163,17 @@ export function generateSchedule(seed: number): Schedule {
 		scheduler: chance(b.durableScheduler) ? 'durable' : 'memory',
 		onReactivation: chance(b.skipThem) ? 'skip' : 'emit',
 		includeFullRun: !chance(b.noFullRead),
-		budgetMs: hang ? 800 : 36_000,
+		budgetMs: hang ? 4_000 : 36_000,
 		requestCostMs: hang ? 5 : slow ? int(5_500, 7_000) : int(10, 200),
-		requestTimeoutSeconds: hang ? 1 : 60,
+		requestTimeoutSeconds: hang ? 5 : 60,
 	};
 	if (setup.scope === 'one') setup.agents = 1;
+	else if (chance(b.manyAgentsShare)) setup.agents = int(6, b.manyAgents);
+	if (chance(b.otherPollTimes)) setup.pollMinutes = pick([2, 5, 15]);
+	if (chance(b.otherStatuses))
+		setup.statuses = pick([['success'], ['failed'], ['success', 'failed', 'other'], ['other']]);
+	const nearGiveUpAt = chance(b.nearGiveUp) ? int(1, 5) : -1;
+	const pollWait = (setup.pollMinutes ?? 1) * MINUTE;
 	const all = setup.scope === 'all';
 	const durable = setup.scheduler === 'durable';
 
@@ -154,24 +192,70 @@ export function generateSchedule(seed: number): Schedule {
 	const minutes = int(...b.minutes);
 	for (let minute = 0; minute < minutes; minute++) {
 		for (const due of later.filter((entry) => entry.atMinute === minute)) steps.push(due.step);
+		if (minute === nearGiveUpAt) {
+			// n8n down close to 3 days with Runs running: at the edge, or just past it.
+			steps.push({ do: 'restart' });
+			steps.push({ do: 'wait', ms: 3 * DAY + pick([-2, -1, 1, 2]) * HOUR });
+		}
 		if (chance(m.create)) {
 			const step: Step = { do: 'create', agent: int(0, agents - 1) };
 			if (chance(0.35)) step.done = chance(0.8) ? 'success' : 'failed';
-			if (chance(m.lateListing))
-				step.lateMs = int(1, m.maxLateMs / MINUTE) * MINUTE - int(0, 59) * 1000;
+			if (chance(m.burst)) step.count = int(2, m.burstMax);
+			if (chance(m.lateListing)) {
+				const edge = random();
+				step.lateMs =
+					edge < 0.1
+						? m.maxLateMs
+						: edge < 0.2
+							? m.maxLateMs + int(1, 300) * 1000
+							: int(1, m.maxLateMs / MINUTE) * MINUTE - int(0, 59) * 1000;
+				// A late Run whose `created` is older than the step: listed soon after it.
+				if (chance(0.5)) step.createdAgoMs = Math.max(0, step.lateMs - int(0, 3) * MINUTE);
+			}
 			if (chance(m.stampedAhead)) step.aheadMs = m.aheadMs;
 			else if (chance(m.badCreated)) step.badCreated = true;
 			steps.push(step);
-			if (!step.done) running.add(runs);
-			else finished.push(runs);
-			runs++;
+			for (let n = 0; n < (step.count ?? 1); n++) {
+				if (!step.done) running.add(runs);
+				else finished.push(runs);
+				runs++;
+			}
 		}
 		if (running.size > 0 && chance(m.finish)) {
 			const run = pick([...running]);
 			running.delete(run);
 			finished.push(run);
-			steps.push({ do: 'finish', run, status: chance(0.8) ? 'success' : 'failed' });
+			const roll = random();
+			const status = roll < 0.75 ? 'success' : roll < 0.95 ? 'failed' : 'cancelled';
+			steps.push({ do: 'finish', run, status });
 		}
+		if (running.size > 0 && chance(m.readFail))
+			steps.push({
+				do: 'readFail',
+				run: pick([...running]),
+				// A 5xx's retries wait in real time: mostly 429s, answered with Retry-After 0.
+				status: pick([500, 503, 429, 429, 429] as const),
+				times: int(1, 14),
+			});
+		if (chance(m.listFail))
+			steps.push({
+				do: 'listFail',
+				agent: int(0, agents - 1),
+				status: pick([500, 429, 429] as const),
+				times: int(1, 8),
+			});
+		if (runs > 0 && chance(m.deleteWhileRead))
+			steps.push({ do: 'deleteWhileRead', run: int(0, runs - 1) });
+		if (chance(m.listOrderChange))
+			steps.push({
+				do: 'listOrder',
+				order: pick(['newest-first', 'oldest-first', 'random'] as const),
+			});
+		if (chance(m.clockStep))
+			steps.push({
+				do: 'clockStep',
+				ms: pick([-1, -1, -1, 1]) * int(1, b.skewBoundMs / 1000) * 1000,
+			});
 		if (runs > 0 && chance(m.delete)) {
 			const run = int(0, runs - 1);
 			running.delete(run);
@@ -192,8 +276,10 @@ export function generateSchedule(seed: number): Schedule {
 		}
 		if (later.some((entry) => entry.atMinute <= minute && entry.step.do === 'readLag'))
 			lagOn = false;
-		if (chance(m.skew))
-			steps.push({ do: 'skew', ms: int(-b.skewBoundMs / 1000, b.skewBoundMs / 1000) * 1000 });
+		if (chance(m.skew)) {
+			const bound = chance(m.wideSkew) ? b.skewBoundMs : MINUTE;
+			steps.push({ do: 'skew', ms: int(-bound / 1000, bound / 1000) * 1000 });
+		}
 		if (all && agents < setup.agents + 2 && chance(m.addAgent)) {
 			steps.push({ do: 'addAgent' });
 			agents++;
@@ -204,7 +290,7 @@ export function generateSchedule(seed: number): Schedule {
 				hiddenAgents.add(agent);
 				steps.push({ do: 'hide', agent });
 				if (chance(m.hideLong)) {
-					steps.push({ do: 'wait', ms: 31 * DAY });
+					steps.push({ do: 'wait', ms: pick([29 * DAY, 30 * DAY + 2 * HOUR, 31 * DAY]) });
 				}
 				later.push({ atMinute: minute + int(1, 8), step: { do: 'show', agent } });
 			}
@@ -237,7 +323,7 @@ export function generateSchedule(seed: number): Schedule {
 			active = true;
 			continue;
 		}
-		steps.push({ do: 'wait', ms: chance(m.longGap) ? int(10, 90) * MINUTE : MINUTE });
+		steps.push({ do: 'wait', ms: chance(m.longGap) ? int(10, 90) * MINUTE : pollWait });
 		const poll: Step = { do: 'poll' };
 		if (durable) {
 			if (chance(m.mainB)) poll.main = 'B';
@@ -291,6 +377,8 @@ export async function shrinkSchedule(
 		{ counter: 'made' },
 		{ onReactivation: 'emit' },
 		{ includeFullRun: true },
+		{ pollMinutes: undefined },
+		{ statuses: undefined },
 		{ runningAtActivation: false },
 		{ history: 0 },
 		{ history: Math.min(best.setup.history, 3) },

@@ -15,8 +15,16 @@
  *    lost save held as emitted (tolerated, emittedAgainAfterLostSave);
  *  - no poll runs longer than its budget (getPollBudgetMs).
  *
- * Around each boundary the oracle allows either outcome within MARGIN (the skew bound, a poll's
- * duration): a Run that finishes as the activation poll runs may count as either side.
+ * Every Run is judged: the schedule runs on until each Run still running has finished and each
+ * Run listed late is listed, and a Run emitted twice (even when the two-mains duplicate excuses
+ * the second emission) is still judged for the first. A Run is excused from "must be emitted"
+ * only by a sentence of docs/design/trigger-rules.md (DOCS, quoted exactly), and a hazard that can hide it (a
+ * deletion, its Agent gone, a poll that found nothing stored) excuses it only when it came
+ * before the Run was due.
+ *
+ * Around each boundary the oracle allows either outcome within the schedule's margin (marginOf:
+ * the most its service's clock is off n8n's, n8n's clock steps, a poll's duration): a Run that
+ * finishes as the activation poll runs may count as either side.
  */
 import { startEmulator, type Emulator } from '../../../dev/emulator';
 import { createPoller, createPollerStorage, type Poller } from '../../../dev/harness';
@@ -45,7 +53,53 @@ const ACTIVATION_MARGIN_MS = 5 * MINUTE;
  * A poll that finds nothing stored and remembers nothing (blindPolls) goes back this far
  * (docs/design/trigger-rules.md, "Two n8n mains"): a poll interval and the clock margin.
  */
-const HANDOFF_WINDOW_MS = MINUTE + 5 * MINUTE;
+function handoffWindow(setup: Schedule['setup']): number {
+	return (setup.pollMinutes ?? 1) * MINUTE + 5 * MINUTE;
+}
+/**
+ * The sentences of docs/design/trigger-rules.md each excuse of the oracle rests on, quoted exactly (a test
+ * checks each is in the docs, whitespace and emphasis aside): a Run is excused from "must be
+ * emitted" only where the docs say it may not be, and the excuse names the sentence.
+ */
+export const DOCS = {
+	ACTIVATION_MARGIN:
+		'a Run that finished up to 5 minutes before activation may be emitted, and only on such a page',
+	FIRST_ACTIVATION: 'The first activation emits nothing and remembers where it starts',
+	DELETED_WHILE_RUNNING: 'Runs deleted while running are dropped',
+	DELETED: 'a Run made and deleted before any read is never found',
+	AGENT_GONE: 'An Agent listed by the service whose Run list answers 403, 404 or a 5xx is skipped',
+	GIVE_UP:
+		'A Run that a read (its list or its single read) shows still running 3 days after its `created` time is no longer checked',
+	TWO_MAINS_ERRS_BOTH_WAYS:
+		'It errs both ways, by the same window of one poll interval plus the 5-minute clock margin before that poll',
+	BLIND_POLL_MAY_LOSE:
+		'a Run that finished after activation but before that window is history to that poll and may be lost',
+	REACTIVATION_ERRS:
+		"that the trigger had not seen before, and that the activation poll's list answer left out may be emitted",
+	SKIP_THEM_CATCHES_UP:
+		'Until then a poll on the other main (or the first poll after an n8n restart) goes on from the state before the re-activation and catches up',
+	FIRST_SEEN_LOOKBACK:
+		'its Runs created from 60 minutes before that poll on are new, older ones are history',
+	FIRST_SEEN_BY_KEPT_POLL:
+		'An Agent first seen after activation (above) is first seen by the poll whose state the next polls go on from',
+	UNREADABLE_AT_ACTIVATION:
+		'the Runs created before activation are history, those created after it are emitted',
+	FORGOTTEN_AFTER_30_DAYS:
+		'The trigger keeps what it knows about the Agent while it is missing (forgotten after 30 days missing)',
+	LATE_AND_LEFT_OUT:
+		'(A Run both listed late and left out of the one answer that could still reach it is not covered.)',
+	LISTED_TOO_LATE:
+		'so a Run that appears up to 60 minutes after its `created` time is emitted once (one listed later than that is not seen)',
+	TRIGGER_ON:
+		'it is emitted when *Run Ended Another Way* (version 1: *Other*) is among the statuses to trigger on',
+	DUPLICATE_TWO_MAINS:
+		"only for Runs emitted by a poll whose save had not landed when the other main's poll task loaded the state",
+} as const;
+
+function may(rule: string): Expectation {
+	return { kind: 'may', rule };
+}
+
 /** Polls free of hazards within which a Run must be emitted once it can be. */
 export const PLAIN_POLLS = 3;
 /** After a hazard step, the polls of the next minutes are not counted as plain. */
@@ -83,6 +137,10 @@ interface ModelRun {
 	oddCreated?: boolean;
 	/** When list answers left it out (missOnce, each step one answer). */
 	missedAt: number[];
+	/** Its `created` as the trigger reads it (the service's clock; undefined: unparseable). */
+	serviceCreated?: number;
+	/** Its final status. */
+	status?: string;
 }
 
 interface ModelAgent {
@@ -147,7 +205,9 @@ function hazardous(step: Step): boolean {
 
 /** Moves Date.now (n8n's clock; the emulator's is it plus its offset); restore() puts it back. */
 function simulatedClock(): { advance(ms: number): void; restore(): void } {
-	const realNow = Date.now;
+	// The real clock as it was when this module loaded: a schedule left running by a test that
+	// timed out must not hand its simulated clock to the next one as the real clock.
+	const realNow = REAL_NOW;
 	let offset = 0;
 	Date.now = () => realNow() + offset;
 	return {
@@ -159,6 +219,8 @@ function simulatedClock(): { advance(ms: number): void; restore(): void } {
 		},
 	};
 }
+
+const REAL_NOW = Date.now;
 
 let scheduleCounter = 0;
 
@@ -195,7 +257,17 @@ function pollsDeadline(schedule: Schedule): number {
 		(sum, step) => sum + (step.do === 'create' ? (step.count ?? 1) : 0),
 		0,
 	);
-	const work = (agents + 2) * (3 + Math.ceil(setup.history / 1000)) + Math.ceil(runs / 100) * 2;
+	const singleReads = schedule.steps.reduce(
+		(sum, step) =>
+			sum + (step.do === 'create' && (!step.done || setup.includeFullRun) ? (step.count ?? 1) : 0),
+		0,
+	);
+	// The requests the work needs: per Agent the Agent list, a list read and its second pass,
+	// the history in pages of 1,000, a backlog of Runs in pages of 100, and each Run's single
+	// read (a Run seen running is read when it finishes; one first seen finished, with Include
+	// Full Run): on a slow service these take polls of their own.
+	const work =
+		(agents + 2) * (3 + Math.ceil(setup.history / 1000)) + Math.ceil(runs / 100) * 2 + singleReads;
 	if (requestsPerPoll < 20) polls += Math.ceil(work / requestsPerPoll);
 	return polls;
 }
@@ -205,6 +277,8 @@ export async function runSchedule(
 ): Promise<ScheduleOutcome> {
 	const realStart = performance.now();
 	const { setup } = schedule;
+	const pollEvery = (setup.pollMinutes ?? 1) * MINUTE;
+	const margin = marginOf(schedule);
 	const violations: string[] = [];
 	const uid = `model-${process.pid}-${++scheduleCounter}`;
 	const emulator = await startEmulator({
@@ -255,10 +329,11 @@ export async function runSchedule(
 			createdAt: number,
 		) => {
 			const serviceCreated = createdAt + skew;
+			const serviceLate = step.lateMs ? { listedAt: serviceCreated + step.lateMs } : {};
 			const json = emulator.createRun(agent.id, [{ name: `${uid}-${made.length}.pdf` }], {
 				createdAt: serviceCreated,
 				...(step.done ? { durationMs: 1, outcome: step.done } : { hold: true }),
-				...(step.lateMs ? { listedAt: serviceCreated + step.lateMs } : {}),
+				...serviceLate,
 			});
 			const id = Number(json.run_id);
 			const record = emulator.state.runOf(agent.id, id);
@@ -273,9 +348,11 @@ export async function runSchedule(
 				missedAt: [],
 				agent: agent.index,
 				createdAt,
-				listedAt: createdAt + (step.lateMs ?? 0),
-				...(step.done ? { finishedAt: createdAt + 1 } : {}),
+				// Not listed before it exists (a Run stamped in the past: a burst, a late upload).
+				listedAt: Math.max(createdAt + (step.lateMs ?? 0), Date.now()),
+				...(step.done ? { finishedAt: createdAt + 1, status: step.done } : {}),
 				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
+				...(step.badCreated ? {} : { serviceCreated: serviceCreated + (step.aheadMs ?? 0) }),
 			};
 			made.push(run);
 			runs.push(run);
@@ -291,8 +368,11 @@ export async function runSchedule(
 			...(setup.scope === 'one'
 				? { agent: { __rl: true, mode: 'id', value: String(agents[0].id) } }
 				: {}),
-			statuses: ['success', 'failed'],
+			statuses: setup.statuses ?? ['success', 'failed'],
 			simplify: false,
+			...(pollEvery !== MINUTE
+				? { pollTimes: { item: [{ mode: 'everyX', value: pollEvery / MINUTE, unit: 'minutes' }] } }
+				: {}),
 			options: {
 				includeFullRun: setup.includeFullRun,
 				onReactivation: setup.onReactivation,
@@ -328,6 +408,10 @@ export async function runSchedule(
 		let loadedSinceSave = true;
 		let maxRequestsPerPoll = 0;
 		let active = false;
+		/** deleteWhileRead steps whose list read has not come yet. */
+		let deletesWaiting = 0;
+		/** The polls after the schedule (the drain): not counted for maxRequestsPerPoll. */
+		let draining = false;
 
 		/** The Agents the trigger watches now (GET /agents lists them), readable or not. */
 		const listedAgents = (): Set<number> =>
@@ -365,6 +449,7 @@ export async function runSchedule(
 			// A hazard still to happen (an injected fault not yet consumed, a Run to be left out of
 			// a list answer, single reads lagging): this poll is not a plain one.
 			const hazardOpen =
+				deletesWaiting > 0 ||
 				emulator.pendingFaults.length > 0 ||
 				(emulator.knobs.runsMissingFromLists?.length ?? 0) > 0 ||
 				(emulator.knobs.singleReadLagMs ?? 0) > 0;
@@ -387,7 +472,7 @@ export async function runSchedule(
 			} finally {
 				inPoll = false;
 			}
-			if (activations.at(-1)?.at !== at)
+			if (activations.at(-1)?.at !== at && !draining)
 				maxRequestsPerPoll = Math.max(maxRequestsPerPoll, emulator.requestsSince(seq).length);
 			const record = poller.history.at(-1);
 			const memory = `${main}-${incarnation}`;
@@ -492,14 +577,24 @@ export async function runSchedule(
 					const agent = agentAt(step.agent);
 					if (!agent || agent.deletedAt !== undefined) break;
 					const count = Math.max(1, Math.min(step.count ?? 1, 5_000));
-					for (let n = 0; n < count; n++) makeRun(agent, step, Date.now() - (count - 1 - n) * 10);
+					const ago = step.createdAgoMs ?? 0;
+					const relative = step.createdRelativeTo && runAt(step.createdRelativeTo.run);
+					const createdAt = relative
+						? relative.createdAt + (step.createdRelativeTo?.ms ?? 0)
+						: Date.now() - ago;
+					for (let n = 0; n < count; n++) makeRun(agent, step, createdAt - (count - 1 - n) * 10);
 					break;
 				}
 				case 'finish': {
 					const run = runAt(step.run);
 					if (!run || run.finishedAt !== undefined || run.deletedAt !== undefined) break;
-					emulator.finishRun(agents[run.agent].id, run.id, step.status);
+					const agentId = agents[run.agent].id;
+					emulator.finishRun(agentId, run.id, step.status === 'failed' ? 'failed' : 'success');
+					// A final status the trigger does not know (docs/service-notes.md #17).
+					const record = emulator.state.runOf(agentId, run.id);
+					if (record && step.status === 'cancelled') record.reportedStatus = 'cancelled';
 					run.finishedAt = Date.now();
+					run.status = step.status;
 					break;
 				}
 				case 'delete': {
@@ -566,6 +661,75 @@ export async function runSchedule(
 						]);
 					break;
 				}
+				case 'readFail': {
+					const run = runAt(step.run);
+					if (run)
+						emulator.injectFaults([
+							{
+								match: {
+									method: 'GET',
+									path: new RegExp(`/agents/${agents[run.agent].id}/runs/${run.id}$`),
+								},
+								kind: String(step.status) as '500' | '503' | '429',
+								times: step.times,
+								retryAfter: '0',
+							},
+						]);
+					break;
+				}
+				case 'listFail': {
+					const agent = agentAt(step.agent);
+					if (!agent) break;
+					const path = new RegExp(`/agents/${agent.id}/runs$`);
+					const inject = () =>
+						emulator.injectFaults([
+							{
+								match: { method: 'GET', path },
+								kind: String(step.status) as '500' | '429',
+								times: step.times,
+								retryAfter: '0',
+							},
+						]);
+					if (step.afterReads) {
+						deletesWaiting++;
+						emulator.afterRequest(
+							{ method: 'GET', path },
+							() => {
+								deletesWaiting--;
+								inject();
+							},
+							1,
+						);
+					} else inject();
+					break;
+				}
+				case 'deleteWhileRead': {
+					const run = runAt(step.run);
+					if (!run || run.deletedAt !== undefined) break;
+					const agentId = agents[run.agent].id;
+					deletesWaiting++;
+					emulator.afterRequest(
+						{ method: 'GET', path: new RegExp(`/agents/${agentId}/runs$`) },
+						() => {
+							deletesWaiting--;
+							if (run.deletedAt !== undefined) return;
+							emulator.deleteRun(agentId, run.id);
+							run.deletedAt = Date.now();
+						},
+					);
+					break;
+				}
+				case 'listOrder':
+					emulator.knobs.listOrder = step.order;
+					break;
+				case 'clockStep': {
+					// n8n's clock moves; the service's does not (its skew to n8n's changes).
+					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, skew - step.ms));
+					clock.advance(skew - next);
+					emulator.advanceTime(next - skew);
+					skew = next;
+					break;
+				}
 				case 'restart':
 					incarnation++;
 					delete pollers.A;
@@ -625,18 +789,33 @@ export async function runSchedule(
 			}
 		}
 
-		// The end: active again if deactivated, passing hazards off, polls a minute apart.
+		// The end: active again if deactivated, passing hazards off, every Run settled (those
+		// still running finish now) and listed (polls ten minutes apart until the last Run listed
+		// late is), then polls at the Poll Times' interval until every deadline has passed.
 		if (!active) {
-			clock.advance(MINUTE);
+			clock.advance(pollEvery);
 			await activate();
 		}
 		emulator.knobs.singleReadLagMs = 0;
 		emulator.knobs.runsMissingFromLists = [];
 		emulator.clearFaults();
+		draining = true;
+		for (const run of made) {
+			if (run.finishedAt !== undefined || run.deletedAt !== undefined) continue;
+			if (agents[run.agent].deletedAt !== undefined) continue;
+			emulator.finishRun(agents[run.agent].id, run.id, 'success');
+			run.finishedAt = Date.now();
+			run.status = 'success';
+		}
 		lastHazardAt = Date.now() - HAZARD_SETTLE_MS;
 		const deadline = deadlineFor(schedule);
+		const lastListed = Math.max(0, ...made.map((run) => run.listedAt)) + margin;
+		while (Date.now() < lastListed) {
+			clock.advance(Math.min(10 * MINUTE, Math.max(pollEvery, lastListed - Date.now())));
+			await poll('A');
+		}
 		for (let n = 0; n < deadline.polls + DRAIN_EXTRA_POLLS; n++) {
-			clock.advance(MINUTE);
+			clock.advance(pollEvery);
 			await poll('A');
 		}
 		// The sweep's hour, in polls ten minutes apart, and the plain polls after it.
@@ -646,7 +825,7 @@ export async function runSchedule(
 			await poll('A');
 		}
 		for (let n = 0; deadline.minMs > 0 && n < deadline.polls; n++) {
-			clock.advance(MINUTE);
+			clock.advance(pollEvery);
 			await poll('A');
 		}
 		const end = Date.now();
@@ -673,6 +852,8 @@ export async function runSchedule(
 		}
 		const tolerated: string[] = [];
 		judge({
+			margin,
+			pollEvery,
 			blind: blindPolls(polls, activations),
 			runs,
 			agents,
@@ -711,12 +892,22 @@ export async function runSchedule(
 	}
 }
 
+/** An excuse for a Run not emitted by its deadline: what happened at `at`, by the docs' `rule`. */
+interface Excuse {
+	at: number;
+	rule: string;
+}
+
 type Expectation =
-	| { kind: 'must'; from: number; before?: number }
+	| { kind: 'must'; from: number; before?: number; excuses?: Excuse[] }
 	| { kind: 'mustNot'; why: string }
-	| { kind: 'may' };
+	| { kind: 'may'; rule: string };
 
 interface Judged {
+	/** marginOf the schedule. */
+	margin: number;
+	/** The Poll Times' interval. */
+	pollEvery: number;
 	/** When the polls that found nothing stored and remembered nothing ran (blindPolls). */
 	blind: number[];
 	runs: ModelRun[];
@@ -733,79 +924,108 @@ interface Judged {
 	saveParents: number[];
 }
 
+/**
+ * How far around a boundary either outcome is allowed: how far the service's clock is from
+ * n8n's at most in this schedule (its skews, n8n's clock steps), and a poll's duration.
+ */
+export function marginOf(schedule: Schedule): number {
+	let skew = 0;
+	let most = 0;
+	for (const step of schedule.steps) {
+		if (step.do === 'skew') skew = step.ms;
+		else if (step.do === 'clockStep') skew -= step.ms;
+		else continue;
+		skew = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, skew));
+		most = Math.max(most, Math.abs(skew));
+	}
+	const steps = schedule.steps.reduce(
+		(sum, step) => sum + (step.do === 'clockStep' ? Math.abs(step.ms) : 0),
+		0,
+	);
+	return most + steps + schedule.setup.budgetMs + 1_000;
+}
+
 /** The oracle (header). */
 function judge(judged: Judged): void {
-	const { runs, agents, activations, polls, emissions, deadline, violations } = judged;
-	const margin = SKEW_BOUND_MS + judged.setup.budgetMs + 1_000;
+	const { runs, emissions, violations } = judged;
 	const known = new Set(runs.map((run) => run.id));
 	for (const [runId, at] of emissions)
 		if (!known.has(runId))
 			violations.push(`Run ${runId} emitted (polls ${at.join(', ')}) but not made by the schedule`);
+	for (const run of runs) judgeRun(judged, run);
+}
 
-	for (const run of runs) {
-		const at = emissions.get(run.id) ?? [];
-		const label = run.history
-			? `history Run ${run.id} (Agent ${run.agent})`
-			: `Run ${run.id} (#${run.index}, Agent ${run.agent})`;
-		if (at.length > 1) {
-			const line = `${label} emitted ${at.length} times (polls ${at.join(', ')})`;
-			// Each extra emission by a poll that went on from a state without the earlier ones,
-			// lost to a load from before another process's save (docs/design/trigger-rules.md, two mains).
-			if (
-				at
-					.slice(1)
-					.every((index, n) => emittedAgainAfterLostSave(judged, at.slice(0, n + 1), index))
-			)
-				judged.tolerated.push(line);
-			else violations.push(line);
-			continue;
-		}
-		const expectation = expectationOf(
-			run,
-			agents[run.agent],
-			activations,
-			polls,
-			margin,
-			judged.end,
-			judged.blind,
-			judged.setup,
-		);
-		if (process.env.MODEL_DEBUG) console.log(label, JSON.stringify(expectation), 'emitted at', at);
-		if (expectation.kind === 'mustNot' && at.length > 0)
-			violations.push(`${label} emitted at poll ${at[0]} but ${expectation.why}`);
-		if (expectation.kind !== 'must') continue;
-		// The polls after it could be emitted: the first whose Agent was readable, then plain ones.
-		const eligible = polls.filter((p) => p.at >= expectation.from && p.readable.has(run.agent));
-		if (eligible.length === 0) continue;
-		let counted = 0;
-		let due: number | undefined;
-		for (const p of polls.slice(eligible[0].index)) {
-			if (p.plain && p.readable.has(run.agent)) counted++;
-			if (counted >= deadline.polls && p.at >= eligible[0].at + deadline.minMs) {
-				due = p.index;
-				break;
-			}
-		}
-		const skipped = expectation.before !== undefined ? pollAt(polls, expectation.before) : Infinity;
-		if (at.length > 0 && at[0] >= skipped) {
-			violations.push(
-				`${label} emitted at poll ${at[0]} but it finished before the activation at poll ${skipped} that skipped the past`,
-			);
-			continue;
-		}
-		if (due !== undefined && due >= skipped) continue;
-		if (at.length === 0) {
-			if (due !== undefined)
-				violations.push(
-					`${label} finished while it should be emitted (could be from poll ${eligible[0].index}) but was never emitted (${polls.length} polls)`,
-				);
-		} else if (at[0] < eligible[0].index - 1) {
-			// Emitted before the model says it could be: the model is wrong, or the Run was early.
-		} else if (due !== undefined && at[0] > due)
-			violations.push(
-				`${label} emitted at poll ${at[0]}, later than poll ${due} (${deadline.polls} plain polls after poll ${eligible[0].index}${deadline.minMs ? ', and an hour' : ''})`,
-			);
+/**
+ * One Run: emitted at most once (but for the duplicate the docs state for two mains, which
+ * excuses the extra emission only: the first is judged like any other), never when it must
+ * not be, and within its deadline when it must.
+ */
+function judgeRun(judged: Judged, run: ModelRun): void {
+	const { violations } = judged;
+	const at = judged.emissions.get(run.id) ?? [];
+	const label = run.history
+		? `history Run ${run.id} (Agent ${run.agent})`
+		: `Run ${run.id} (#${run.index}, Agent ${run.agent})`;
+	if (at.length > 1) {
+		const line = `${label} emitted ${at.length} times (polls ${at.join(', ')})`;
+		// Each extra emission by a poll that went on from a state without the earlier ones,
+		// lost to a load from before another process's save (DOCS.DUPLICATE_TWO_MAINS).
+		if (
+			at.slice(1).every((index, n) => emittedAgainAfterLostSave(judged, at.slice(0, n + 1), index))
+		)
+			judged.tolerated.push(line);
+		else violations.push(line);
 	}
+	const expectation = expectationOf(judged, run);
+	if (process.env.MODEL_DEBUG) console.log(label, JSON.stringify(expectation), 'emitted at', at);
+	if (expectation.kind === 'mustNot' && at.length > 0)
+		violations.push(`${label} emitted at poll ${at[0]} but ${expectation.why}`);
+	if (expectation.kind === 'must') judgeDeadline(judged, run, label, at, expectation);
+}
+
+/** A Run that must be emitted: by its deadline, and not after an activation that skipped it. */
+function judgeDeadline(
+	judged: Judged,
+	run: ModelRun,
+	label: string,
+	at: number[],
+	expectation: Extract<Expectation, { kind: 'must' }>,
+): void {
+	const { polls, deadline, violations } = judged;
+	// The polls after it could be emitted: the first whose Agent was readable, then plain ones.
+	const eligible = polls.filter((p) => p.at >= expectation.from && p.readable.has(run.agent));
+	if (eligible.length === 0) return;
+	let counted = 0;
+	let due: number | undefined;
+	for (const p of polls.slice(eligible[0].index)) {
+		if (p.plain && p.readable.has(run.agent)) counted++;
+		if (counted >= deadline.polls && p.at >= eligible[0].at + deadline.minMs) {
+			due = p.index;
+			break;
+		}
+	}
+	const skipped = expectation.before !== undefined ? pollAt(polls, expectation.before) : Infinity;
+	if (at.length > 0 && at[0] >= skipped) {
+		violations.push(
+			`${label} emitted at poll ${at[0]} but it finished before the activation at poll ${skipped} that skipped the past`,
+		);
+		return;
+	}
+	if (due === undefined || due >= skipped) return;
+	// Excused only by what happened before it was due (a deletion, its Agent gone, a blind poll).
+	const excuse = expectation.excuses?.find((e) => polls[due].at >= e.at);
+	if (excuse) {
+		if (process.env.MODEL_DEBUG) console.log(`${label} excused: ${excuse.rule}`);
+		return;
+	}
+	if (at.length === 0)
+		violations.push(
+			`${label} finished while it should be emitted (could be from poll ${eligible[0].index}) but was never emitted (${polls.length} polls)`,
+		);
+	else if (at[0] > due)
+		violations.push(
+			`${label} emitted at poll ${at[0]}, later than poll ${due} (${deadline.polls} plain polls after poll ${eligible[0].index}${deadline.minMs ? ', and an hour' : ''})`,
+		);
 }
 
 /**
@@ -838,7 +1058,80 @@ function emittedAgainAfterLostSave(judged: Judged, before: number[], again: numb
 	});
 }
 
-function expectationOf(
+/**
+ * What must happen to a Run: the rules of activation, first sight, absences and re-activation
+ * (expectationByRules), then what the docs excuse, each only where it could have hidden the Run:
+ * its status not among Trigger On's, given up after 3 days running, listed later than the
+ * lookback reaches, deleted (or its Agent gone) before it was due.
+ */
+function expectationOf(judged: Judged, run: ModelRun): Expectation {
+	const { polls, margin } = judged;
+	const agent = judged.agents[run.agent];
+	if (run.history) return { kind: 'mustNot', why: 'it finished before the first activation' };
+	if (run.finishedAt === undefined)
+		return run.deletedAt !== undefined
+			? { kind: 'mustNot', why: `it was deleted while running (${DOCS.DELETED_WHILE_RUNNING})` }
+			: { kind: 'mustNot', why: 'it never finished' };
+	const statuses = judged.setup.statuses ?? ['success', 'failed'];
+	const status = run.status ?? 'success';
+	const chosen = ['success', 'failed'].includes(status)
+		? statuses.includes(status as 'success')
+		: statuses.includes('other');
+	if (!chosen)
+		return {
+			kind: 'mustNot',
+			why: `its status ${status} is not among Trigger On's (${DOCS.TRIGGER_ON})`,
+		};
+	const f = run.finishedAt;
+	// Given up only when a read showed it running 3 days after its `created`.
+	const readRunningLate = polls.some(
+		(p) =>
+			p.ok &&
+			p.readable.has(run.agent) &&
+			p.at > run.createdAt + PENDING_GIVE_UP_MS - margin &&
+			p.at < f + margin,
+	);
+	if (readRunningLate) return may(DOCS.GIVE_UP);
+	const expectation = expectationByRules(
+		run,
+		agent,
+		judged.activations,
+		polls,
+		margin,
+		judged.end,
+		judged.blind,
+		judged.setup,
+	);
+	if (expectation.kind !== 'must') return expectation;
+	if (listedPastTheLookback(run, judged.runs, judged.setup)) return may(DOCS.LISTED_TOO_LATE);
+	const excuses = [...(expectation.excuses ?? [])];
+	if (run.deletedAt !== undefined) excuses.push({ at: run.deletedAt, rule: DOCS.DELETED });
+	for (const gone of [agent.deletedAt, agent.refusedSince, agent.hiddenSince])
+		if (gone !== undefined) excuses.push({ at: gone, rule: DOCS.AGENT_GONE });
+	return { ...expectation, excuses };
+}
+
+/**
+ * DOCS.LISTED_TOO_LATE: a Run listed up to 60 minutes after its `created` is emitted; one listed
+ * later may not be. But docs/design/trigger-rules.md: "Each read of an Agent's list looks back 60 minutes
+ * before the newest `created` it had seen", and when the service leaves `n_runs` out "every
+ * Agent is read at every poll": then a Run listed later is still found while no Run listed
+ * before it reaches further ahead than that (the newest `created` counting at most 5 minutes
+ * past n8n's clock).
+ */
+function listedPastTheLookback(run: ModelRun, runs: ModelRun[], setup: Schedule['setup']): boolean {
+	if (run.listedAt - run.createdAt <= LOOKBACK_MS) return false;
+	if (setup.counter !== 'absent' || run.serviceCreated === undefined) return true;
+	let newest = -Infinity;
+	for (const other of runs) {
+		if (other.agent !== run.agent || other === run || other.serviceCreated === undefined) continue;
+		if (other.listedAt >= run.listedAt) continue;
+		newest = Math.max(newest, Math.min(other.serviceCreated, run.listedAt + 5 * MINUTE));
+	}
+	return run.serviceCreated < newest - LOOKBACK_MS;
+}
+
+function expectationByRules(
 	run: ModelRun,
 	agent: ModelAgent,
 	activations: Activation[],
@@ -848,19 +1141,7 @@ function expectationOf(
 	blind: number[],
 	setup: Schedule['setup'],
 ): Expectation {
-	if (run.history) return { kind: 'mustNot', why: 'it finished before the first activation' };
-	if (run.finishedAt === undefined)
-		return run.deletedAt !== undefined
-			? { kind: 'mustNot', why: 'it was deleted while running' }
-			: { kind: 'mustNot', why: 'it never finished' };
-	if (run.deletedAt !== undefined) return { kind: 'may' };
-	const f = run.finishedAt;
-	if (agent.deletedAt !== undefined) return { kind: 'may' };
-	if (agent.refusedSince !== undefined || agent.hiddenSince !== undefined) return { kind: 'may' };
-	if (f - run.createdAt > PENDING_GIVE_UP_MS - margin) return { kind: 'may' };
-	if (run.oddCreated) {
-		// Stamped ahead or unparseable: emitted once, never twice; not judged for lateness.
-	}
+	const f = run.finishedAt as number;
 	// The activation it belongs to: the one it finished in, or the next after the gap.
 	// A Run that finishes while the activation poll runs may count as either side.
 	const during = (activation: Activation) => f >= activation.at && f <= activation.endedAt;
@@ -869,7 +1150,7 @@ function expectationOf(
 	for (const activation of activations) {
 		if (activation.at <= f && activation.fresh) freshBefore = activation;
 		const until = activation.until ?? end;
-		if (during(activation)) return { kind: 'may' };
+		if (during(activation)) return may(DOCS.ACTIVATION_MARGIN);
 		if (f >= activation.at && f < until) {
 			from = f;
 			break;
@@ -879,18 +1160,24 @@ function expectationOf(
 				// docs/design/trigger-rules.md, two mains: before anything is saved, a poll on another process
 				// goes on from an activation one poll interval (and the 5-minute clock margin)
 				// before it; after a re-activation with Skip Them it catches up.
-				if (activation !== activations[0] || f >= activation.handoffAt - HANDOFF_WINDOW_MS - margin)
-					return { kind: 'may' };
+				if (
+					activation !== activations[0] ||
+					f >= activation.handoffAt - handoffWindow(setup) - margin
+				)
+					return may(DOCS.TWO_MAINS_ERRS_BOTH_WAYS);
 			}
 			// The same from a poll of the activating process itself that remembers nothing (its
 			// activation poll failed).
-			if (activation === activations[0] && blind.some((at) => f >= at - HANDOFF_WINDOW_MS - margin))
-				return { kind: 'may' };
+			if (
+				activation === activations[0] &&
+				blind.some((at) => f >= at - handoffWindow(setup) - margin)
+			)
+				return may(DOCS.TWO_MAINS_ERRS_BOTH_WAYS);
 			if (activation.fresh && f >= activation.at - ACTIVATION_MARGIN_MS - margin)
-				return { kind: 'may' };
+				return may(DOCS.ACTIVATION_MARGIN);
 			// Not in what the activation poll listed (listed late, or left out of that answer):
 			// the trigger cannot tell it from a slow upload, which it must emit.
-			if (activation.fresh && unlistedAt(run, activation)) return { kind: 'may' };
+			if (activation.fresh && unlistedAt(run, activation)) return may(DOCS.REACTIVATION_ERRS);
 			// An Agent GET /agents left out then and not known to the state the trigger started
 			// from is first seen later (docs/design/trigger-rules.md, An Agent missing from a listing): its Runs
 			// created within the lookback before its first read are new, whenever they finished
@@ -902,7 +1189,7 @@ function expectationOf(
 			) {
 				const seen = firstSeen(agent, polls, activation.at);
 				if (seen === undefined || run.oddCreated || run.createdAt >= seen - LOOKBACK_MS - margin)
-					return { kind: 'may' };
+					return may(DOCS.FIRST_SEEN_LOOKBACK);
 			}
 			if (activation.fresh)
 				return {
@@ -913,7 +1200,7 @@ function expectationOf(
 			break;
 		}
 	}
-	if (from === undefined || freshBefore === undefined) return { kind: 'may' };
+	if (from === undefined || freshBefore === undefined) return may(DOCS.FIRST_ACTIVATION);
 	const fresh = freshBefore;
 	const readFrom = from;
 	// Listed but unreadable when the trigger started afresh: its past is history once read.
@@ -922,7 +1209,7 @@ function expectationOf(
 		!freshBefore.readable.has(agent.index) &&
 		run.createdAt < freshBefore.endedAt
 	)
-		return { kind: 'may' };
+		return may(DOCS.UNREADABLE_AT_ACTIVATION);
 	// docs/design/trigger-rules.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
 	// starts afresh, and an Agent GET /agents left out then (listed at the activation) is first
 	// seen when it is listed again, as below: its Runs created more than the lookback before
@@ -931,8 +1218,9 @@ function expectationOf(
 		const b = polls.find((p) => p.at === at);
 		if (!b?.ok || b.listed.has(agent.index) || !freshBefore.listed.has(agent.index)) continue;
 		const seen = polls.find((p) => p.at > at && p.ok && p.readable.has(agent.index))?.at;
-		if (seen === undefined) return { kind: 'may' };
-		if (run.createdAt < seen - LOOKBACK_MS + margin && f < seen + margin) return { kind: 'may' };
+		if (seen === undefined) return may(DOCS.FIRST_SEEN_LOOKBACK);
+		if (run.createdAt < seen - LOOKBACK_MS + margin && f < seen + margin)
+			return may(DOCS.FIRST_SEEN_LOOKBACK);
 	}
 	// An Agent not listed when the trigger started afresh (added or moved in later), or back
 	// after an absence long enough to be forgotten: its Runs created from the lookback before
@@ -946,39 +1234,42 @@ function expectationOf(
 			([since, until]) => forgottenIn(polls, since, until, margin) === 'maybe' && f < until,
 		)
 	)
-		return { kind: 'may' };
+		return may(DOCS.FORGOTTEN_AFTER_30_DAYS);
 	const longAbsence = forgotten.some(([since, until]) => until > freshBefore.at && f >= since);
 	// Finished before the absence and not emitted by then: the forgetting may have taken it.
 	if (forgotten.some(([since, until]) => f < since && until > freshBefore.at))
-		return { kind: 'may' };
+		return may(DOCS.FORGOTTEN_AFTER_30_DAYS);
 	if (!freshBefore.listed.has(agent.index) || longAbsence) {
 		// Not listed at a re-activation with Skip Them, but known to the state before it: it
 		// keeps the re-activation's rule (docs/design/trigger-rules.md, Re-activation), as if listed then.
 		const known = longAbsence ? 'no' : stateKnew(agent, fresh, activations, polls, setup);
 		const asFirstSeenAt = (seen: number | undefined): Expectation => {
-			if (seen === undefined) return { kind: 'may' };
+			if (seen === undefined) return may(DOCS.FIRST_SEEN_LOOKBACK);
 			const floor = seen - LOOKBACK_MS;
 			// Left out of the answer of the first read: the trigger cannot tell it from a slow upload.
-			if (run.missedAt.some((at) => Math.abs(at - seen) <= margin)) return { kind: 'may' };
+			if (run.missedAt.some((at) => Math.abs(at - seen) <= margin))
+				return may(DOCS.LATE_AND_LEFT_OUT);
 			if (run.createdAt < floor - margin && f < seen - margin)
 				return {
 					kind: 'mustNot',
 					why: `it was created more than the lookback before its Agent was first read (poll ${pollAt(polls, seen)}) and finished before`,
 				};
 			if (Math.abs(run.createdAt - floor) <= margin || Math.abs(f - seen) <= margin)
-				return { kind: 'may' };
-			if (run.createdAt < floor && f < seen) return { kind: 'may' };
+				return may(DOCS.FIRST_SEEN_LOOKBACK);
+			if (run.createdAt < floor && f < seen) return may(DOCS.FIRST_SEEN_LOOKBACK);
 			return afterSeen(Math.max(readFrom, seen));
 		};
 		// The poll that first read it may not be the one the trigger's state remembers as such:
 		// its result dropped, or not saved and the next poll on another process (generated seed
 		// 32884). Then either may be the first sight.
+		// DOCS.FIRST_SEEN_BY_KEPT_POLL: any poll that read it, up to the first whose state was
+		// saved, may be the one the next polls go on from (a process that polled before a save
+		// goes on from what it remembers: seed 861, main A's first sight kept across main B's).
 		const asFirstSeen = (): Expectation => {
-			const first = firstSeen(agent, polls, fresh.at);
-			const kept = firstSeen(agent, polls, fresh.at, true);
-			return first === kept
-				? asFirstSeenAt(first)
-				: either(asFirstSeenAt(first), asFirstSeenAt(kept));
+			const candidates = firstSeenCandidates(agent, polls, fresh.at);
+			return candidates.length === 0
+				? asFirstSeenAt(undefined)
+				: candidates.map(asFirstSeenAt).reduce(either);
 		};
 		if (known === 'no') return asFirstSeen();
 		if (known === 'maybe') return either(asFirstSeen(), afterSeen(readFrom));
@@ -987,7 +1278,16 @@ function expectationOf(
 
 	/** The rest of the rules, for a Run whose Agent's reads could emit it from `from` on. */
 	function afterSeen(from: number): Expectation {
-		return afterAgentSeen(run, agent, activations, polls, margin, blind, from);
+		return afterAgentSeen(
+			run,
+			agent,
+			activations,
+			polls,
+			margin,
+			blind,
+			from,
+			handoffWindow(setup),
+		);
 	}
 }
 
@@ -997,11 +1297,14 @@ function either(one: Expectation, other: Expectation): Expectation {
 		return {
 			kind: 'must',
 			from: Math.max(one.from, other.from),
+			excuses: [...(one.excuses ?? []), ...(other.excuses ?? [])],
 			...(one.before !== undefined || other.before !== undefined
 				? { before: Math.min(one.before ?? Infinity, other.before ?? Infinity) }
 				: {}),
 		};
-	return one.kind === other.kind && one.kind === 'mustNot' ? one : { kind: 'may' };
+	return one.kind === other.kind && one.kind === 'mustNot'
+		? one
+		: may(DOCS.FIRST_SEEN_BY_KEPT_POLL);
 }
 
 /**
@@ -1035,6 +1338,7 @@ function afterAgentSeen(
 	margin: number,
 	blind: number[],
 	seenFrom: number,
+	window: number,
 ): Expectation {
 	const f = run.finishedAt as number;
 	let from = seenFrom;
@@ -1047,19 +1351,24 @@ function afterAgentSeen(
 	// Listed late: it can be emitted once listed. A later activation with Skip Them ends it.
 	const nextFresh = activations.find((a) => a.fresh && a.at > f);
 	// Skip Them with a poll on another process before anything was saved: it catches up.
-	if (nextFresh?.handoffAt !== undefined) return { kind: 'may' };
+	if (nextFresh?.handoffAt !== undefined) return may(DOCS.SKIP_THEM_CATCHES_UP);
 	// Not listed yet when that activation skipped the past (it finished before, and was listed
 	// after): as a Run that finished while inactive and was not listed then (above).
-	if (nextFresh && unlistedAt(run, nextFresh)) return { kind: 'may' };
-	// docs/design/trigger-rules.md, "Two n8n mains": a poll that found nothing stored and remembered nothing
-	// goes on from an activation one poll interval before it, so a Run that finished more than
-	// that and the clock margin before it is history to it (another process that remembers it
-	// may still emit it, once).
-	if (blind.some((at) => f < at - HANDOFF_WINDOW_MS + margin)) return { kind: 'may' };
+	if (nextFresh && unlistedAt(run, nextFresh)) return may(DOCS.REACTIVATION_ERRS);
+	// DOCS.BLIND_POLL_MAY_LOSE: a poll that found nothing stored and remembered nothing goes on
+	// from an activation one poll interval before it, so a Run that finished more than that and
+	// the clock margin before it is history to it. Only a Run no poll before it had to emit: one
+	// due (finished and listed, its Agent readable, the plain polls of its deadline run) before
+	// that poll is not excused (docs: "When polls go on at their interval, a Run that finished
+	// and was listed before the last of them was emitted by it").
+	const blindAt = blind.find((at) => f < at - window + margin);
 	return {
 		kind: 'must',
 		from: Math.max(from, run.listedAt),
 		...(nextFresh ? { before: nextFresh.at } : {}),
+		...(blindAt !== undefined
+			? { excuses: [{ at: blindAt, rule: DOCS.BLIND_POLL_MAY_LOSE }] }
+			: {}),
 	};
 }
 
@@ -1136,6 +1445,26 @@ function isKept(p: PollRecordModel, polls: PollRecordModel[]): boolean {
 
 function pollAt(polls: PollRecordModel[], at: number): number {
 	return polls.find((p) => p.at >= at)?.index ?? polls.length;
+}
+
+/**
+ * The polls that may count as the Agent's first sight after `fresh`: each that read it, up to
+ * the first whose state n8n saved (and did not drop).
+ */
+function firstSeenCandidates(
+	agent: ModelAgent,
+	polls: PollRecordModel[],
+	fresh: number,
+): Array<number | undefined> {
+	const first = firstSeen(agent, polls, fresh);
+	if (first === undefined) return [];
+	const candidates: number[] = [];
+	for (const p of polls) {
+		if (p.at < first || !p.ok || !p.readable.has(agent.index)) continue;
+		candidates.push(p.at);
+		if (p.saved && !p.dropped) break;
+	}
+	return candidates;
 }
 
 /** When the trigger first saw and read the Agent after it started afresh at `fresh`. */

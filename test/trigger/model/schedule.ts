@@ -10,8 +10,11 @@
  * made, in order); Runs by their index among the `create` steps.
  */
 
-/** The largest skew between n8n's clock and the service's that generated schedules use. */
-export const SKEW_BOUND_MS = 60_000;
+/**
+ * The largest skew between n8n's clock and the service's that generated schedules use: the
+ * clock margin docs/design/trigger-rules.md allows ("The trigger allows 5 minutes either way").
+ */
+export const SKEW_BOUND_MS = 5 * 60_000;
 
 export interface ScheduleSetup {
 	/** What the trigger watches: one Agent (Agent 0) or every Agent the key sees. */
@@ -42,6 +45,10 @@ export interface ScheduleSetup {
 	requestTimeoutSeconds: number;
 	/** The schedule's first `activate` step is the first activation (else: activated before the first step). */
 	inactiveAtStart?: boolean;
+	/** Poll Times: every this many minutes (default 1); `wait` steps between polls are as long. */
+	pollMinutes?: number;
+	/** Trigger On (default: success and failed). */
+	statuses?: Array<'success' | 'failed' | 'other'>;
 }
 
 export type Step =
@@ -58,8 +65,13 @@ export type Step =
 			badCreated?: boolean;
 			/** That many such Runs at once, 10 ms apart (default 1). */
 			count?: number;
+			/** Its `created` is this long before the step (with lateMs: listed lateMs after that). */
+			createdAgoMs?: number;
+			/** Its `created` is that Run's plus `ms` (to the millisecond: a bound's exact edge). */
+			createdRelativeTo?: { run: number; ms: number };
 	  }
-	| { do: 'finish'; run: number; status: 'success' | 'failed' }
+	/** `cancelled`: a final status the trigger does not know (Trigger On's "other"). */
+	| { do: 'finish'; run: number; status: 'success' | 'failed' | 'cancelled' }
 	| { do: 'delete'; run: number }
 	/** A poll, taken by main A (default) or B; `late`: it loads the state from before the last save; `drop`: n8n drops its result. */
 	| { do: 'poll'; main?: 'A' | 'B'; late?: boolean; drop?: boolean }
@@ -74,6 +86,22 @@ export type Step =
 	| { do: 'read404'; run: number }
 	/** The Run's next 4 single reads (a read and its retries) never answer (until the client gives up). */
 	| { do: 'readHang'; run: number }
+	/**
+	 * The Run's next `times` single reads answer this status (a 5xx beyond its retries, or a 429
+	 * with Retry-After 0).
+	 */
+	| { do: 'readFail'; run: number; status: 500 | 503 | 429; times: number }
+	/**
+	 * The next `times` reads of the Agent's Run list (the `run_id` list among them) answer this
+	 * status; with `afterReads`, those after the next that many reads.
+	 */
+	| { do: 'listFail'; agent: number; status: 500 | 429; times: number; afterReads?: number }
+	/** The Run is deleted right after the next page of its Agent's list is read (between two page reads). */
+	| { do: 'deleteWhileRead'; run: number }
+	/** The service's list order from now on. */
+	| { do: 'listOrder'; order: 'oldest-first' | 'newest-first' | 'random' }
+	/** n8n's clock steps by this much (NTP correcting a host; negative: back); the service's does not. */
+	| { do: 'clockStep'; ms: number }
 	/** n8n restarts with the workflow active: every main's memory is gone. */
 	| { do: 'restart' }
 	| { do: 'deactivate' }
@@ -139,6 +167,9 @@ export function hazardsOf(schedule: Schedule): string[] {
 	if (setup.onReactivation === 'skip') found.add('Skip Them');
 	if (!setup.includeFullRun) found.add('no full read');
 	if (setup.runningAtActivation) found.add('Run running at activation');
+	if ((setup.pollMinutes ?? 1) !== 1) found.add(`Poll Times every ${setup.pollMinutes} min`);
+	if (setup.statuses) found.add(`Trigger On ${setup.statuses.join('+')}`);
+	if (setup.agents > 5) found.add('more than 5 Agents');
 	// Fewer than five requests fit in the 60% of the budget a poll starts requests in.
 	if (setup.requestCostMs * 5 > setup.budgetMs * 0.6) found.add('slow service (budget carry-over)');
 	for (const step of schedule.steps) {
@@ -148,6 +179,9 @@ export function hazardsOf(schedule: Schedule): string[] {
 				if (step.aheadMs) found.add('Run stamped ahead');
 				if (step.badCreated) found.add('created unparseable');
 				if ((step.count ?? 1) > 100) found.add('many Runs at once');
+				else if ((step.count ?? 1) > 1) found.add('burst of Runs');
+				if ((step.lateMs ?? 0) > 50 * 60_000) found.add('Run listed 50-60 min late');
+				if ((step.lateMs ?? 0) > 60 * 60_000) found.add('Run listed past 60 min');
 				break;
 			case 'poll':
 				if (step.main === 'B') found.add('main B');
@@ -159,14 +193,24 @@ export function hazardsOf(schedule: Schedule): string[] {
 				break;
 			case 'wait':
 				if (step.ms >= 3 * 86_400_000) found.add('inactive/down > 3 days');
+				else if (step.ms >= 2 * 86_400_000) found.add('a Run running near 3 days');
+				if (step.ms >= 29 * 86_400_000) found.add('Agent hidden near 30 days');
 				break;
 			case 'skew':
-				if (step.ms !== 0) found.add('clock skew');
+				if (step.ms !== 0)
+					found.add(Math.abs(step.ms) > 60_000 ? 'clock skew > 1 min' : 'clock skew');
+				break;
+			case 'readFail':
+				found.add(`single read ${step.status}`);
+				break;
+			case 'listFail':
+				found.add(`Run list ${step.status}`);
 				break;
 			case 'readLag':
 				if (step.ms > 0) found.add('single read lagging');
 				break;
 			case 'finish':
+				if (step.status === 'cancelled') found.add('status other');
 				break;
 			case 'activate':
 				if (step.whileOldPollRuns) found.add('activation during an older poll');
@@ -186,6 +230,9 @@ export function hazardsOf(schedule: Schedule): string[] {
 						refuse: 'Agent refused',
 						allow: 'Agent refused',
 						deleteAgent: 'Agent deleted',
+						deleteWhileRead: 'Run deleted between page reads',
+						listOrder: 'list order changing',
+						clockStep: "n8n's clock stepping",
 					}[step.do],
 				);
 		}

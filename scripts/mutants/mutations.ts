@@ -1,0 +1,192 @@
+/**
+ * The named mutations `npm run mutants` (scripts/mutants.ts) applies to the trigger's code, one
+ * at a time, to show that the model-based test (test/trigger/generated-schedules.test.ts: its
+ * replays and seeds) catches each. Each edit finds `find` exactly once in `file` and puts
+ * `replace` in its place; an anchor found zero or several times is reported as drifted (the
+ * code moved on: re-anchor it here), never skipped in silence. Anchors are kept short so that a
+ * change elsewhere in the file leaves them valid.
+ *
+ * `equivalent`: why a mutation that survives changes no behaviour the docs promise (checked by
+ * hand and stated here, so that the table reads it as such instead of as a gap).
+ */
+export interface MutationEdit {
+	/** Relative to nodes/ExtractionAgents/trigger/. */
+	file: string;
+	find: string;
+	replace: string;
+}
+
+export interface Mutation {
+	name: string;
+	edits: MutationEdit[];
+	equivalent?: string;
+}
+
+const edit = (file: string, find: string, replace: string): MutationEdit => ({
+	file,
+	find,
+	replace,
+});
+
+const noDedupe = edit('poll.ts', 'if (recentlyEmitted.has(runId)) return false;', '');
+const noLeftOut = edit(
+	'runsCompletedSince.ts',
+	'(runId) => !listedIds.has(runId) && !leftOutBefore.has(runId)',
+	'(runId) => false && !listedIds.has(runId) && !leftOutBefore.has(runId)',
+);
+
+export const MUTATIONS: Mutation[] = [
+	{ name: 'drop the recentlyEmitted dedupe', edits: [noDedupe] },
+	{
+		name: 'lookback 60 -> 51 min',
+		edits: [
+			edit('pollState.ts', 'const LOOKBACK_MS = 60 * 60_000;', 'const LOOKBACK_MS = 51 * 60_000;'),
+		],
+	},
+	{
+		name: '>= -> > in the lookback check',
+		edits: [edit('pollState.ts', 'created >= readsBackTo(state)', 'created > readsBackTo(state)')],
+	},
+	{
+		name: 'lookback 60 -> 40 min',
+		edits: [
+			edit('pollState.ts', 'const LOOKBACK_MS = 60 * 60_000;', 'const LOOKBACK_MS = 40 * 60_000;'),
+		],
+	},
+	{
+		name: 'forget a pending Run on 404',
+		edits: [
+			edit('pendingRuns.ts', 'if (!stillListed) continue;', 'if (!stillListed || true) continue;'),
+		],
+	},
+	{
+		name: 'ignore Skip Them',
+		edits: [
+			edit(
+				'poll.ts',
+				"'onReactivation', 'emit') === 'skip'",
+				"'onReactivation', 'emit') === 'never'",
+			),
+		],
+	},
+	{
+		name: 'the emitted-save wait off',
+		edits: [
+			edit('uncommittedState.ts', 'if (older && waiting) return true;', 'if (false) return true;'),
+		],
+	},
+	{
+		name: 'the emitted-save grace 0',
+		edits: [
+			edit(
+				'uncommittedState.ts',
+				'EMITTED_SAVE_GRACE_MS = 2 * 60_000;',
+				'EMITTED_SAVE_GRACE_MS = 0;',
+			),
+		],
+	},
+	{
+		name: 'the first look takes everything read later as history',
+		edits: [edit('historyScan.ts', '? historyBefore - CLOCK_MARGIN_MS', '? Infinity')],
+	},
+	{
+		name: 'clock margin 5 -> 0 min',
+		edits: [
+			edit('pollState.ts', 'const CLOCK_MARGIN_MS = 5 * 60_000;', 'const CLOCK_MARGIN_MS = 0;'),
+		],
+	},
+	{ name: 'no leftOut', edits: [noLeftOut] },
+	{
+		name: 'no recheckSince',
+		edits: [
+			edit(
+				'runsCompletedSince.ts',
+				'knownUntil?: number): boolean {\n\treturn (',
+				'knownUntil?: number): boolean {\n\treturn false && (',
+			),
+		],
+	},
+	{
+		name: 'no owed',
+		edits: [
+			edit('runCounters.ts', 'if (owed !== 0) next.owed = owed;', 'if (false) next.owed = owed;'),
+		],
+	},
+	{
+		name: 'no hourly sweep',
+		edits: [edit('runCounters.ts', 'now - previous.sweptAt < SWEEP_INTERVAL_MS', 'true')],
+	},
+	{
+		name: 'blind-poll window 0',
+		edits: [edit('poll.ts', 'activatedAt ?? now - pollIntervalMs(context)', 'activatedAt ?? now')],
+	},
+	{
+		name: 'a lagging single read emitted as running',
+		edits: [
+			edit(
+				'runsCompletedSince.ts',
+				'if (isRunFinished(read.run)) finished.push(read.run);\n\t\t\telse stillPending',
+				'if (true) finished.push(read.run);\n\t\t\telse stillPending',
+			),
+		],
+	},
+	{
+		name: 'an absent Agent forgotten after 1 day',
+		edits: [
+			edit(
+				'pollState.ts',
+				'ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;',
+				'ABSENT_AGENT_KEPT_MS = 1 * 24 * 60 * 60_000;',
+			),
+		],
+	},
+	{
+		name: 'an absent Agent never forgotten',
+		edits: [
+			edit(
+				'pollState.ts',
+				'ABSENT_AGENT_KEPT_MS = 30 * 24 * 60 * 60_000;',
+				'ABSENT_AGENT_KEPT_MS = Infinity;',
+			),
+		],
+	},
+	{
+		name: 'one list pass instead of 3',
+		edits: [edit('runsListedSince.ts', 'const MAX_LIST_PASSES = 3;', 'const MAX_LIST_PASSES = 1;')],
+	},
+	{
+		name: 'a new Agent without lookback',
+		edits: [edit('pollAgents.ts', 'const floor = now - LOOKBACK_MS;', 'const floor = now;')],
+	},
+	{
+		name: 'give up after 1 h instead of 3 days',
+		edits: [
+			edit(
+				'pollState.ts',
+				'PENDING_GIVE_UP_MS = 3 * 24 * 60 * 60_000;',
+				'PENDING_GIVE_UP_MS = 60 * 60_000;',
+			),
+		],
+	},
+	{
+		name: 'never adopt the remembered state',
+		edits: [
+			edit(
+				'uncommittedState.ts',
+				'if (!kept) return;\n\tif (kept.base',
+				'if (!kept || true) return;\n\tif (kept.base',
+			),
+		],
+	},
+	{ name: 'no leftOut and no recentlyEmitted', edits: [noLeftOut, noDedupe] },
+	{
+		name: "Skip Them's pending-across-re-activation off",
+		edits: [
+			edit(
+				'historyScan.ts',
+				'const leftOut = before?.unlisted ?? [];',
+				'const leftOut = [] as typeof pending;',
+			),
+		],
+	},
+];
