@@ -28,15 +28,24 @@ const edit = (file: string, find: string, replace: string): MutationEdit => ({
 	replace,
 });
 
-const noDedupe = edit('poll.ts', 'if (recentlyEmitted.has(runId)) return false;', '');
+/**
+ * Emitting a Run twice. The trigger used to guard it with a count-capped list of the Runs
+ * emitted (`recentlyEmitted`); that list is now only read from states written before 0.4
+ * (poll.ts legacyEmittedOf), and what guards the hazard is (a) the within-poll dedupe of
+ * poll.ts itemsToEmit (a Run found twice in one poll: pending and listed, two Agents' reads)
+ * and (b) each Agent's time-bounded `leftOut` memory (runsCompletedSince.ts leftOutOf: a Run
+ * of `seen` one list answer left out stays known while a read could list it as new).
+ */
+const noWithinPollDedupe = edit('poll.ts', 'if (emittedOnce.has(runId)) return false;', '');
 const noLeftOut = edit(
 	'runsCompletedSince.ts',
-	'(runId) => !listedIds.has(runId) && !leftOutBefore.has(runId)',
-	'(runId) => false && !listedIds.has(runId) && !leftOutBefore.has(runId)',
+	'if (created >= remembered) leftOut.push([runId, created]);',
+	'if (false) leftOut.push([runId, created]);',
 );
 
 export const MUTATIONS: Mutation[] = [
-	{ name: 'drop the recentlyEmitted dedupe', edits: [noDedupe] },
+	// Was 'drop the recentlyEmitted dedupe': that list no longer guards new states (see above).
+	{ name: 'drop the within-poll dedupe', edits: [noWithinPollDedupe] },
 	{
 		name: 'lookback 60 -> 51 min',
 		edits: [
@@ -56,7 +65,13 @@ export const MUTATIONS: Mutation[] = [
 	{
 		name: 'forget a pending Run on 404',
 		edits: [
-			edit('pendingRuns.ts', 'if (!stillListed) continue;', 'if (!stillListed || true) continue;'),
+			// Every 404 of a pending Run's read drops it, without asking the list (afterNotFound's
+			// two-answers rule never runs).
+			edit(
+				'pendingRuns.ts',
+				"if ('gone' in read) return await afterNotFound(",
+				"if ('gone' in read) return {};\n\tif (false) return await afterNotFound(",
+			),
 		],
 	},
 	{
@@ -87,7 +102,7 @@ export const MUTATIONS: Mutation[] = [
 	},
 	{
 		name: 'the first look takes everything read later as history',
-		edits: [edit('historyScan.ts', '? historyBefore - CLOCK_MARGIN_MS', '? Infinity')],
+		edits: [edit('historyScan.ts', ': (historyBefore ?? now) - CLOCK_MARGIN_MS;', ': Infinity;')],
 	},
 	{
 		name: 'clock margin 5 -> 0 min',
@@ -178,7 +193,8 @@ export const MUTATIONS: Mutation[] = [
 			),
 		],
 	},
-	{ name: 'no leftOut and no recentlyEmitted', edits: [noLeftOut, noDedupe] },
+	// Was 'no leftOut and no recentlyEmitted': both guards against emitting a Run twice off.
+	{ name: 'no leftOut and no within-poll dedupe', edits: [noLeftOut, noWithinPollDedupe] },
 	{
 		name: "Skip Them's pending-across-re-activation off",
 		edits: [
