@@ -10,6 +10,7 @@ import ExcelJS from 'exceljs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEMO_AGENT_IDS, startEmulator, type Emulator } from '../../dev/emulator';
+import { startLinkHost } from '../../dev/links/host';
 import {
 	aiAgentCreateRunWorkflow,
 	aiAgentToolTests,
@@ -684,6 +685,51 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 			expect(growthMiB).toBeLessThan(filesInMemory ? (4 * LINK_UPLOAD.bytes) / 1024 / 1024 : 128);
 		} finally {
 			await files.stop();
+		}
+	}, 240_000);
+
+	test('(p) a one-time link, a gzip-encoded link and an export whose bytes differ on each read: each read once, each Run gets exactly the bytes that read served', async () => {
+		const host = await startLinkHost();
+		try {
+			const paths = [
+				'/once-chunked/token-e2e.pdf',
+				'/gzip/report-e2e.pdf',
+				'/stamped/export-e2e.pdf',
+			];
+			const before = (await session.waitForExecutions(LINK_UPLOAD.workflowId, 0, 10_000)).length;
+			const runs: Array<{ path: string; uploaded?: string[] }> = [];
+			for (const [i, linkPath] of paths.entries()) {
+				const since = emu.lastSeq;
+				const res = await callWebhook(session.server.url, LINK_UPLOAD.webhookPath, {
+					url: host.link(linkPath),
+				});
+				expect(res.status).toBe(200);
+				const [latest] = await session.waitForExecutions(
+					LINK_UPLOAD.workflowId,
+					before + i + 1,
+					120_000,
+				);
+				expect(latest.status).toBe('success');
+				const created = emu
+					.requestsSince(since)
+					.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path))
+					.filter((entry) => entry.status >= 200 && entry.status < 300);
+				expect(created).toHaveLength(1);
+				runs.push({
+					path: linkPath,
+					uploaded: created[0].upload?.files.map((file) => file.sha256),
+				});
+			}
+			for (const run of runs) {
+				expect(host.readsOf(run.path)).toBe(1);
+				expect(host.servedOf(run.path)).toHaveLength(1);
+				expect(run.uploaded).toEqual([sha256(host.servedOf(run.path)[0])]);
+			}
+			process.stderr.write(
+				`[e2e] (p) n8n ${VERSION}: ${runs.map((run) => `${run.path} read ${host.readsOf(run.path)}× → 1 Run, SHA-256 ${run.uploaded?.[0]?.slice(0, 12)}… = served (${host.servedOf(run.path)[0].length} bytes)`).join('; ')}\n`,
+			);
+		} finally {
+			await host.stop();
 		}
 	}, 240_000);
 
