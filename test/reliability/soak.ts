@@ -120,7 +120,7 @@ export interface SoakReport {
 	createdOnce: number;
 	/** Items that failed with no Run made. */
 	failedWithoutRun: number;
-	/** Items whose Run was made and ended failed: an item error from node version 1.3, with its Run. */
+	/** Items whose Run was made and ended failed: an item error from node version 1.3 on, with its Run. */
 	failedRunReported: number;
 	/** Items that failed although their Run was made; the error says to check first. */
 	failedWithRunAndWarning: number;
@@ -604,10 +604,16 @@ async function soak(
 		}
 		const message = String(json.error);
 		report.errorMessages[message] = (report.errorMessages[message] ?? 0) + 1;
-		// Node version 1.3: the item's Run was made and ended failed; the error names that Run.
+		// The item's Run was made and ended failed: version 1.3's error names that Run; from
+		// version 1.4 the error names the files and Prompts, and the item carries its run_id.
 		const failedRun = /^Run (\d+) (failed|ended with the status ".+")$/.exec(message);
-		if (failedRun) {
-			if (runs.length === 1 && runs[0] === Number(failedRun[1])) report.failedRunReported++;
+		const failedRunId = failedRun
+			? Number(failedRun[1])
+			: / could not be answered|: the Run ended with the status "/.test(message)
+				? Number(json.run_id)
+				: undefined;
+		if (failedRunId !== undefined) {
+			if (runs.length === 1 && runs[0] === failedRunId) report.failedRunReported++;
 			else report.lostItems++;
 			continue;
 		}
@@ -636,7 +642,7 @@ export function formatSoakReport(report: SoakReport): string {
 	return [
 		`Soak: ${report.runsAskedFor} Runs asked for in ${report.executions} executions; ${report.requests} requests, ${report.faultsInjected} of them faulted (${kinds})`,
 		`  created exactly once:                ${report.createdOnce}`,
-		`  Run made and ended failed, reported as the item's error (node version 1.3): ${report.failedRunReported}`,
+		`  Run made and ended failed, reported as the item's error (node version 1.3 and later): ${report.failedRunReported}`,
 		`  reported failed, no Run made:        ${report.failedWithoutRun}`,
 		`  reported failed, Run made, error says to check first: ${report.failedWithRunAndWarning}`,
 		`  reported failed, Run made, no warning: ${report.failedWithRunSilently}`,
