@@ -134,9 +134,7 @@ function failedRunErrorOf1_3(
 ): NodeOperationError {
 	const failedPrompts = failedPromptsOf(run);
 	const reasons = failedPrompts.map(
-		// A reason's own full stop is dropped: the list ends with one.
-		({ name, reason }) =>
-			`${name}: ${(reason ?? 'the service gave no reason').replace(/[.\s]+$/, '')}`,
+		({ name, reason }) => `${name}: ${withoutFullStop(reason ?? 'the service gave no reason')}`,
 	);
 	const message =
 		run.status === 'failed'
