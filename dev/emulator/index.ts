@@ -168,7 +168,7 @@ export interface Emulator {
 	getRun(agentId: number, runId: number): Record<string, unknown> | undefined;
 	/** Emulator clock (ms): Date.now() plus any advanceTime(). */
 	now(): number;
-	/** Move the emulator clock forward (Runs progress, keys expire). */
+	/** Move the emulator clock (forward: Runs progress, keys expire; back: as a clock corrected). */
 	advanceTime(ms: number): void;
 	/** Reset rate-limit counters. */
 	resetRateLimits(): void;
@@ -390,6 +390,9 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 		},
 		now: clock,
 		advanceTime(ms) {
+			// What has finished by now stays finished when the clock is set back (a service's
+			// clock corrected by NTP does not make a finished Run run again).
+			if (ms < 0) state.settle(clock());
 			timeOffset += ms;
 		},
 		resetRateLimits() {

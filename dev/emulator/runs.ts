@@ -39,7 +39,9 @@ export function finalStatusOf(run: RunRecord): 'success' | 'failed' {
 	return run.forced?.status ?? (run.outcome === 'failed' ? 'failed' : 'success');
 }
 
-export function runProgress(run: RunRecord, now: number): RunProgress {
+export function runProgress(run: RunRecord, at: number): RunProgress {
+	// A Run that has finished stays finished when the clock is set back (advanceTime).
+	const now = run.settled ? Math.max(at, run.settled.completedMs) : at;
 	const n = run.prompts.length;
 	const d = run.durationMs;
 	const finalStatus = finalStatusOf(run);

@@ -131,6 +131,11 @@ interface ModelRun {
 	createdAt: number;
 	listedAt: number;
 	finishedAt?: number;
+	/**
+	 * How many polls had run when it finished: no poll before can emit it, whatever their
+	 * times say (n8n's clock may have stepped back since).
+	 */
+	finishedAfterPolls?: number;
 	deletedAt?: number;
 	history?: boolean;
 	/** Its created time as the service reports it is ahead or unparseable. */
@@ -239,7 +244,8 @@ async function agentCopy(emulator: Emulator, name: string): Promise<number> {
  */
 export function deadlineFor(schedule: Schedule): { polls: number; minMs: number } {
 	const minMs =
-		schedule.setup.counter === 'existing' && schedule.steps.some((s) => s.do === 'delete')
+		schedule.setup.counter === 'existing' &&
+		schedule.steps.some((s) => s.do === 'delete' || s.do === 'deleteWhileRead')
 			? 61 * MINUTE
 			: 0;
 	return { polls: pollsDeadline(schedule), minMs };
@@ -332,7 +338,9 @@ export async function runSchedule(
 			const serviceLate = step.lateMs ? { listedAt: serviceCreated + step.lateMs } : {};
 			const json = emulator.createRun(agent.id, [{ name: `${uid}-${made.length}.pdf` }], {
 				createdAt: serviceCreated,
-				...(step.done ? { durationMs: 1, outcome: step.done } : { hold: true }),
+				// Finished as it is made, in the service's clock and in n8n's: a clock set back
+				// right after cannot make it run again (the emulator keeps a finished Run finished).
+				...(step.done ? { durationMs: 0, outcome: step.done } : { hold: true }),
 				...serviceLate,
 			});
 			const id = Number(json.run_id);
@@ -350,7 +358,9 @@ export async function runSchedule(
 				createdAt,
 				// Not listed before it exists (a Run stamped in the past: a burst, a late upload).
 				listedAt: Math.max(createdAt + (step.lateMs ?? 0), Date.now()),
-				...(step.done ? { finishedAt: createdAt + 1, status: step.done } : {}),
+				...(step.done
+					? { finishedAt: createdAt, finishedAfterPolls: polls.length, status: step.done }
+					: {}),
 				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
 				...(step.badCreated ? {} : { serviceCreated: serviceCreated + (step.aheadMs ?? 0) }),
 			};
@@ -492,6 +502,14 @@ export async function runSchedule(
 			if (process.env.MODEL_DEBUG)
 				console.log(
 					`poll ${index} (${main}) took ${took} ms, ${emulator.requestsSince(seq).length} requests, ${items.length} items`,
+					emulator
+						.requestsSince(seq)
+						.map((r) => `\n  ${r.method} ${r.path} ${JSON.stringify(r.query)} → ${r.status}`)
+						.join(''),
+					items.map((item) => `\n  emitted ${item.run_id ?? item.id} ${item.status}`).join(''),
+					process.env.MODEL_DEBUG === 'state'
+						? `\n  state ${JSON.stringify(poller.nodeStaticData)}`
+						: '',
 				);
 			if (took > setup.budgetMs)
 				violations.push(
@@ -594,6 +612,7 @@ export async function runSchedule(
 					const record = emulator.state.runOf(agentId, run.id);
 					if (record && step.status === 'cancelled') record.reportedStatus = 'cancelled';
 					run.finishedAt = Date.now();
+					run.finishedAfterPolls = polls.length;
 					run.status = step.status;
 					break;
 				}
@@ -805,6 +824,7 @@ export async function runSchedule(
 			if (agents[run.agent].deletedAt !== undefined) continue;
 			emulator.finishRun(agents[run.agent].id, run.id, 'success');
 			run.finishedAt = Date.now();
+			run.finishedAfterPolls = polls.length;
 			run.status = 'success';
 		}
 		lastHazardAt = Date.now() - HAZARD_SETTLE_MS;
@@ -993,7 +1013,12 @@ function judgeDeadline(
 ): void {
 	const { polls, deadline, violations } = judged;
 	// The polls after it could be emitted: the first whose Agent was readable, then plain ones.
-	const eligible = polls.filter((p) => p.at >= expectation.from && p.readable.has(run.agent));
+	const eligible = polls.filter(
+		(p) =>
+			p.at >= expectation.from &&
+			p.index >= (run.finishedAfterPolls ?? 0) &&
+			p.readable.has(run.agent),
+	);
 	if (eligible.length === 0) return;
 	let counted = 0;
 	let due: number | undefined;
