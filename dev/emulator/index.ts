@@ -392,7 +392,7 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 		advanceTime(ms) {
 			// What has finished by now stays finished when the clock is set back (a service's
 			// clock corrected by NTP does not make a finished Run run again).
-			if (ms < 0) state.settle(clock());
+			if (ms < 0) state.clockSetBack(clock());
 			timeOffset += ms;
 		},
 		resetRateLimits() {

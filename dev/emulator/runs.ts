@@ -40,8 +40,9 @@ export function finalStatusOf(run: RunRecord): 'success' | 'failed' {
 }
 
 export function runProgress(run: RunRecord, at: number): RunProgress {
-	// A Run that has finished stays finished when the clock is set back (advanceTime).
-	const now = run.settled ? Math.max(at, run.settled.completedMs) : at;
+	// A Run finished when the clock was set back stays finished (EmulatorState.clockSetBack).
+	const now =
+		run.settled && run.finishedBeforeClockSetBack ? Math.max(at, run.settled.completedMs) : at;
 	const n = run.prompts.length;
 	const d = run.durationMs;
 	const finalStatus = finalStatusOf(run);

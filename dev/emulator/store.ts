@@ -236,6 +236,15 @@ export class EmulatorState {
 		}
 	}
 
+	/**
+	 * The clock is about to be set back from `now`: what has finished by now stays finished (a
+	 * service's clock corrected by NTP does not make a finished Run run again).
+	 */
+	clockSetBack(now: number): void {
+		this.settle(now);
+		for (const run of this.runs.values()) if (run.settled) run.finishedBeforeClockSetBack = true;
+	}
+
 	private recordRunUsage(run: RunRecord, credits: number, atMs: number): void {
 		const user = this.userByEmail(run.createdBy);
 		if (user?.billing === 'pages') return; // page-based billing: no credit records (service note 21)

@@ -278,6 +278,8 @@ export interface RunRecord {
 	forced: { status: 'success' | 'failed'; atMs: number } | null;
 	/** Set once the Run has reached its final state (then it is never recomputed differently). */
 	settled: { status: 'success' | 'failed'; completedMs: number } | null;
+	/** It had finished when the emulator's clock was set back: it shows finished at any time. */
+	finishedBeforeClockSetBack?: boolean;
 	/** Historical Runs made before March 2026 keep completed null (service note 19). */
 	completedNull: boolean;
 	/** Created by addHistoricalRuns / seed (not through the API). */

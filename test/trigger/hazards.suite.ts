@@ -737,11 +737,12 @@ describe('Extraction Agents Trigger: a state stored by 0.2.x (version 2)', () =>
 			credentials,
 		});
 		await expectNothing(poller);
+		// Made before activation, finished since (a Run that finished before it is history).
 		const made = [30, 20, 1].map((minutesAgo) =>
 			Number(
 				emulator.createRun(agentId, [{ name: `${minutesAgo}.pdf` }], {
 					createdAt: emulator.now() - minutesAgo * MINUTE,
-					durationMs: 1,
+					durationMs: minutesAgo * MINUTE - 1,
 				}).run_id,
 			),
 		);

@@ -5,6 +5,7 @@ import { detectOrder, finishedAtOf } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
+	historyBeforeKept,
 	isHistoryMoment,
 	isNewRun,
 	pendingStampOf,
@@ -72,6 +73,7 @@ export async function continueHistoryScan(
 				state: {
 					watermark: look.watermark,
 					...(floor !== undefined ? { floor } : {}),
+					...(historyBeforeKept(historyBefore, look.watermark) ? { historyBefore } : {}),
 					...(look.before ? { before: look.before } : {}),
 					...pendingLeftOut(pending, look.before, historyBefore),
 					seen: [...new Set([...look.stamps.keys(), ...knownNotPending(scanning)])],

@@ -1,5 +1,5 @@
 import type { IDataObject } from 'n8n-workflow';
-import type { Run } from '../helpers/runs';
+import { isRunFinished, type Run } from '../helpers/runs';
 import { serviceTimestampMillis } from '../helpers/timestamps';
 
 /**
@@ -91,9 +91,11 @@ export interface AgentPollState extends IDataObject {
 	/** During that look: the Runs near the newest `created` so far, which become `seen`. */
 	scanSeen?: RunStamp[];
 	/**
-	 * During that look, for an Agent watched when its past became history (activation, a
-	 * re-activation that skips, a change of what is watched): that moment (n8n's clock). Runs
-	 * that finished from then on are emitted, whichever poll reads their page (historyScan.ts).
+	 * For an Agent watched when its past became history (activation, a re-activation that
+	 * skips, a change of what is watched): that moment (n8n's clock). Runs that finished from
+	 * then on are emitted, whichever poll reads their page (historyScan.ts); after the look, a
+	 * Run first listed finished before it (less the clock margin) is history, as long as a read
+	 * could list such a Run as new (historyBeforeKept).
 	 */
 	historyBefore?: number;
 	/**
@@ -228,15 +230,39 @@ export function readsBackTo(state: Pick<AgentPollState, 'watermark' | 'recheckSi
 
 export function isNewRun(
 	run: Run,
-	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor' | 'recheckSince'>,
+	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor' | 'recheckSince' | 'historyBefore'>,
 	seen = new Set(state.seen),
 ): boolean {
 	const created = stampOf(run, state.watermark);
 	return (
 		created >= readsBackTo(state) &&
 		(state.floor === undefined || created >= state.floor) &&
-		!seen.has(Number(run.run_id))
+		!seen.has(Number(run.run_id)) &&
+		!finishedBefore(run, state.historyBefore)
 	);
+}
+
+/**
+ * Whether the Run's `completed` is before `historyBefore` less the clock margin: history
+ * whichever read first lists it (a first look spanning polls while the list's order changed
+ * may never have listed it; generated seed 10167). Without a `completed`, it cannot tell.
+ */
+function finishedBefore(run: Run, historyBefore: number | undefined): boolean {
+	if (historyBefore === undefined || !isRunFinished(run)) return false;
+	const completed = serviceTimestampMillis(run.completed);
+	return completed !== null && completed < historyBefore - CLOCK_MARGIN_MS;
+}
+
+/**
+ * Whether `historyBefore` still matters after the first look: while a read could list as new
+ * a Run created before it (within the lookback of the watermark, the service's clock up to
+ * the margin ahead).
+ */
+export function historyBeforeKept(
+	historyBefore: number | undefined,
+	watermark: number,
+): historyBefore is number {
+	return historyBefore !== undefined && historyBefore + CLOCK_MARGIN_MS > watermark - LOOKBACK_MS;
 }
 
 /**

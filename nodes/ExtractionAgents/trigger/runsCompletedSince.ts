@@ -5,6 +5,7 @@ import { compareRuns, finishedAtOf } from '../helpers/runList';
 import { firstRequestFree, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
+	historyBeforeKept,
 	isNewRun,
 	pendingStampOf,
 	LOOKBACK_MS,
@@ -409,9 +410,12 @@ function stateAfterRead(
 		...(leftOut.length > 0 ? { leftOut } : {}),
 		...(recheckSince !== undefined ? { recheckSince } : {}),
 		...shape,
-		// The floor matters only until the lookback has moved past it.
+		// The floor matters only until the lookback has moved past it, and so does historyBefore.
 		...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS
 			? { floor: previous.floor }
+			: {}),
+		...(historyBeforeKept(previous.historyBefore, watermark)
+			? { historyBefore: previous.historyBefore }
 			: {}),
 	};
 }

@@ -1860,6 +1860,26 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'poll' },
 		],
 	},
+	{
+		name: "generated seed 10167: a first look spanning polls (1,272 Runs a slow service lists in no order) while the list's order changes",
+		why: "The look's pages, read by different polls in different orders, never listed some Runs that finished a day before activation; the next read found them new and emitted 16 of them. A Run first listed finished before the activation (less the clock margin) is now history, whichever read lists it.",
+		seed: 10167,
+		setup: {
+			scope: 'all',
+			agents: 7,
+			history: 1272,
+			listOrder: 'random',
+			counter: 'made',
+			scheduler: 'memory',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 6050,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [{ do: 'listOrder', order: 'oldest-first' }],
+	},
 ];
 
 /**
