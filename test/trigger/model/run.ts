@@ -127,15 +127,10 @@ interface ModelRun {
 	index: number;
 	id: number;
 	agent: number;
-	/** n8n's clock (true time) of each event. */
+	/** The schedule's time of each event (true time: n8n's clock plus its steps back, runSchedule's now). */
 	createdAt: number;
 	listedAt: number;
 	finishedAt?: number;
-	/**
-	 * How many polls had run when it finished: no poll before can emit it, whatever their
-	 * times say (n8n's clock may have stepped back since).
-	 */
-	finishedAfterPolls?: number;
 	deletedAt?: number;
 	history?: boolean;
 	/** Its created time as the service reports it is ahead or unparseable. */
@@ -302,13 +297,18 @@ export async function runSchedule(
 	const failing: Record<number, number> = {};
 	const setHidden = () => (emulator.knobs.hiddenAgentIds = [...hidden]);
 	let skew = 0;
+	// The schedule's own time: n8n's clock (Date.now) plus how far it was set back by clock
+	// steps, so that events and polls keep their order across a step back (n8n's clock, not
+	// this one, is what the trigger reads).
+	let steppedBack = 0;
+	const now = () => Date.now() + steppedBack;
 	try {
 		const agents: ModelAgent[] = [];
 		const runs: ModelRun[] = [];
 		const addAgent = async () => {
 			const index = agents.length;
 			const id = await agentCopy(emulator, `${uid} agent ${index}`);
-			agents.push({ index, id, hidden: [], refused: [], addedAt: Date.now() });
+			agents.push({ index, id, hidden: [], refused: [], addedAt: now() });
 		};
 		for (let n = 0; n < setup.agents; n++) await addAgent();
 		for (const agent of agents) {
@@ -334,7 +334,7 @@ export async function runSchedule(
 			step: Extract<Step, { do: 'create' }>,
 			createdAt: number,
 		) => {
-			const serviceCreated = createdAt + skew;
+			const serviceCreated = createdAt - steppedBack + skew;
 			const serviceLate = step.lateMs ? { listedAt: serviceCreated + step.lateMs } : {};
 			const json = emulator.createRun(agent.id, [{ name: `${uid}-${made.length}.pdf` }], {
 				createdAt: serviceCreated,
@@ -357,10 +357,8 @@ export async function runSchedule(
 				agent: agent.index,
 				createdAt,
 				// Not listed before it exists (a Run stamped in the past: a burst, a late upload).
-				listedAt: Math.max(createdAt + (step.lateMs ?? 0), Date.now()),
-				...(step.done
-					? { finishedAt: createdAt, finishedAfterPolls: polls.length, status: step.done }
-					: {}),
+				listedAt: Math.max(createdAt + (step.lateMs ?? 0), now()),
+				...(step.done ? { finishedAt: createdAt, status: step.done } : {}),
 				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
 				...(step.badCreated ? {} : { serviceCreated: serviceCreated + (step.aheadMs ?? 0) }),
 			};
@@ -369,7 +367,7 @@ export async function runSchedule(
 		};
 		if (setup.runningAtActivation)
 			for (const agent of agents)
-				makeRun(agent, { do: 'create', agent: agent.index }, Date.now() - 30 * MINUTE);
+				makeRun(agent, { do: 'create', agent: agent.index }, now() - 30 * MINUTE);
 
 		// n8n's side: one stored state; main A and B each a poller with its own process memory.
 		const store = createPollerStorage();
@@ -446,7 +444,7 @@ export async function runSchedule(
 		const poll = async (main: 'A' | 'B', lateAsked = false, drop = false) => {
 			if (!active) return;
 			const poller = (pollers[main] ??= newPoller(main, 'init'));
-			const at = Date.now();
+			const at = now();
 			// A save lands late only until the next load sees it, and at most SAVE_LANDS_WITHIN_MS
 			// after the poll (docs/design/trigger-rules.md: n8n saves within milliseconds; the trigger waits 2 minutes).
 			const late = lateAsked && !loadedSinceSave && at - lastSaveAt < SAVE_LANDS_WITHIN_MS;
@@ -492,13 +490,13 @@ export async function runSchedule(
 			let savedAs: number | undefined;
 			if (record?.staticDataSaved) {
 				lastSaver = memory;
-				lastSaveAt = Date.now();
+				lastSaveAt = now();
 				loadedSinceSave = false;
 				savedAs = saveParents.push(loaded) - 1;
 				saveBeforeLast = storedSave;
 				storedSave = savedAs;
 			}
-			const took = record?.durationMs ?? Date.now() - at;
+			const took = record?.durationMs ?? now() - at;
 			if (process.env.MODEL_DEBUG)
 				console.log(
 					`poll ${index} (${main}) took ${took} ms, ${emulator.requestsSince(seq).length} requests, ${items.length} items`,
@@ -520,7 +518,7 @@ export async function runSchedule(
 					const runId = Number(json.run_id);
 					emissions.set(runId, [...(emissions.get(runId) ?? []), index]);
 				}
-			if (late || drop) lastHazardAt = Date.now();
+			if (late || drop) lastHazardAt = now();
 			polls.push({
 				index,
 				at,
@@ -555,7 +553,7 @@ export async function runSchedule(
 			const listed = listedAgents();
 			const activation: Activation = {
 				memory,
-				at: Date.now(),
+				at: now(),
 				endedAt: Infinity,
 				fresh,
 				listed,
@@ -580,7 +578,7 @@ export async function runSchedule(
 				pollers.A = poller;
 				await poll('A');
 			}
-			activation.endedAt = Date.now();
+			activation.endedAt = now();
 		};
 
 		const runAt = (index: number) => (index >= 0 && index < made.length ? made[index] : undefined);
@@ -589,7 +587,7 @@ export async function runSchedule(
 
 		if (!setup.inactiveAtStart) await activate();
 		for (const step of schedule.steps) {
-			if (hazardous(step)) lastHazardAt = Date.now();
+			if (hazardous(step)) lastHazardAt = now();
 			switch (step.do) {
 				case 'create': {
 					const agent = agentAt(step.agent);
@@ -599,7 +597,7 @@ export async function runSchedule(
 					const relative = step.createdRelativeTo && runAt(step.createdRelativeTo.run);
 					const createdAt = relative
 						? relative.createdAt + (step.createdRelativeTo?.ms ?? 0)
-						: Date.now() - ago;
+						: now() - ago;
 					for (let n = 0; n < count; n++) makeRun(agent, step, createdAt - (count - 1 - n) * 10);
 					break;
 				}
@@ -611,8 +609,7 @@ export async function runSchedule(
 					// A final status the trigger does not know (docs/service-notes.md #17).
 					const record = emulator.state.runOf(agentId, run.id);
 					if (record && step.status === 'cancelled') record.reportedStatus = 'cancelled';
-					run.finishedAt = Date.now();
-					run.finishedAfterPolls = polls.length;
+					run.finishedAt = now();
 					run.status = step.status;
 					break;
 				}
@@ -620,7 +617,7 @@ export async function runSchedule(
 					const run = runAt(step.run);
 					if (!run || run.deletedAt !== undefined) break;
 					emulator.deleteRun(agents[run.agent].id, run.id);
-					run.deletedAt = Date.now();
+					run.deletedAt = now();
 					break;
 				}
 				case 'poll':
@@ -651,7 +648,7 @@ export async function runSchedule(
 					emulator.afterRequest(
 						{ method: 'GET', path: new RegExp(`/agents/${agentId}/runs$`) },
 						() => {
-							run.missedAt.push(Date.now());
+							run.missedAt.push(now());
 							// One step, one answer: a second step for the same Run leaves out the next.
 							const missing = [...(emulator.knobs.runsMissingFromLists ?? [])];
 							missing.splice(missing.indexOf(run.id), 1);
@@ -733,7 +730,7 @@ export async function runSchedule(
 							deletesWaiting--;
 							if (run.deletedAt !== undefined) return;
 							emulator.deleteRun(agentId, run.id);
-							run.deletedAt = Date.now();
+							run.deletedAt = now();
 						},
 					);
 					break;
@@ -745,6 +742,7 @@ export async function runSchedule(
 					// n8n's clock moves; the service's does not (its skew to n8n's changes).
 					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, skew - step.ms));
 					clock.advance(skew - next);
+					steppedBack -= skew - next;
 					emulator.advanceTime(next - skew);
 					skew = next;
 					break;
@@ -757,7 +755,7 @@ export async function runSchedule(
 				case 'deactivate':
 					if (!active) break;
 					active = false;
-					activations[activations.length - 1].until = Date.now();
+					activations[activations.length - 1].until = now();
 					break;
 				case 'activate':
 					if (!active) await activate(step.whileOldPollRuns);
@@ -771,10 +769,10 @@ export async function runSchedule(
 					if (!agent || agent.deletedAt !== undefined || setup.scope === 'one') break;
 					if (step.do === 'hide' && !hidden.has(agent.id)) {
 						hidden.add(agent.id);
-						agent.hiddenSince = Date.now();
+						agent.hiddenSince = now();
 					} else if (step.do === 'show' && hidden.has(agent.id)) {
 						hidden.delete(agent.id);
-						agent.hidden.push([agent.hiddenSince ?? 0, Date.now()]);
+						agent.hidden.push([agent.hiddenSince ?? 0, now()]);
 						delete agent.hiddenSince;
 					}
 					setHidden();
@@ -786,10 +784,10 @@ export async function runSchedule(
 					if (!agent || agent.deletedAt !== undefined) break;
 					if (step.do === 'refuse' && failing[agent.id] === undefined) {
 						failing[agent.id] = step.status;
-						agent.refusedSince = Date.now();
+						agent.refusedSince = now();
 					} else if (step.do === 'allow' && failing[agent.id] !== undefined) {
 						delete failing[agent.id];
-						agent.refused.push([agent.refusedSince ?? 0, Date.now()]);
+						agent.refused.push([agent.refusedSince ?? 0, now()]);
 						delete agent.refusedSince;
 					}
 					emulator.knobs.failingRunLists = { ...failing };
@@ -798,7 +796,7 @@ export async function runSchedule(
 				case 'deleteAgent': {
 					const agent = agentAt(step.agent);
 					if (!agent || agent.deletedAt !== undefined) break;
-					agent.deletedAt = Date.now();
+					agent.deletedAt = now();
 					hidden.add(agent.id);
 					failing[agent.id] = 404;
 					setHidden();
@@ -823,15 +821,14 @@ export async function runSchedule(
 			if (run.finishedAt !== undefined || run.deletedAt !== undefined) continue;
 			if (agents[run.agent].deletedAt !== undefined) continue;
 			emulator.finishRun(agents[run.agent].id, run.id, 'success');
-			run.finishedAt = Date.now();
-			run.finishedAfterPolls = polls.length;
+			run.finishedAt = now();
 			run.status = 'success';
 		}
-		lastHazardAt = Date.now() - HAZARD_SETTLE_MS;
+		lastHazardAt = now() - HAZARD_SETTLE_MS;
 		const deadline = deadlineFor(schedule);
 		const lastListed = Math.max(0, ...made.map((run) => run.listedAt)) + margin;
-		while (Date.now() < lastListed) {
-			clock.advance(Math.min(10 * MINUTE, Math.max(pollEvery, lastListed - Date.now())));
+		while (now() < lastListed) {
+			clock.advance(Math.min(10 * MINUTE, Math.max(pollEvery, lastListed - now())));
 			await poll('A');
 		}
 		for (let n = 0; n < deadline.polls + DRAIN_EXTRA_POLLS; n++) {
@@ -839,8 +836,8 @@ export async function runSchedule(
 			await poll('A');
 		}
 		// The sweep's hour, in polls ten minutes apart, and the plain polls after it.
-		const drainStart = Date.now();
-		while (Date.now() - drainStart < deadline.minMs) {
+		const drainStart = now();
+		while (now() - drainStart < deadline.minMs) {
 			clock.advance(10 * MINUTE);
 			await poll('A');
 		}
@@ -848,7 +845,7 @@ export async function runSchedule(
 			clock.advance(pollEvery);
 			await poll('A');
 		}
-		const end = Date.now();
+		const end = now();
 
 		for (const activation of activations) {
 			const first = polls.findIndex((poll) => poll.at >= activation.at);
@@ -1013,12 +1010,7 @@ function judgeDeadline(
 ): void {
 	const { polls, deadline, violations } = judged;
 	// The polls after it could be emitted: the first whose Agent was readable, then plain ones.
-	const eligible = polls.filter(
-		(p) =>
-			p.at >= expectation.from &&
-			p.index >= (run.finishedAfterPolls ?? 0) &&
-			p.readable.has(run.agent),
-	);
+	const eligible = polls.filter((p) => p.at >= expectation.from && p.readable.has(run.agent));
 	if (eligible.length === 0) return;
 	let counted = 0;
 	let due: number | undefined;
