@@ -1988,6 +1988,24 @@ export const REPLAYS: NamedSchedule[] = [
 			...minutes(3),
 		],
 	},
+	{
+		name: 'a Run listed 55 minutes late at a page boundary, a deletion after the first page read, the next poll 20 minutes later',
+		why: 'The deletion slides the late Run onto the page already read. The second pass of the read finds it; without it (mutation "one list pass instead of 3", stated equivalent in scripts/mutants/mutations.ts) the next read, reaching back 60 minutes from a watermark at most 5 minutes before the poll that missed it, still does: one poll later, never lost.',
+		setup: setup({ scope: 'one', agents: 1 }),
+		steps: [
+			...minutes(1),
+			{ do: 'create', agent: 0, done: 'success', lateMs: 55 * MINUTE },
+			{ do: 'wait', ms: 54 * MINUTE },
+			{ do: 'poll' },
+			{ do: 'create', agent: 0, done: 'success', count: 100 },
+			{ do: 'wait', ms: 2 * MINUTE },
+			{ do: 'deleteWhileRead', run: 1 },
+			{ do: 'poll' },
+			{ do: 'wait', ms: 20 * MINUTE },
+			{ do: 'create', agent: 0, done: 'success' },
+			...minutes(4),
+		],
+	},
 ];
 
 /**
