@@ -2,8 +2,9 @@
  * `npm run mutants`: mutation testing of the trigger as a standing check. Applies each named
  * mutation of scripts/mutants/mutations.ts to a copy of the tree (the worktree itself is never
  * changed), runs there what `npm test` runs of the model-based test (its replays and its fixed
- * seeds: test/trigger/generated-schedules.test.ts, shrinking off), and prints a table: each
- * mutation caught (by which replays, which seeds) or survived. Exits 1 when a mutation survives
+ * seeds: test/trigger/generated-schedules.test.ts, shrinking off), then, for a mutation those
+ * let through, the trigger's engine tests (the rest of test/trigger, also in `npm test`), and
+ * prints a table: each mutation caught (by which replays, seeds or engine tests) or survived. Exits 1 when a mutation survives
  * that is not stated equivalent, when an anchor drifted (found zero or several times), or when
  * the unmutated code fails (then every mutation would look caught).
  *
@@ -23,6 +24,12 @@ import { MUTATIONS, type Mutation, type MutationEdit } from './mutants/mutations
 const ROOT = path.resolve(__dirname, '..');
 const TRIGGER_DIR = 'nodes/ExtractionAgents/trigger';
 const TEST_FILE = 'test/trigger/generated-schedules.test.ts';
+/**
+ * The trigger's engine tests (the rest of test/trigger, also run by `npm test`): run for a
+ * mutation the replays and seeds let through, e.g. one that only a state written by 0.3.0
+ * (tested there, not generated) can show.
+ */
+const ENGINE_TESTS = ['test/trigger', '--testPathIgnorePatterns', 'generated-schedules'];
 /** What the copy leaves out: made again or linked (node_modules). */
 const NOT_COPIED = new Set(['node_modules', '.git', 'dist', 'coverage']);
 
@@ -31,6 +38,8 @@ interface Verdict {
 	outcome: 'caught' | 'survived' | 'drifted' | 'equivalent';
 	replays: string[];
 	seeds: number[];
+	/** Engine tests that failed (run only when no replay or seed caught it). */
+	engineTests?: string[];
 	detail: string;
 	seconds: number;
 }
@@ -151,6 +160,25 @@ async function runModelTest(
 	return { replays, seeds: [...failedSeeds].sort((a, b) => a - b), crashed };
 }
 
+/** Runs the trigger's engine tests in the copy: the titles of those that failed. */
+async function runEngineTests(copy: string): Promise<string[]> {
+	const output = path.join(copy, 'jest-engine-result.json');
+	fs.rmSync(output, { force: true });
+	const child = spawn(
+		path.join(copy, 'node_modules/.bin/jest'),
+		[...ENGINE_TESTS, '--json', `--outputFile=${output}`, '--silent'],
+		{ cwd: copy, stdio: 'ignore', env: process.env, timeout: 30 * 60_000 },
+	);
+	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+	if (!fs.existsSync(output)) return [`jest wrote no result (exit ${code})`];
+	const result = JSON.parse(fs.readFileSync(output, 'utf8')) as JestResult;
+	return result.testResults.flatMap((file) =>
+		file.assertionResults.length === 0 && file.message
+			? [file.message.slice(0, 200)]
+			: file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.title),
+	);
+}
+
 async function judgeMutation(
 	copy: string,
 	mutation: Mutation,
@@ -164,12 +192,15 @@ async function judgeMutation(
 	const restore = apply(copy, mutation.edits);
 	try {
 		const found = await runModelTest(copy, seeds, first);
-		const caught = found.replays.length > 0 || found.seeds.length > 0 || found.crashed !== '';
+		const byModel = found.replays.length > 0 || found.seeds.length > 0 || found.crashed !== '';
+		const engineTests = byModel ? [] : await runEngineTests(copy);
+		const caught = byModel || engineTests.length > 0;
 		return {
 			name: mutation.name,
 			outcome: caught ? 'caught' : mutation.equivalent ? 'equivalent' : 'survived',
 			replays: found.replays,
 			seeds: found.seeds,
+			...(engineTests.length > 0 ? { engineTests } : {}),
 			detail: found.crashed || mutation.equivalent || '',
 			seconds: Math.round((performance.now() - started) / 1000),
 		};
@@ -187,6 +218,10 @@ function formatVerdict(verdict: Verdict): string {
 	if (verdict.seeds.length > 0)
 		by.push(
 			`${verdict.seeds.length} seeds (${verdict.seeds.slice(0, 8).join(', ')}${verdict.seeds.length > 8 ? ', …' : ''})`,
+		);
+	if (verdict.engineTests?.length)
+		by.push(
+			`${verdict.engineTests.length} engine tests (${verdict.engineTests.slice(0, 2).join(' | ')}${verdict.engineTests.length > 2 ? ' | …' : ''})`,
 		);
 	if (verdict.detail) by.push(verdict.detail);
 	return `| ${verdict.name} | ${verdict.outcome.toUpperCase()} | ${by.join('; ') || '-'} | ${verdict.seconds} s |`;
