@@ -2,7 +2,7 @@
  * `npm run mutants`: mutation testing of the trigger as a standing check. Applies each named
  * mutation of scripts/mutants/mutations.ts to a copy of the tree (the worktree itself is never
  * changed), runs there what `npm test` runs of the model-based test (its replays and its fixed
- * seeds: test/trigger/generated-schedules.test.ts, shrinking off), then, for a mutation those
+ * seeds: test/trigger/generated-schedules*.test.ts, shrinking off), then, for a mutation those
  * let through, the trigger's engine tests (the rest of test/trigger, also in `npm test`), and
  * prints a table: each mutation caught (by which replays, seeds or engine tests) or survived. Exits 1 when a mutation survives
  * that is not stated equivalent, when an anchor drifted (found zero or several times), or when
@@ -23,7 +23,8 @@ import { MUTATIONS, type Mutation, type MutationEdit } from './mutants/mutations
 
 const ROOT = path.resolve(__dirname, '..');
 const TRIGGER_DIR = 'nodes/ExtractionAgents/trigger';
-const TEST_FILE = 'test/trigger/generated-schedules.test.ts';
+/** Both files of the model-based test (its replays, and its fixed seeds in two halves). */
+const TEST_FILE = 'test/trigger/generated-schedules';
 /**
  * The trigger's engine tests (the rest of test/trigger, also run by `npm test`): run for a
  * mutation the replays and seeds let through, e.g. one that only a state written by 0.3.0

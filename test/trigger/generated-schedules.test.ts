@@ -6,31 +6,17 @@
  *
  * Every item of issue 28 is replayed by name (model/replays.ts). A failing generated schedule
  * prints its seed and a shrunk schedule as JSON to paste into the replay list.
- *   MODEL_SCHEDULES=1000 MODEL_SEED=5000 npx jest test/trigger/generated-schedules.test.ts
+ *   MODEL_SCHEDULES=1000 MODEL_SEED=5000 npx jest test/trigger/generated-schedules (both halves)
  * `npm run soak` runs thousands.
  */
 import { useHarness } from '../../dev/harness';
-import { formatCampaign, runCampaign } from './model/campaign';
-import { KNOWN_FAILURES, REPLAYS, knownFailure } from './model/replays';
+import { describeGeneratedSchedules } from './model/generatedSchedulesTest';
+import { KNOWN_FAILURES, REPLAYS } from './model/replays';
 import { DOCS, runSchedule } from './model/run';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 useHarness();
-
-/**
- * A fixed count, always run to the end (no time limit cuts it short): the same seeds judged at
- * every run, on any machine. Sized to take under a minute on 2 cores (the wider generator's
- * schedules hold more Runs: 300 took 80 s of CPU).
- */
-const SCHEDULES = Number(process.env.MODEL_SCHEDULES ?? 200);
-const FIRST_SEED = Number(process.env.MODEL_SEED ?? 1);
-/** Shrink attempts per failing schedule (`npm run mutants` sets 0: it needs the seeds only). */
-const SHRINK_ATTEMPTS = Number(process.env.MODEL_SHRINK_ATTEMPTS ?? 60);
-/** `npm run mutants` stops at the first failing seed (it needs to know the mutation is caught). */
-const STOP_AFTER = process.env.MODEL_STOP_AFTER_FAILURES
-	? Number(process.env.MODEL_STOP_AFTER_FAILURES)
-	: undefined;
 
 describe('Extraction Agents Trigger: replayed schedules (one per item of issue 28)', () => {
 	for (const replay of REPLAYS) {
@@ -65,24 +51,5 @@ describe('Extraction Agents Trigger: the oracle excuses only what docs/design/tr
 	});
 });
 
-describe('Extraction Agents Trigger: generated schedules', () => {
-	it(`${SCHEDULES} generated schedules from seed ${FIRST_SEED}: every Run emitted once, in time; nothing old; no poll past its budget`, async () => {
-		const report = await runCampaign({
-			count: SCHEDULES,
-			firstSeed: FIRST_SEED,
-			shrinkAttempts: SHRINK_ATTEMPTS,
-			...(STOP_AFTER !== undefined ? { stopAfterFailures: STOP_AFTER } : {}),
-			shrinkFirst: 3,
-			shrinkTimeLimitMs: 15_000,
-			known: knownFailure,
-			log: (line) => console.error(line),
-		});
-		console.log(formatCampaign(report).join('\n'));
-		if (STOP_AFTER === undefined) expect(report.schedules).toBe(SCHEDULES);
-		// Known failures are listed in the summary above (replays.ts, knownFailure).
-		const fresh = report.failures.filter((failure) => !failure.known);
-		expect(
-			fresh.map((failure) => `seed ${failure.seed}: ${failure.shrunkViolations.join('; ')}`),
-		).toEqual([]);
-	}, 600_000);
-});
+// The first half of the fixed seeds; the second half runs beside it (generated-schedules-second-half.test.ts).
+describeGeneratedSchedules('first half');
