@@ -1,4 +1,4 @@
-import type { TriggerState } from './pollState';
+import { CLOCK_MARGIN_MS, type TriggerState } from './pollState';
 
 /**
  * n8n 2.41's durable scheduler keeps only some of what a poll writes into the node's static
@@ -87,8 +87,11 @@ export function adoptUncommittedState(triggerKey: string, stored: TriggerState):
 export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now: number): boolean {
 	const emitted = emittedFrom.get(triggerKey);
 	if (!emitted) return false;
-	// Either way: a clock set back (a restore, another n8n main) must not prolong the wait.
-	const waiting = Math.abs(now - emitted.at) < EMITTED_SAVE_GRACE_MS;
+	// n8n's clock set back by up to the clock margin (NTP correcting a host) makes the time
+	// since read negative: still waiting (generated seed 3709: set back 4.9 minutes, the late
+	// poll emitted the Runs again). Set back further (a restore), it ends the wait.
+	const since = now - emitted.at;
+	const waiting = since < EMITTED_SAVE_GRACE_MS && since > -CLOCK_MARGIN_MS;
 	const stateId = stateIdOf(stored);
 	const older =
 		stateId === emitted.base || (startOfStateId(stateId) ?? Infinity) < emitted.startedAt;

@@ -2006,6 +2006,32 @@ export const REPLAYS: NamedSchedule[] = [
 			...minutes(4),
 		],
 	},
+	{
+		name: "generated seed 3709: n8n's clock set back 4.9 minutes between a poll that emitted and a poll handed the state from before its save",
+		why: "The wait for the emitting poll's save read the time since it as its absolute value, so a clock set back more than 2 minutes ended the wait at once and the late poll, in the same process, emitted the Run again. A clock set back up to the 5-minute margin now only lengthens the wait.",
+		seed: 3709,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'durable',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 48,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'create', agent: 0 },
+			{ do: 'finish', run: 0, status: 'failed' },
+			{ do: 'poll' },
+			{ do: 'clockStep', ms: -291000 },
+			{ do: 'poll', late: true },
+		],
+	},
 ];
 
 /**
