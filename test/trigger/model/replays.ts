@@ -2032,6 +2032,26 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'poll', late: true },
 		],
 	},
+	{
+		name: 'generated seed 4481: 93 Runs finishing at once on a slow service (3 requests a poll) that leaves n_runs out, two Agents',
+		why: 'Each poll reads GET /agents and the other Agent first (no Run counter: every Agent at every poll), leaving two requests a poll for the single reads; the oracle counted all three for them and failed a trigger that emitted every Run at that pace (docs/design/trigger-rules.md: later by the polls the requests ahead of it take).',
+		seed: 4481,
+		setup: {
+			scope: 'all',
+			agents: 2,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'absent',
+			scheduler: 'memory',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 5735,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [{ do: 'create', agent: 1, count: 93 }, { do: 'poll' }],
+	},
 ];
 
 /**
