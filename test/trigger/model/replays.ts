@@ -2052,6 +2052,29 @@ export const REPLAYS: NamedSchedule[] = [
 		},
 		steps: [{ do: 'create', agent: 1, count: 93 }, { do: 'poll' }],
 	},
+	{
+		name: 'generated seed 2215: 80 Runs on a slow service (3 requests a poll), six Agents, one with a Run listed 56 minutes late',
+		why: 'Each poll reads GET /agents, and the Agent whose counter waits for the late Run, before the single reads; the oracle counted every request for the single reads and failed a trigger that emitted two Runs a poll.',
+		seed: 2215,
+		setup: {
+			scope: 'all',
+			agents: 6,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'memory',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 6641,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'create', agent: 0, done: 'success', lateMs: 3353000, createdAgoMs: 3353000 },
+			{ do: 'create', agent: 5, count: 80 },
+		],
+	},
 ];
 
 /**
