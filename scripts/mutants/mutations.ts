@@ -168,8 +168,6 @@ export const MUTATIONS: Mutation[] = [
 	{
 		name: 'one list pass instead of 3',
 		edits: [edit('runsListedSince.ts', 'const MAX_LIST_PASSES = 3;', 'const MAX_LIST_PASSES = 1;')],
-		equivalent:
-			'Exactly once is not at stake, only one poll of delay: a Run a deletion slid onto a page already read is left out of that read only, and the next read reaches back 60 minutes from a watermark at most 5 minutes before the poll that missed it, so a Run listed within the 60 minutes the docs allow is found by it. Checked by hand with a Run listed 55 minutes late at the page boundary, a deletion after the first page and the next poll 20 minutes later: emitted by that poll.',
 	},
 	{
 		name: 'a new Agent without lookback',

@@ -73,7 +73,7 @@ export async function continueHistoryScan(
 				state: {
 					watermark: look.watermark,
 					...(floor !== undefined ? { floor } : {}),
-					...(historyBeforeKept(historyBefore, look.watermark) ? { historyBefore } : {}),
+					...(historyBeforeKept(historyBefore, look) ? { historyBefore } : {}),
 					...(look.before ? { before: look.before } : {}),
 					...pendingLeftOut(pending, look.before, historyBefore),
 					seen: [...new Set([...look.stamps.keys(), ...knownNotPending(scanning)])],

@@ -94,8 +94,8 @@ export interface AgentPollState extends IDataObject {
 	 * For an Agent watched when its past became history (activation, a re-activation that
 	 * skips, a change of what is watched): that moment (n8n's clock). Runs that finished from
 	 * then on are emitted, whichever poll reads their page (historyScan.ts); after the look, a
-	 * Run first listed finished before it (less the clock margin) is history, as long as a read
-	 * could list such a Run as new (historyBeforeKept).
+	 * Run first listed that was made and finished well before it is history, as long as a read
+	 * could list such a Run as new (isPastHistory, historyBeforeKept).
 	 */
 	historyBefore?: number;
 	/**
@@ -238,31 +238,36 @@ export function isNewRun(
 		created >= readsBackTo(state) &&
 		(state.floor === undefined || created >= state.floor) &&
 		!seen.has(Number(run.run_id)) &&
-		!finishedBefore(run, state.historyBefore)
+		!isPastHistory(run, created, state.historyBefore)
 	);
 }
 
 /**
- * Whether the Run's `completed` is before `historyBefore` less the clock margin: history
- * whichever read first lists it (a first look spanning polls while the list's order changed
- * may never have listed it; generated seed 10167). Without a `completed`, it cannot tell.
+ * Whether the Run is history whichever read first lists it: created more than the lookback
+ * before `historyBefore` (so not a slow upload, whose Run may be listed up to the lookback
+ * late) and finished before it, each less the clock margin. A first look spanning polls
+ * while the list's order changed may never have listed it (generated seed 10167). A Run made
+ * since, or one without a `completed` it can read, is judged as before.
  */
-function finishedBefore(run: Run, historyBefore: number | undefined): boolean {
+function isPastHistory(run: Run, created: number, historyBefore: number | undefined): boolean {
 	if (historyBefore === undefined || !isRunFinished(run)) return false;
+	if (created >= historyBefore - LOOKBACK_MS - CLOCK_MARGIN_MS) return false;
 	const completed = serviceTimestampMillis(run.completed);
 	return completed !== null && completed < historyBefore - CLOCK_MARGIN_MS;
 }
 
 /**
- * Whether `historyBefore` still matters after the first look: while a read could list as new
- * a Run created before it (within the lookback of the watermark, the service's clock up to
- * the margin ahead).
+ * Whether `historyBefore` still matters after the first look: while the next read reaches
+ * back (readsBackTo) before the Runs isPastHistory can take for history.
  */
 export function historyBeforeKept(
 	historyBefore: number | undefined,
-	watermark: number,
+	state: Pick<AgentPollState, 'watermark' | 'recheckSince'>,
 ): historyBefore is number {
-	return historyBefore !== undefined && historyBefore + CLOCK_MARGIN_MS > watermark - LOOKBACK_MS;
+	return (
+		historyBefore !== undefined &&
+		readsBackTo(state) < historyBefore - LOOKBACK_MS - CLOCK_MARGIN_MS
+	);
 }
 
 /**

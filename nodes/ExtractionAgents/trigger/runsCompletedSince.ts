@@ -414,7 +414,7 @@ function stateAfterRead(
 		...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS
 			? { floor: previous.floor }
 			: {}),
-		...(historyBeforeKept(previous.historyBefore, watermark)
+		...(historyBeforeKept(previous.historyBefore, { watermark, recheckSince })
 			? { historyBefore: previous.historyBefore }
 			: {}),
 	};

@@ -422,6 +422,11 @@ export async function runSchedule(
 		let active = false;
 		/** deleteWhileRead steps whose list read has not come yet. */
 		let deletesWaiting = 0;
+		/**
+		 * An activation whose poll has not started yet: that poll's start is its time, so that
+		 * the two compare equal (the simulated clock also moves with real time in between).
+		 */
+		let activationAwaitingPoll: Activation | undefined;
 		/** The polls after the schedule (the drain): not counted for maxRequestsPerPoll. */
 		let draining = false;
 
@@ -456,6 +461,8 @@ export async function runSchedule(
 			const loaded = late ? saveBeforeLast : storedSave;
 			const skipped = late ? storedSave : undefined;
 			const index = polls.length;
+			if (activationAwaitingPoll) activationAwaitingPoll.at = at;
+			activationAwaitingPoll = undefined;
 			const readable = readableAgents();
 			const listed = listedAgents();
 			// A hazard still to happen (an injected fault not yet consumed, a Run to be left out of
@@ -564,6 +571,7 @@ export async function runSchedule(
 				readable: readableAgents(),
 			};
 			activations.push(activation);
+			activationAwaitingPoll = activation;
 			delete pollers.B;
 			const poller = newPoller('A', 'activate');
 			if (whileOldPollRuns && old) {
