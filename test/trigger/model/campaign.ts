@@ -11,6 +11,8 @@ import { hazardsOf, type Schedule } from './schedule';
 export interface CampaignOptions {
 	count: number;
 	firstSeed: number;
+	/** The seeds to run instead of count from firstSeed (a share of a range: generatedSchedulesTest.ts). */
+	seeds?: number[];
 	/** Attempts the shrinker may make per failing schedule (0: no shrinking). */
 	shrinkAttempts: number;
 	/** Real time the shrinker may take per failing schedule (default: no limit). */
@@ -59,7 +61,9 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRep
 		failures: [],
 		tolerated: 0,
 	};
-	for (let seed = options.firstSeed; seed < options.firstSeed + options.count; seed++) {
+	const seeds =
+		options.seeds ?? Array.from({ length: options.count }, (_, n) => options.firstSeed + n);
+	for (const seed of seeds) {
 		const schedule = generateSchedule(seed);
 		const fresh = report.failures.filter((failure) => !failure.known).length;
 		if (fresh >= (options.stopAfterFailures ?? Infinity)) break;
