@@ -89,9 +89,10 @@ export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now:
 	if (!emitted) return false;
 	// n8n's clock set back by up to the clock margin (NTP correcting a host) makes the time
 	// since read negative: still waiting (generated seed 3709: set back 4.9 minutes, the late
-	// poll emitted the Runs again). Set back further (a restore), it ends the wait.
+	// poll emitted the Runs again). A time since further below zero is not waited on: no save
+	// is that far ahead.
 	const since = now - emitted.at;
-	const waiting = since < EMITTED_SAVE_GRACE_MS && since > -CLOCK_MARGIN_MS;
+	const waiting = since < EMITTED_SAVE_GRACE_MS && since >= -CLOCK_MARGIN_MS;
 	const stateId = stateIdOf(stored);
 	const older =
 		stateId === emitted.base || (startOfStateId(stateId) ?? Infinity) < emitted.startedAt;

@@ -269,10 +269,10 @@ function pollsDeadline(schedule: Schedule): number {
 	// Full Run): on a slow service these take polls of their own.
 	const work =
 		(agents + 2) * (3 + Math.ceil(setup.history / 1000)) + Math.ceil(runs / 100) * 2 + singleReads;
-	// Each poll spends some requests before any of that work: GET /agents, and without a Run
-	// counter a read of every other Agent (docs/design/trigger-rules.md: every Agent is read at
+	// Each poll spends some requests before any of that work: with All Agents GET /agents, and
+	// without a Run counter a read of every other Agent (docs/design/trigger-rules.md: every Agent is read at
 	// every poll; generated seed 4481: 2 Agents, 3 requests a poll, one left for the work).
-	const fixed = 1 + (setup.counter === 'absent' ? agents - 1 : 0);
+	const fixed = setup.scope === 'all' ? 1 + (setup.counter === 'absent' ? agents - 1 : 0) : 0;
 	if (requestsPerPoll < 20) polls += Math.ceil(work / Math.max(1, requestsPerPoll - fixed));
 	return polls;
 }
@@ -753,9 +753,10 @@ export async function runSchedule(
 				case 'clockStep': {
 					// n8n's clock moves; the service's does not (its skew to n8n's changes).
 					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, skew - step.ms));
+					// The service's clock first: a Run settles by the service's time as it is.
+					emulator.advanceTime(next - skew);
 					clock.advance(skew - next);
 					steppedBack -= skew - next;
-					emulator.advanceTime(next - skew);
 					skew = next;
 					break;
 				}
