@@ -1525,13 +1525,13 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: 'lookback edge: a Run created exactly 60 minutes before the newest created read, listed after that read (n_runs left out)',
-		why: 'docs/design/trigger-rules.md: each read looks back 60 minutes before the newest `created` it had seen, the edge included (a `>` for `>=` lost it; no seed reached the edge).',
+		why: "docs/design/trigger-rules.md: each read looks back 60 minutes before the newest `created` it had seen, the edge included (a `>` for `>=` lost it; no seed reached the edge). The newest Run was made 10 minutes before it is read, so that the newest `created` counts as it is (it is capped at 5 minutes before n8n's clock).",
 		setup: setup({ scope: 'all', agents: 1, counter: 'absent' }),
 		steps: [
 			{ do: 'wait', ms: 2 * HOUR },
 			// The read after a pause reaches back once more (recheckSince): done before the Runs.
 			...minutes(3),
-			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'create', agent: 0, done: 'success', createdAgoMs: 10 * MINUTE },
 			...minutes(1),
 			{
 				do: 'create',
@@ -2094,6 +2094,26 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'create', agent: 0, done: 'success' },
 			...minutes(2),
 		],
+	},
+	{
+		name: 'generated seed 700415: 40 Runs finishing at once on a slow service (3 requests a poll), 8 Agents and one added, n_runs left out',
+		why: 'GET /agents and a read of every other Agent take more than a poll, so the Agents are read in turns across polls and each single read waits for a round; the oracle gave one poll per request and failed a trigger that emitted every Run at that pace.',
+		seed: 700415,
+		setup: {
+			scope: 'all',
+			agents: 8,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'absent',
+			scheduler: 'memory',
+			onReactivation: 'emit',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 6041,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [{ do: 'create', agent: 2, count: 40 }, { do: 'addAgent' }],
 	},
 ];
 

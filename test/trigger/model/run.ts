@@ -273,7 +273,14 @@ function pollsDeadline(schedule: Schedule): number {
 	// without a Run counter a read of every other Agent (docs/design/trigger-rules.md: every Agent is read at
 	// every poll; generated seed 4481: 2 Agents, 3 requests a poll, one left for the work).
 	const fixed = setup.scope === 'all' ? 1 + (setup.counter === 'absent' ? agents - 1 : 0) : 0;
-	if (requestsPerPoll < 20) polls += Math.ceil(work / Math.max(1, requestsPerPoll - fixed));
+	// When those take the whole poll, the Agents are read in turns across polls (pollAgents.ts):
+	// a unit of work may wait for a whole round (generated seed 700415: 9 Agents, 3 requests).
+	const perPoll = requestsPerPoll - fixed;
+	if (requestsPerPoll < 20)
+		polls +=
+			perPoll >= 1
+				? Math.ceil(work / perPoll)
+				: work * Math.ceil((fixed + 1) / Math.max(1, requestsPerPoll));
 	return polls;
 }
 
