@@ -4,9 +4,10 @@
  * changed), runs there what `npm test` runs of the model-based test (its replays and its fixed
  * seeds: test/trigger/generated-schedules*.test.ts, shrinking off), then, for a mutation those
  * let through, the trigger's engine tests (the rest of test/trigger, also in `npm test`), and
- * prints a table: each mutation caught (by which replays, seeds or engine tests) or survived. Exits 1 when a mutation survives
- * that is not stated equivalent, when an anchor drifted (found zero or several times), or when
- * the unmutated code fails (then every mutation would look caught).
+ * prints a table: each mutation caught (by which replays, seeds or engine tests) or survived.
+ * Exits 1 when a mutation survives that is not stated equivalent, when an anchor drifted (found
+ * zero or several times), or when the unmutated code fails (then every mutation would look
+ * caught).
  *
  *   npm run mutants
  *   npm run mutants -- --only="no owed,no leftOut"   (names, comma-separated)
