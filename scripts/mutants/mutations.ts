@@ -101,6 +101,10 @@ export const MUTATIONS: Mutation[] = [
 		],
 	},
 	{
+		name: "the emitted-save wait timed by n8n's clock",
+		edits: [edit('uncommittedState.ts', 'return performance.now();', 'return Date.now();')],
+	},
+	{
 		name: 'the first look takes everything read later as history',
 		edits: [edit('historyScan.ts', ': (historyBefore ?? now) - CLOCK_MARGIN_MS;', ': Infinity;')],
 	},

@@ -15,6 +15,7 @@
 import { startEmulator, type Emulator, type FaultKind } from '../../dev/emulator';
 import { createPoller } from '../../dev/harness';
 import { mulberry32 } from '../../dev/emulator/random';
+import { simulatedClock } from '../trigger/simulated-clock';
 
 export interface SimulatedSoakOptions {
 	/** Simulated minutes of new Runs (then up to 90 more to drain). */
@@ -46,21 +47,6 @@ export interface SimulatedSoakReport {
 
 const MINUTE = 60_000;
 const FAULT_KINDS: FaultKind[] = ['500', '502', '503', 'reset', 'truncated-json'];
-
-/** Moves Date.now (n8n's clock and the emulator's) forward; restore() puts it back. */
-function simulatedClock(): { advance(ms: number): void; restore(): void } {
-	const realNow = Date.now;
-	let offset = 0;
-	Date.now = () => realNow() + offset;
-	return {
-		advance: (ms) => {
-			offset += ms;
-		},
-		restore: () => {
-			Date.now = realNow;
-		},
-	};
-}
 
 async function agentsOfDave(emulator: Emulator, count: number): Promise<number[]> {
 	const agents = [5];

@@ -164,24 +164,7 @@ export async function expectNothing(
 
 export { createPoller };
 
-/**
- * Simulated time for n8n and the emulator together: both read Date.now (the emulator adds
- * its own advanceTime offset), so moving it moves the trigger's clock (when an Agent was last
- * read) and the service's (`created`, Runs finishing) alike. Install in a test, restore after.
- */
-export function simulatedClock(): { advance(ms: number): void; restore(): void } {
-	const realNow = Date.now.bind(Date);
-	let offset = 0;
-	const spy = jest.spyOn(Date, 'now').mockImplementation(() => realNow() + offset);
-	return {
-		advance(ms: number) {
-			offset += ms;
-		},
-		restore() {
-			spy.mockRestore();
-		},
-	};
-}
+export { simulatedClock } from './simulated-clock';
 
 /** The Agents whose Run list the requests read, one entry per list request. */
 export function listReadsByAgent(entries: RequestLogEntry[]): Map<number, number> {

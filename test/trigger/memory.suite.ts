@@ -262,7 +262,7 @@ describe("Extraction Agents Trigger: n8n's clock stepped back", () => {
 		clock.advance(MINUTE);
 		const after = finishedRun(emulator, agentId).run_id;
 		// NTP corrects the n8n host's clock 3 minutes back; the service's clock stays.
-		clock.advance(-3 * MINUTE);
+		clock.step(-3 * MINUTE);
 		emulator.advanceTime(3 * MINUTE);
 		try {
 			expect(await emittedOver(poller, 3)).toEqual([after]);

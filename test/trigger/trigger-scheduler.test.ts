@@ -116,5 +116,26 @@ describe('Extraction Agents Trigger: n8n 2.41’s durable scheduler', () => {
 			clock.advance(60_000);
 			await expectNothing(poller);
 		});
+
+		it('still skips its turn when n8n’s clock was set forward 4.75 minutes after the emitting poll: the Run is emitted once', async () => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, 'stale read after a clock step');
+			const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+			await expectNothing(poller);
+			clock = simulatedClock();
+			const run = finishedRun(emulator, agentId).run_id;
+			expect(runIdsOf(await poller.poll())).toEqual([run]);
+			// NTP sets the n8n host's clock forward; the service's clock stays.
+			clock.step(4.75 * 60_000);
+			emulator.advanceTime(-4.75 * 60_000);
+			try {
+				expect(runIdsOf(await poller.poll('trigger', { staticDataBeforeLastSave: true }))).toEqual(
+					[],
+				);
+				await expectNothing(poller);
+			} finally {
+				emulator.advanceTime(4.75 * 60_000);
+			}
+		});
 	});
 });

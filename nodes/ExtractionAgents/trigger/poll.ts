@@ -105,7 +105,7 @@ async function pollForFinishedRuns(
 	const stored = this.getWorkflowStaticData('node') as TriggerState;
 	const triggerKey = `${this.getWorkflow().id ?? ''}:${this.getNode().id}`;
 	// Handed a state from before an emitting poll's save: skip (uncommittedState.ts).
-	if (!activationPoll && awaitsEmittedSave(triggerKey, stored, now)) return null;
+	if (!activationPoll && awaitsEmittedSave(triggerKey, stored)) return null;
 	const base = stateIdOf(stored);
 	adoptUncommittedState(triggerKey, stored);
 	const { state, scopeChanged, historyBefore } = stateToStartFrom(

@@ -1,4 +1,4 @@
-import { CLOCK_MARGIN_MS, type TriggerState } from './pollState';
+import type { TriggerState } from './pollState';
 
 /**
  * n8n 2.41's durable scheduler keeps only some of what a poll writes into the node's static
@@ -37,10 +37,12 @@ import { CLOCK_MARGIN_MS, type TriggerState } from './pollState';
  *   A poll on another main in that window cannot know (docs/design/trigger-rules.md, "Two n8n mains").
  */
 const remembered = new Map<string, { base: string; json: string }>();
-const emittedFrom = new Map<string, { base: string; startedAt: number; at: number }>();
+const emittedFrom = new Map<string, { base: string; startedAt: number; endedAt: number }>();
 /**
  * How long an emitting poll's save is waited for: n8n's poll timeout (45 s by default) and
- * the time a poll task takes to load, with room for a loaded machine.
+ * the time a poll task takes to load, with room for a loaded machine. Timed by the process's
+ * elapsed-time clock (elapsedMs), which no one sets: n8n's wall clock set back or forward
+ * (NTP correcting a host) neither lengthens nor ends the wait.
  */
 export const EMITTED_SAVE_GRACE_MS = 2 * 60_000;
 /**
@@ -84,21 +86,21 @@ export function adoptUncommittedState(triggerKey: string, stored: TriggerState):
  * EMITTED_SAVE_GRACE_MS ago, and this one was handed a state from before that poll's save: the
  * state it started from, or one left by a poll (of any main) that started before it.
  */
-export function awaitsEmittedSave(triggerKey: string, stored: TriggerState, now: number): boolean {
+export function awaitsEmittedSave(triggerKey: string, stored: TriggerState): boolean {
 	const emitted = emittedFrom.get(triggerKey);
 	if (!emitted) return false;
-	// n8n's clock set back by up to the clock margin (NTP correcting a host) makes the time
-	// since read negative: still waiting (generated seed 3709: set back 4.9 minutes, the late
-	// poll emitted the Runs again). A time since further below zero is not waited on: no save
-	// is that far ahead.
-	const since = now - emitted.at;
-	const waiting = since < EMITTED_SAVE_GRACE_MS && since >= -CLOCK_MARGIN_MS;
+	const waiting = elapsedMs() - emitted.endedAt < EMITTED_SAVE_GRACE_MS;
 	const stateId = stateIdOf(stored);
 	const older =
 		stateId === emitted.base || (startOfStateId(stateId) ?? Infinity) < emitted.startedAt;
 	if (older && waiting) return true;
 	emittedFrom.delete(triggerKey);
 	return false;
+}
+
+/** Milliseconds since an arbitrary start, on a clock that only moves forward with time. */
+function elapsedMs(): number {
+	return performance.now();
 }
 
 /**
@@ -129,7 +131,7 @@ export function rememberState(
 		// One small entry per active trigger; the limit only keeps a runaway in bounds.
 		if (emittedFrom.size >= 100_000) emittedFrom.delete(emittedFrom.keys().next().value as string);
 		// When the poll ended (it may have run for minutes): n8n saves from then on.
-		emittedFrom.set(triggerKey, { base, startedAt: emittedSince, at: Date.now() });
+		emittedFrom.set(triggerKey, { base, startedAt: emittedSince, endedAt: elapsedMs() });
 	}
 	while (remembered.size > 0 && rememberedChars + json.length > REMEMBERED_CHARS_LIMIT)
 		forget(remembered.keys().next().value as string);

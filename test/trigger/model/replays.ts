@@ -2117,7 +2117,7 @@ export const REPLAYS: NamedSchedule[] = [
 	},
 	{
 		name: "generated seed 901997: n8n's clock set forward 4.75 minutes between a poll that emitted and a poll handed the state from before its save",
-		why: "The wait for the emitting poll's save is 2 minutes by n8n's clock: set forward 4.75 minutes, it ends at once and the late poll, in the same process, emits the Run again (a known failure, below).",
+		why: "The wait for the emitting poll's save is 2 minutes of elapsed time: n8n's clock set forward 4.75 minutes neither ends it nor lets the late poll, in the same process, emit the Run again (it did when the wait was timed by n8n's clock).",
 		seed: 901997,
 		setup: {
 			scope: 'all',
@@ -2146,10 +2146,7 @@ export const REPLAYS: NamedSchedule[] = [
  * Replays that still fail, by name, with what they show. Each is run and reported; remove a
  * name when its fix lands (the test says so).
  */
-export const KNOWN_FAILURES: Record<string, string> = {
-	"generated seed 901997: n8n's clock set forward 4.75 minutes between a poll that emitted and a poll handed the state from before its save":
-		"the Run is emitted twice: the wait for the emitting poll's save is 2 minutes by n8n's clock, which a clock set forward more than that ends at once; waiting the 5-minute margin longer delays the Runs of a poll whose result n8n dropped (tests in trigger-scheduler.test.ts and seeds fail), and only a clock that cannot step could tell the two apart (docs/design/trigger-rules.md, n8n's poll scheduling)",
-};
+export const KNOWN_FAILURES: Record<string, string> = {};
 
 /**
  * Generated seeds (of those `npm test` runs) that fail for a known reason, named by the replay

@@ -30,6 +30,7 @@ import { startEmulator, type Emulator } from '../../../dev/emulator';
 import { createPoller, createPollerStorage, type Poller } from '../../../dev/harness';
 import type { IDataObject } from 'n8n-workflow';
 import { SKEW_BOUND_MS, type NamedSchedule, type Schedule, type Step } from './schedule';
+import { realElapsedMs, simulatedClock } from '../simulated-clock';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -203,25 +204,6 @@ function hazardous(step: Step): boolean {
 	return !['create', 'finish', 'poll', 'wait', 'deactivate'].includes(step.do);
 }
 
-/** Moves Date.now (n8n's clock; the emulator's is it plus its offset); restore() puts it back. */
-function simulatedClock(): { advance(ms: number): void; restore(): void } {
-	// The real clock as it was when this module loaded: a schedule left running by a test that
-	// timed out must not hand its simulated clock to the next one as the real clock.
-	const realNow = REAL_NOW;
-	let offset = 0;
-	Date.now = () => realNow() + offset;
-	return {
-		advance: (ms) => {
-			offset += ms;
-		},
-		restore: () => {
-			Date.now = realNow;
-		},
-	};
-}
-
-const REAL_NOW = Date.now;
-
 let scheduleCounter = 0;
 
 async function agentCopy(emulator: Emulator, name: string): Promise<number> {
@@ -287,7 +269,7 @@ function pollsDeadline(schedule: Schedule): number {
 export async function runSchedule(
 	schedule: Schedule & Pick<NamedSchedule, 'neverEmitted'>,
 ): Promise<ScheduleOutcome> {
-	const realStart = performance.now();
+	const realStart = realElapsedMs();
 	const { setup } = schedule;
 	const pollEvery = (setup.pollMinutes ?? 1) * MINUTE;
 	const margin = marginOf(schedule);
@@ -762,7 +744,7 @@ export async function runSchedule(
 					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, skew - step.ms));
 					// The service's clock first: a Run settles by the service's time as it is.
 					emulator.advanceTime(next - skew);
-					clock.advance(skew - next);
+					clock.step(skew - next);
 					steppedBack -= skew - next;
 					skew = next;
 					break;
@@ -921,7 +903,7 @@ export async function runSchedule(
 			runs: made.length,
 			emitted: emittedCount,
 			maxRequestsPerPoll,
-			realMs: Math.round(performance.now() - realStart),
+			realMs: Math.round(realElapsedMs() - realStart),
 		};
 	} finally {
 		clock.restore();
