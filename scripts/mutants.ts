@@ -107,6 +107,31 @@ interface JestResult {
 	}>;
 }
 
+/**
+ * Runs jest in the copy with `args`, writing its JSON result to `outputName` there: the result,
+ * or why there is none (jest's exit code and the end of what it printed).
+ */
+async function runJest(
+	copy: string,
+	args: string[],
+	outputName: string,
+	env: NodeJS.ProcessEnv = process.env,
+): Promise<{ result: JestResult } | { failed: string }> {
+	const output = path.join(copy, outputName);
+	fs.rmSync(output, { force: true });
+	const child = spawn(
+		path.join(copy, 'node_modules/.bin/jest'),
+		[...args, '--json', `--outputFile=${output}`, '--silent'],
+		{ cwd: copy, stdio: ['ignore', 'ignore', 'pipe'], env, timeout: 30 * 60_000 },
+	);
+	let stderr = '';
+	child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+	if (!fs.existsSync(output))
+		return { failed: `jest wrote no result (exit ${code}): ${stderr.slice(-400)}` };
+	return { result: JSON.parse(fs.readFileSync(output, 'utf8')) as JestResult };
+}
+
 /** Runs the model-based test in the copy: the failing replays and seeds. */
 async function runModelTest(
 	copy: string,
@@ -114,39 +139,19 @@ async function runModelTest(
 	firstSeed?: string,
 	baseline = false,
 ): Promise<{ replays: string[]; seeds: number[]; crashed: string }> {
-	const output = path.join(copy, 'jest-result.json');
-	fs.rmSync(output, { force: true });
-	const child = spawn(
-		path.join(copy, 'node_modules/.bin/jest'),
-		[TEST_FILE, '--json', `--outputFile=${output}`, '--silent'],
-		{
-			cwd: copy,
-			stdio: ['ignore', 'ignore', 'pipe'],
-			env: {
-				...process.env,
-				...(seeds ? { MODEL_SCHEDULES: seeds } : {}),
-				...(firstSeed ? { MODEL_SEED: firstSeed } : {}),
-				MODEL_SHRINK_ATTEMPTS: '0',
-				// Caught is caught: the first failing seed is enough (the baseline runs them all).
-				...(baseline ? {} : { MODEL_STOP_AFTER_FAILURES: '1' }),
-			},
-			timeout: 30 * 60_000,
-		},
-	);
-	let stderr = '';
-	child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-	if (!fs.existsSync(output))
-		return {
-			replays: [],
-			seeds: [],
-			crashed: `jest wrote no result (exit ${code}): ${stderr.slice(-400)}`,
-		};
-	const result = JSON.parse(fs.readFileSync(output, 'utf8')) as JestResult;
+	const run = await runJest(copy, [TEST_FILE], 'jest-result.json', {
+		...process.env,
+		...(seeds ? { MODEL_SCHEDULES: seeds } : {}),
+		...(firstSeed ? { MODEL_SEED: firstSeed } : {}),
+		MODEL_SHRINK_ATTEMPTS: '0',
+		// Caught is caught: the first failing seed is enough (the baseline runs them all).
+		...(baseline ? {} : { MODEL_STOP_AFTER_FAILURES: '1' }),
+	});
+	if ('failed' in run) return { replays: [], seeds: [], crashed: run.failed };
 	const replays: string[] = [];
 	const failedSeeds = new Set<number>();
 	let crashed = '';
-	for (const file of result.testResults) {
+	for (const file of run.result.testResults) {
 		if (file.assertionResults.length === 0 && file.message) crashed = file.message.slice(0, 400);
 		for (const test of file.assertionResults) {
 			if (test.status !== 'failed') continue;
@@ -164,17 +169,9 @@ async function runModelTest(
 
 /** Runs the trigger's engine tests in the copy: the titles of those that failed. */
 async function runEngineTests(copy: string): Promise<string[]> {
-	const output = path.join(copy, 'jest-engine-result.json');
-	fs.rmSync(output, { force: true });
-	const child = spawn(
-		path.join(copy, 'node_modules/.bin/jest'),
-		[...ENGINE_TESTS, '--json', `--outputFile=${output}`, '--silent'],
-		{ cwd: copy, stdio: 'ignore', env: process.env, timeout: 30 * 60_000 },
-	);
-	const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-	if (!fs.existsSync(output)) return [`jest wrote no result (exit ${code})`];
-	const result = JSON.parse(fs.readFileSync(output, 'utf8')) as JestResult;
-	return result.testResults.flatMap((file) =>
+	const run = await runJest(copy, ENGINE_TESTS, 'jest-engine-result.json');
+	if ('failed' in run) return [run.failed.slice(0, 200)];
+	return run.result.testResults.flatMap((file) =>
 		file.assertionResults.length === 0 && file.message
 			? [file.message.slice(0, 200)]
 			: file.assertionResults.filter((test) => test.status === 'failed').map((test) => test.title),
