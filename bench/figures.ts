@@ -14,6 +14,7 @@ import type { Emulator } from '../dev/emulator';
 import { createPoller, executeNode } from '../dev/harness';
 import { WAIT_SCHEDULE } from '../nodes/ExtractionAgents/helpers/runWaiter';
 import type { UploadChildArgs } from './upload-child';
+import { simulatedClock } from '../test/trigger/simulated-clock';
 
 const execFileP = promisify(execFile);
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -621,25 +622,6 @@ export interface AllAgentsFigures {
 }
 
 /**
- * Simulated time for the trigger and the emulator alike (both read Date.now): it stands still
- * but for advance(), so a poll takes no time and a delay is the simulated one only.
- */
-function simulatedClock(): { advance(ms: number): void; restore(): void } {
-	const realNow = Date.now;
-	const start = realNow();
-	let offset = 0;
-	Date.now = () => start + offset;
-	return {
-		advance: (ms) => {
-			offset += ms;
-		},
-		restore: () => {
-			Date.now = realNow;
-		},
-	};
-}
-
-/**
  * A fresh emulator whose key (dave's) sees `count` Agents of 150 older Runs each, listed
  * oldest-first (as the service was seen to list them): Agent 5 and its copies.
  */
@@ -686,7 +668,7 @@ const allAgentsTrigger = (emu: Emulator) =>
 /** Requests of each of `polls` quiet polls a simulated minute apart, after activation and one poll. */
 async function quietPolls(count: number, counter: 'made' | 'absent', polls: number) {
 	const { emu } = await agentsForTrigger(count, counter);
-	const clock = simulatedClock();
+	const clock = simulatedClock({ standStill: true });
 	try {
 		const poller = allAgentsTrigger(emu);
 		await poller.poll();
@@ -713,7 +695,7 @@ async function quietPolls(count: number, counter: 'made' | 'absent', polls: numb
  */
 async function finishToEmission(count: number, counter: 'made' | 'absent', minutes: number) {
 	const { emu, agents } = await agentsForTrigger(count, counter);
-	const clock = simulatedClock();
+	const clock = simulatedClock({ standStill: true });
 	let state = 0x2545f491;
 	const random = () => {
 		state = (Math.imul(state, 1_103_515_245) + 12_345) >>> 0;

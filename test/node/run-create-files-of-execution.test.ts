@@ -191,6 +191,42 @@ describe('Run → Create: files as n8n hands them over', () => {
 		]);
 	});
 
+	it.each([
+		['separate', {}],
+		['combined', { binaryMode: 'combined' }],
+	] as Array<[string, IWorkflowSettings]>)(
+		'uploads the item’s files in the order the item has them, not by name (%s binary mode)',
+		async (_mode, settings) => {
+			const { result, uploads } = await run(
+				filesWorkflow(
+					'Read',
+					[
+						{
+							binary: {
+								z_scan: { data: receipt, fileName: 'scan-2.pdf' },
+								a_cover: { data: invoice, fileName: 'cover-1.pdf' },
+							},
+						},
+					],
+					{},
+					settings,
+				),
+			);
+			const read = result.outputOf('Read')[0];
+			expect(Object.keys(read.binary ?? (read.json._files as object))).toEqual([
+				'z_scan',
+				'a_cover',
+			]);
+			expect(result.error).toBeUndefined();
+			expect(uploads).toEqual([
+				[
+					['scan-2.pdf', sha256(receipt)],
+					['cover-1.pdf', sha256(invoice)],
+				],
+			]);
+		},
+	);
+
 	it('uploads a file named by an expression in a partial execution from the editor (earlier nodes’ files from the run before)', async () => {
 		const workflow = filesWorkflow(
 			'Read',

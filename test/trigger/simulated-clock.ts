@@ -27,11 +27,19 @@ export function realElapsedMs(): number {
 	return REAL_ELAPSED();
 }
 
-export function simulatedClock(): SimulatedClock {
+/**
+ * Installs the simulated clocks. With `standStill`, time does not pass on its own: only
+ * advance() moves it (a benchmark whose polls must take no simulated time).
+ */
+export function simulatedClock({ standStill = false } = {}): SimulatedClock {
 	let wallOffset = 0;
 	let elapsedOffset = 0;
-	Date.now = () => REAL_NOW() + wallOffset;
-	performance.now = () => REAL_ELAPSED() + elapsedOffset;
+	const wallStart = REAL_NOW();
+	const elapsedStart = REAL_ELAPSED();
+	Date.now = standStill ? () => wallStart + wallOffset : () => REAL_NOW() + wallOffset;
+	performance.now = standStill
+		? () => elapsedStart + elapsedOffset
+		: () => REAL_ELAPSED() + elapsedOffset;
 	return {
 		advance: (ms) => {
 			wallOffset += ms;

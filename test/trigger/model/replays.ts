@@ -1991,7 +1991,7 @@ export const REPLAYS: NamedSchedule[] = [
 
 	{
 		name: "generated seed 3709: n8n's clock set back 4.9 minutes between a poll that emitted and a poll handed the state from before its save",
-		why: "The wait for the emitting poll's save read the time since it as its absolute value, so a clock set back more than 2 minutes ended the wait at once and the late poll, in the same process, emitted the Run again. A clock set back up to the 5-minute margin now only lengthens the wait.",
+		why: "The wait for the emitting poll's save read the time since it as its absolute value, so a clock set back more than 2 minutes ended the wait at once and the late poll, in the same process, emitted the Run again. The wait is now timed by the process's elapsed-time clock, which a clock step does not move.",
 		seed: 3709,
 		setup: {
 			scope: 'all',
