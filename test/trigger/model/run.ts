@@ -634,6 +634,10 @@ export async function runSchedule(
 				case 'skew': {
 					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, step.ms));
 					emulator.advanceTime(next - skew);
+					// A Run listed late is listed by the service's clock (its `created` plus the
+					// delay): set back, it is listed that much later (generated seed 932554).
+					for (const run of runs)
+						if (run.listedAt > now()) run.listedAt = Math.max(now(), run.listedAt - (next - skew));
 					skew = next;
 					break;
 				}
@@ -1141,11 +1145,16 @@ function expectationOf(judged: Judged, run: ModelRun): Expectation {
 function listedPastTheLookback(run: ModelRun, runs: ModelRun[], setup: Schedule['setup']): boolean {
 	if (run.listedAt - run.createdAt <= LOOKBACK_MS) return false;
 	if (setup.counter !== 'absent' || run.serviceCreated === undefined) return true;
+	// An answer that left the Run out (missOnce) did not list it: it is first read after the
+	// last such answer, and a Run that answer listed is one "it had seen" (generated seed
+	// 931509: Run 1022 read while Run 1021 was left out; 1021, made 77 minutes before it,
+	// then fell outside the read's 60 minutes).
+	const firstRead = Math.max(run.listedAt, ...run.missedAt.map((at) => at + 1));
 	let newest = -Infinity;
 	for (const other of runs) {
 		if (other.agent !== run.agent || other === run || other.serviceCreated === undefined) continue;
-		if (other.listedAt >= run.listedAt) continue;
-		newest = Math.max(newest, Math.min(other.serviceCreated, run.listedAt + 5 * MINUTE));
+		if (other.listedAt >= firstRead) continue;
+		newest = Math.max(newest, Math.min(other.serviceCreated, firstRead + 5 * MINUTE));
 	}
 	return run.serviceCreated < newest - LOOKBACK_MS;
 }
