@@ -138,6 +138,11 @@ interface ModelRun {
 	oddCreated?: boolean;
 	/** When list answers left it out (missOnce, each step one answer). */
 	missedAt: number[];
+	/**
+	 * How long after its `created` the service lists it, by the service's clock (listedAt moves
+	 * with the service's clock; this does not).
+	 */
+	listedLateMs: number;
 	/** Its `created` as the trigger reads it (the service's clock; undefined: unparseable). */
 	serviceCreated?: number;
 	/** Its final status. */
@@ -317,6 +322,7 @@ export async function runSchedule(
 					agent: agent.index,
 					createdAt: 0,
 					listedAt: 0,
+					listedLateMs: 0,
 					finishedAt: 0,
 					history: true,
 				});
@@ -351,6 +357,7 @@ export async function runSchedule(
 				createdAt,
 				// Not listed before it exists (a Run stamped in the past: a burst, a late upload).
 				listedAt: Math.max(createdAt + (step.lateMs ?? 0), now()),
+				listedLateMs: Math.max(step.lateMs ?? 0, now() - createdAt),
 				...(step.done ? { finishedAt: createdAt, status: step.done } : {}),
 				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
 				...(step.badCreated ? {} : { serviceCreated: serviceCreated + (step.aheadMs ?? 0) }),
@@ -635,9 +642,16 @@ export async function runSchedule(
 					const next = Math.max(-SKEW_BOUND_MS, Math.min(SKEW_BOUND_MS, step.ms));
 					emulator.advanceTime(next - skew);
 					// A Run listed late is listed by the service's clock (its `created` plus the
-					// delay): set back, it is listed that much later (generated seed 932554).
-					for (const run of runs)
-						if (run.listedAt > now()) run.listedAt = Math.max(now(), run.listedAt - (next - skew));
+					// delay): set back, it is listed that much later (generated seed 932554). One
+					// already listed stays listed, as an upload once made does.
+					for (const run of runs) {
+						if (run.listedAt > now()) {
+							run.listedAt = Math.max(now(), run.listedAt - (next - skew));
+							continue;
+						}
+						const record = emulator.state.runOf(agents[run.agent].id, run.id);
+						if (record) record.listedMs = undefined;
+					}
 					skew = next;
 					break;
 				}
@@ -1126,12 +1140,33 @@ function expectationOf(judged: Judged, run: ModelRun): Expectation {
 		judged.setup,
 	);
 	if (expectation.kind !== 'must') return expectation;
-	if (listedPastTheLookback(run, judged.runs, judged.setup)) return may(DOCS.LISTED_TOO_LATE);
+	if (listedPastTheLookback(run, judged.runs, polls, judged.setup))
+		return may(DOCS.LISTED_TOO_LATE);
 	const excuses = [...(expectation.excuses ?? [])];
 	if (run.deletedAt !== undefined) excuses.push({ at: run.deletedAt, rule: DOCS.DELETED });
 	for (const gone of [agent.deletedAt, agent.refusedSince, agent.hiddenSince])
 		if (gone !== undefined) excuses.push({ at: gone, rule: DOCS.AGENT_GONE });
 	return { ...expectation, excuses };
+}
+
+/**
+ * When a read that counts first lists the Run: an answer that left it out (missOnce) did not
+ * list it, and a Run that answer listed is one "it had seen" (generated seed 931509: Run 1022
+ * read while Run 1021 was left out; 1021, made 77 minutes before it, then fell outside the
+ * read's 60 minutes). Only the answers of polls n8n kept count, up to the first that listed
+ * it: a dropped poll's reads are lost with it, and once a kept poll read the Run a later miss
+ * hides nothing.
+ */
+function firstReadOf(run: ModelRun, polls: PollRecordModel[]): number {
+	let from = run.listedAt;
+	for (const [index, poll] of polls.entries()) {
+		if (poll.at < from || poll.dropped || !poll.readable.has(run.agent)) continue;
+		const end = polls[index + 1]?.at ?? Infinity;
+		const missed = run.missedAt.filter((at) => at >= poll.at && at < end);
+		if (missed.length === 0) return from;
+		from = Math.max(...missed) + 1;
+	}
+	return from;
 }
 
 /**
@@ -1142,14 +1177,17 @@ function expectationOf(judged: Judged, run: ModelRun): Expectation {
  * before it reaches further ahead than that (the newest `created` counting at most 5 minutes
  * past n8n's clock).
  */
-function listedPastTheLookback(run: ModelRun, runs: ModelRun[], setup: Schedule['setup']): boolean {
-	if (run.listedAt - run.createdAt <= LOOKBACK_MS) return false;
+function listedPastTheLookback(
+	run: ModelRun,
+	runs: ModelRun[],
+	polls: PollRecordModel[],
+	setup: Schedule['setup'],
+): boolean {
+	// By the service's clock: a skew step after it was made moves when it is listed, not how
+	// late (review of generated seed 932554's fix).
+	if (run.listedLateMs <= LOOKBACK_MS) return false;
 	if (setup.counter !== 'absent' || run.serviceCreated === undefined) return true;
-	// An answer that left the Run out (missOnce) did not list it: it is first read after the
-	// last such answer, and a Run that answer listed is one "it had seen" (generated seed
-	// 931509: Run 1022 read while Run 1021 was left out; 1021, made 77 minutes before it,
-	// then fell outside the read's 60 minutes).
-	const firstRead = Math.max(run.listedAt, ...run.missedAt.map((at) => at + 1));
+	const firstRead = firstReadOf(run, polls);
 	let newest = -Infinity;
 	for (const other of runs) {
 		if (other.agent !== run.agent || other === run || other.serviceCreated === undefined) continue;
