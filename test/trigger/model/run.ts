@@ -200,6 +200,8 @@ interface PollRecordModel {
 	savedAs?: number;
 	/** n8n dropped its result (or abandoned it): what it learnt is lost with it. */
 	dropped: boolean;
+	/** The Agents (by index) whose Run list it read (answered, without the run_id filter). */
+	listsRead: Set<number>;
 	/** Which process's memory took it (main and incarnation), and whether n8n saved its state. */
 	memory: string;
 	saved: boolean;
@@ -526,12 +528,20 @@ export async function runSchedule(
 					emissions.set(runId, [...(emissions.get(runId) ?? []), index]);
 				}
 			if (late || drop) lastHazardAt = now();
+			const listsRead = new Set<number>();
+			for (const request of emulator.requestsSince(seq)) {
+				const id = /\/agents\/(\d+)\/runs$/.exec(request.path)?.[1];
+				const agent = agents.find((candidate) => candidate.id === Number(id));
+				if (agent && request.status === 200 && request.query.run_id === undefined)
+					listsRead.add(agent.index);
+			}
 			polls.push({
 				index,
 				at,
 				// A poll that failed with no hazard on it counts: the trigger must get through.
 				plain: !late && !drop && !hazardOpen && at - lastHazardAt >= HAZARD_SETTLE_MS,
 				dropped: drop || record?.abandoned === true,
+				listsRead,
 				ok,
 				listed,
 				readable,
@@ -1153,14 +1163,15 @@ function expectationOf(judged: Judged, run: ModelRun): Expectation {
  * When a read that counts first lists the Run: an answer that left it out (missOnce) did not
  * list it, and a Run that answer listed is one "it had seen" (generated seed 931509: Run 1022
  * read while Run 1021 was left out; 1021, made 77 minutes before it, then fell outside the
- * read's 60 minutes). Only the answers of polls n8n kept count, up to the first that listed
- * it: a dropped poll's reads are lost with it, and once a kept poll read the Run a later miss
- * hides nothing.
+ * read's 60 minutes). Only the answers of polls n8n kept (not failed) that read the Agent's
+ * list count, up to the first that listed it: a dropped poll's reads are lost with it, a poll
+ * that skipped its turn read nothing, and once a kept poll read the Run a later miss hides
+ * nothing.
  */
 function firstReadOf(run: ModelRun, polls: PollRecordModel[]): number {
 	let from = run.listedAt;
 	for (const [index, poll] of polls.entries()) {
-		if (poll.at < from || poll.dropped || !poll.readable.has(run.agent)) continue;
+		if (poll.at < from || poll.dropped || !poll.ok || !poll.listsRead.has(run.agent)) continue;
 		const end = polls[index + 1]?.at ?? Infinity;
 		const missed = run.missedAt.filter((at) => at >= poll.at && at < end);
 		if (missed.length === 0) return from;
