@@ -11,10 +11,9 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 
 import type { Emulator } from '../dev/emulator';
-import { createPoller, executeNode } from '../dev/harness';
+import { createPoller, executeNode, simulatedClock } from '../dev/harness';
 import { WAIT_SCHEDULE } from '../nodes/ExtractionAgents/helpers/runWaiter';
 import type { UploadChildArgs } from './upload-child';
-import { simulatedClock } from '../test/trigger/simulated-clock';
 
 const execFileP = promisify(execFile);
 export const REPO_ROOT = path.resolve(__dirname, '..');

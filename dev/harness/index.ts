@@ -31,6 +31,7 @@ export {
 	type WorkflowJson,
 	type HarnessInputItem,
 } from './execute';
+export { simulatedClock, realElapsedMs, type SimulatedClock } from './simulated-clock';
 export {
 	createPoller,
 	createPollerStorage,

@@ -13,9 +13,8 @@
  * exactly once.
  */
 import { startEmulator, type Emulator, type FaultKind } from '../../dev/emulator';
-import { createPoller } from '../../dev/harness';
+import { createPoller, simulatedClock } from '../../dev/harness';
 import { mulberry32 } from '../../dev/emulator/random';
-import { simulatedClock } from '../trigger/simulated-clock';
 
 export interface SimulatedSoakOptions {
 	/** Simulated minutes of new Runs (then up to 90 more to drain). */

@@ -164,7 +164,7 @@ export async function expectNothing(
 
 export { createPoller };
 
-export { simulatedClock } from './simulated-clock';
+export { simulatedClock } from '../../dev/harness';
 
 /** The Agents whose Run list the requests read, one entry per list request. */
 export function listReadsByAgent(entries: RequestLogEntry[]): Map<number, number> {

@@ -27,10 +27,15 @@
  * finishes as the activation poll runs may count as either side.
  */
 import { startEmulator, type Emulator } from '../../../dev/emulator';
-import { createPoller, createPollerStorage, type Poller } from '../../../dev/harness';
+import {
+	createPoller,
+	createPollerStorage,
+	realElapsedMs,
+	simulatedClock,
+	type Poller,
+} from '../../../dev/harness';
 import type { IDataObject } from 'n8n-workflow';
 import { SKEW_BOUND_MS, type NamedSchedule, type Schedule, type Step } from './schedule';
-import { realElapsedMs, simulatedClock } from '../simulated-clock';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

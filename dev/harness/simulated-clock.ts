@@ -1,6 +1,6 @@
 /**
  * Simulated time for n8n and the emulator together, without jest (the model's schedules also
- * run from the soak's command line).
+ * run from the soak's command line, and the benchmarks use it).
  *
  * Two clocks move: the wall clock (Date.now), which the trigger reads for times it compares
  * with the service's and stores, and which the emulator reads too (plus its own advanceTime
