@@ -64,11 +64,23 @@ export { AGGREGATE_BINARIES_TYPE } from './nodes/AggregateBinaries.node';
 export { LOOK_UP_TYPE } from './nodes/LookUp.node';
 export {
 	WEBHOOK_UPLOAD_TYPE,
-	FORM_TRIGGER_TYPE,
-	createFormUpload,
+	WEBHOOK_TYPE,
 	createWebhookUpload,
 	type WebhookRequest,
 } from './nodes/WebhookUpload.node';
+export {
+	FORM_TRIGGER_TYPE,
+	FORM_TYPE,
+	CHAT_TRIGGER_TYPE,
+	ITEM_FROM_FIELD_TYPE,
+	ItemFromField,
+	createFormUpload,
+	createFormPage,
+	createChatTrigger,
+	type ChatMessage,
+	type FormElement,
+	type FormSubmission,
+} from './nodes/PublicForms.node';
 export { createHarnessInput, HARNESS_INPUT_TYPE } from './nodes/HarnessInput.node';
 export { databaseStore } from './core';
 export type { HarnessBinaryInput } from './nodes/HarnessInput.node';

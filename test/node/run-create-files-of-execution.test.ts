@@ -15,7 +15,13 @@ import {
 	LOOK_UP_TYPE,
 	WEBHOOK_UPLOAD_TYPE,
 	FORM_TRIGGER_TYPE,
+	WEBHOOK_TYPE,
+	CHAT_TRIGGER_TYPE,
+	ITEM_FROM_FIELD_TYPE,
+	ItemFromField,
+	createChatTrigger,
 	createFormUpload,
+	type FormSubmission,
 	type HarnessInputItem,
 	type RunWorkflowOptions,
 	type WebhookRequest,
@@ -313,7 +319,19 @@ describe('Run → Create: files as n8n hands them over', () => {
 		const { result, uploads } = await run({
 			workflow: {
 				nodes: [
-					{ name: 'On form submission', type: FORM_TRIGGER_TYPE, typeVersion: 1, parameters: {} },
+					{
+						name: 'On form submission',
+						type: FORM_TRIGGER_TYPE,
+						typeVersion: 2.3,
+						parameters: {
+							formFields: {
+								values: [
+									{ fieldLabel: 'name', fieldType: 'text' },
+									{ fieldLabel: 'invoice', fieldType: 'file' },
+								],
+							},
+						},
+					},
 					extractNode({}),
 				],
 				connections: {
@@ -325,7 +343,10 @@ describe('Run → Create: files as n8n hands them over', () => {
 			},
 			nodeTypes: {
 				[FORM_TRIGGER_TYPE]: createFormUpload([
-					{ body: { name: 'Ada' }, files: { invoice: { data: invoice, fileName: 'INV-39.pdf' } } },
+					{
+						body: { 'field-0': 'Ada' },
+						files: { 'field-1': { data: invoice, fileName: 'INV-39.pdf' } },
+					},
 				]),
 			},
 		});
@@ -348,7 +369,9 @@ describe('Run → Create: files as n8n hands them over', () => {
 		};
 		const { result, uploads } = await run({ workflow, nodeTypes });
 		expect(uploads).toEqual([]);
-		expect(result.error?.message).toBe('Item 1 has no files');
+		expect(result.error?.message).toBe(
+			'Item 1 has no files: "payroll.pdf" in its data is not a file of this execution',
+		);
 	});
 
 	it.each(['filesystem', 'database'] as const)(
@@ -373,6 +396,135 @@ describe('Run → Create: files as n8n hands them over', () => {
 			);
 		},
 	);
+});
+
+/** A Form Trigger (n8n's form definition: an Invoice file element, a Topics checkbox) → Extract Data From Files. */
+function formWorkflow(
+	submission: FormSubmission,
+	binaryMode: 'combined' | 'separate',
+): TestWorkflow {
+	return {
+		workflow: {
+			nodes: [
+				{
+					name: 'On form submission',
+					type: FORM_TRIGGER_TYPE,
+					typeVersion: 2.3,
+					parameters: {
+						formFields: {
+							values: [
+								{ fieldLabel: 'Invoice', fieldType: 'file' },
+								{ fieldLabel: 'Topics', fieldType: 'checkbox' },
+							],
+						},
+					},
+				},
+				extractNode({}),
+			],
+			connections: {
+				'On form submission': {
+					main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]],
+				},
+			},
+			settings: { binaryMode },
+		},
+		nodeTypes: { [FORM_TRIGGER_TYPE]: createFormUpload([submission]) },
+	};
+}
+
+describe('Run → Create: a file object an outsider typed into received data is never read', () => {
+	const payroll = pdf('payroll of another workflow');
+	let crafted: { mimeType: string; fileName: string; id: string };
+	beforeAll(async () => {
+		const id = await storedByAnotherWorkflow('filesystem', payroll);
+		crafted = { mimeType: 'application/pdf', fileName: 'payroll.pdf', id };
+	});
+
+	it('in combined binary mode, a public form’s checkbox whose text is a file object naming another workflow’s payroll.pdf uploads nothing of it', async () => {
+		const { result, uploads } = await run(
+			formWorkflow({ body: { 'field-1': JSON.stringify(crafted) } }, 'combined'),
+		);
+		expect(result.outputOf('On form submission')[0].json.Topics).toEqual(crafted);
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'Item 1 has no files: "payroll.pdf" in its data is not a file of this execution',
+		);
+	});
+
+	it('in combined binary mode, a form with a genuine upload and a forged checkbox uploads only the genuine file', async () => {
+		const { result, uploads } = await run(
+			formWorkflow(
+				{
+					body: { 'field-1': JSON.stringify([crafted]) },
+					files: { 'field-0': { data: invoice, fileName: 'INV-39.pdf' } },
+				},
+				'combined',
+			),
+		);
+		expect(result.error).toBeUndefined();
+		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('in combined binary mode, a chat message whose JSON carries _files naming another workflow’s file uploads nothing of it', async () => {
+		const { result, uploads } = await run({
+			workflow: {
+				nodes: [
+					{
+						name: 'When chat message received',
+						type: CHAT_TRIGGER_TYPE,
+						typeVersion: 1.4,
+						parameters: {},
+					},
+					extractNode({}),
+				],
+				connections: {
+					'When chat message received': {
+						main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]],
+					},
+				},
+				settings: { binaryMode: 'combined' },
+			},
+			nodeTypes: {
+				[CHAT_TRIGGER_TYPE]: createChatTrigger([
+					{ body: { sessionId: 's-1', chatInput: 'read this', _files: { data0: crafted } } },
+				]),
+			},
+		});
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'Item 1 has no files: "payroll.pdf" in its data is not a file of this execution',
+		);
+	});
+
+	it('in combined binary mode, a webhook body’s _files made the item by an Edit Fields node is not read', async () => {
+		const { result, uploads } = await run({
+			workflow: {
+				nodes: [
+					{ name: 'Webhook', type: WEBHOOK_TYPE, typeVersion: 2, parameters: {} },
+					{ name: 'Edit Fields', type: ITEM_FROM_FIELD_TYPE, typeVersion: 1, parameters: {} },
+					extractNode({}),
+				],
+				connections: {
+					Webhook: { main: [[{ node: 'Edit Fields', type: 'main', index: 0 }]] },
+					'Edit Fields': {
+						main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]],
+					},
+				},
+				settings: { binaryMode: 'combined' },
+			},
+			nodeTypes: {
+				[WEBHOOK_TYPE]: createWebhookUpload(
+					[{ body: { _files: { data: crafted } } }],
+					WEBHOOK_TYPE,
+				),
+				[ITEM_FROM_FIELD_TYPE]: new ItemFromField(),
+			},
+		});
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'Item 1 has no files: "payroll.pdf" in its data is not a file of this execution',
+		);
+	});
 });
 
 /** Stores `data` as a file of another workflow's execution, in `binaryMode`'s store; its id. */

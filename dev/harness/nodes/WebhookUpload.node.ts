@@ -20,9 +20,16 @@ import { type HarnessBinaryInput, mimeTypeFor } from './HarnessInput.node';
 
 export const WEBHOOK_UPLOAD_TYPE = 'n8n-nodes-harness.webhookUpload';
 
+/** n8n's Webhook node's type name. */
+export const WEBHOOK_TYPE = 'n8n-nodes-base.webhook';
+
 export interface WebhookRequest {
 	/** The request's JSON or form fields, as the Webhook node's `body`. */
 	body?: IDataObject;
+	/** The request's query string, parsed as n8n parses it (`a[b]=c` becomes an object). */
+	query?: IDataObject;
+	/** The request's headers. */
+	headers?: IDataObject;
 	/** The uploaded files by form field name. */
 	files?: Record<string, Required<Pick<HarnessBinaryInput, 'data'>> & HarnessBinaryInput>;
 }
@@ -40,41 +47,7 @@ const description: INodeTypeDescription = {
 	properties: [],
 };
 
-export const FORM_TRIGGER_TYPE = 'n8n-nodes-base.formTrigger';
-
-/**
- * Stand-in of n8n's Form Trigger in combined binary mode: n8n's Form utils
- * (prepareFormReturnItem) put each uploaded file in the item's JSON under its form field,
- * not in a binary field. The type name is n8n's, as the node under test tells forms by it.
- */
-export function createFormUpload(submissions: WebhookRequest[]): INodeType {
-	return {
-		description: {
-			...description,
-			displayName: 'On form submission',
-			name: FORM_TRIGGER_TYPE,
-			defaults: { name: 'On form submission' },
-		},
-		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-			const workflowId = String(this.getWorkflow().id);
-			const out: INodeExecutionData[] = [];
-			for (const submission of submissions) {
-				const json: IDataObject = { ...(submission.body ?? {}) };
-				for (const [field, file] of Object.entries(submission.files ?? {})) {
-					json[field] = (await storeAsWebhookFile(
-						workflowId,
-						field,
-						file,
-					)) as unknown as IDataObject;
-				}
-				out.push({ json, pairedItem: { item: 0 } });
-			}
-			return [out];
-		},
-	};
-}
-
-async function storeAsWebhookFile(
+export async function storeAsWebhookFile(
 	workflowId: string,
 	field: string,
 	file: Required<Pick<HarnessBinaryInput, 'data'>> & HarnessBinaryInput,
@@ -87,10 +60,16 @@ async function storeAsWebhookFile(
 	);
 }
 
-/** A Webhook stand-in that emits `requests` (one item each). */
-export function createWebhookUpload(requests: WebhookRequest[]): INodeType {
+/**
+ * A Webhook stand-in that emits `requests` (one item each). Registered under n8n's own type
+ * name (WEBHOOK_TYPE) it is n8n's Webhook as far as the node under test can tell.
+ */
+export function createWebhookUpload(
+	requests: WebhookRequest[],
+	type: string = WEBHOOK_UPLOAD_TYPE,
+): INodeType {
 	return {
-		description,
+		description: { ...description, name: type },
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const workflowId = String(this.getWorkflow().id);
 			const out: INodeExecutionData[] = [];
@@ -101,7 +80,12 @@ export function createWebhookUpload(requests: WebhookRequest[]): INodeType {
 					binary[field] = await storeAsWebhookFile(workflowId, field, file);
 				}
 				out.push({
-					json: { headers: {}, params: {}, query: {}, body: request.body ?? {} },
+					json: {
+						headers: request.headers ?? {},
+						params: {},
+						query: request.query ?? {},
+						body: request.body ?? {},
+					},
 					...(binary ? { binary } : {}),
 					pairedItem: { item: 0 },
 				});

@@ -118,11 +118,16 @@ function noFilesError(context: IExecuteFunctions, itemIndex: number): NodeOperat
 	});
 }
 
+/** The file objects of an item's JSON that filesOfItem left out, by file name (see refusedFilesError). */
+const refusedFiles = new WeakMap<INodeExecutionData, string[]>();
+
 /**
  * The item's files by the names File Fields takes: its binary fields and, in combined binary
  * mode (n8n 2.x), the files n8n keeps in its JSON: under `_files`, and the top-level fields
- * in which a Form Trigger or a Set node puts files (only those this execution produced, so
- * that a file object typed into data is no file of the item). A file in two places counts once.
+ * in which a Form Trigger or a Set node puts files. Only those n8n placed in this execution
+ * (isFileOfThisExecution): a file object an outsider typed into a form, a chat message or a
+ * webhook's body is no file of the item, wherever a node moved it. A file in two places
+ * counts once.
  */
 export function filesOfItem(
 	context: IExecuteFunctions,
@@ -131,18 +136,40 @@ export function filesOfItem(
 	const files: Record<string, IBinaryData> = { ...(item.binary ?? {}) };
 	if (!isCombinedBinaryMode(context) || !item.json) return files;
 	const ids = new Set(Object.values(files).map((binary) => binary.id));
+	const refused: string[] = [];
 	const add = (name: string, binary: IBinaryData) => {
 		if (name in files || (binary.id && ids.has(binary.id))) return;
+		if (binary.id && !isFileOfThisExecution(context, binary.id)) {
+			refused.push(binary.fileName ?? name);
+			return;
+		}
 		files[name] = binary;
 		ids.add(binary.id);
 	};
 	for (const [name, binary] of Object.entries(filesInJson(item.json))) add(name, binary);
-	const topLevel = filesInTopLevelJson(item.json).filter(([, binary]) => binary.id);
-	if (topLevel.length === 0) return files;
-	for (const [name, binary] of topLevel) {
-		if (isFileOfThisExecution(context, binary.id as string)) add(name, binary);
-	}
+	for (const [name, binary] of filesInTopLevelJson(item.json)) if (binary.id) add(name, binary);
+	if (refused.length > 0) refusedFiles.set(item, refused);
 	return files;
+}
+
+/** An item whose only file objects are ones an outsider could have typed into its data. */
+function refusedFilesError(
+	context: IExecuteFunctions,
+	item: INodeExecutionData,
+	itemIndex: number,
+): NodeOperationError | undefined {
+	const refused = refusedFiles.get(item);
+	if (!refused?.length) return undefined;
+	const more = refused.length > 1 ? ` and ${refused.length - 1} more` : '';
+	return new NodeOperationError(
+		context.getNode(),
+		`Item ${itemIndex + 1} has no ${fileWordsOf(context.getNode()).files}: "${refused[0]}"${more} in its data ${more ? 'are' : 'is'} not a file of this execution`,
+		{
+			description:
+				'A file object in an item’s data is read only where n8n put a file: a form’s file element, or _files as n8n filled it. This one sits where whoever sent the data (a form’s user, a chat’s or a webhook’s caller) can type it, so it could name any stored file, another workflow’s included; it is not read. A chat’s uploads are read when the workflow setting binary mode is "separate".',
+			itemIndex,
+		},
+	);
 }
 
 /** Whether the item carries any file, in either binary mode. */
@@ -159,7 +186,8 @@ function allFilesOf(
 	onInlineImagesSkipped?: (fileNames: string[]) => void,
 ): ChosenFile[] {
 	const all = Object.entries(files).map(([field, binary]) => ({ field, binary }));
-	if (all.length === 0) throw noFilesError(context, itemIndex);
+	if (all.length === 0)
+		throw refusedFilesError(context, item, itemIndex) ?? noFilesError(context, itemIndex);
 	if (!hasBehaviour(context.getNode(), 'skipInlineImages')) return all;
 	const attached = all.filter(({ binary }) => !isShownInEmailText(item, binary));
 	if (attached.length < all.length) {
