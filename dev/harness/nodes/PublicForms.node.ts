@@ -266,8 +266,10 @@ export function createChatTrigger(messages: ChatMessage[]): INodeType {
 
 /**
  * Stand-in of an Edit Fields (Set) node in JSON mode with `{{ $json.body }}`, or a Code node
- * returning `$json.body`: each item becomes the value of one of its fields (`field`), so what
- * sat nested in received data is now at the top level of the item.
+ * returning `$json.body`: each item becomes the value of one of its fields (`field`, a dotted
+ * path; empty: the item itself), so what sat nested in received data is now at the top level
+ * of the item. With `target` "_files", the value goes to `_files.data` instead, as an Edit
+ * Fields node setting `_files.data` to `{{ $json.body.file }}` puts it.
  */
 export class ItemFromField implements INodeType {
 	description: INodeTypeDescription = {
@@ -279,15 +281,22 @@ export class ItemFromField implements INodeType {
 		defaults: { name: 'Item From Field' },
 		inputs: ['main'],
 		outputs: ['main'],
-		properties: [{ displayName: 'Field', name: 'field', type: 'string', default: 'body' }],
+		properties: [
+			{ displayName: 'Field', name: 'field', type: 'string', default: 'body' },
+			{ displayName: 'Target', name: 'target', type: 'string', default: '' },
+		],
 	};
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return [
 			this.getInputData().map((item, index) => {
-				const path = String(this.getNodeParameter('field', index)).split('.');
+				const field = String(this.getNodeParameter('field', index));
 				let value: unknown = item.json;
-				for (const key of path) value = (value as IDataObject | undefined)?.[key];
+				for (const key of field === '' ? [] : field.split('.'))
+					value = (value as IDataObject | undefined)?.[key];
+				if (this.getNodeParameter('target', index) === '_files') {
+					return { json: { _files: { data: value as IDataObject } }, pairedItem: { item: index } };
+				}
 				const json =
 					value && typeof value === 'object' && !Array.isArray(value)
 						? (value as IDataObject)
