@@ -21,6 +21,8 @@ import {
 	ItemFromField,
 	createChatTrigger,
 	createFormUpload,
+	createFormPage,
+	FORM_TYPE,
 	type FormSubmission,
 	type HarnessInputItem,
 	type RunWorkflowOptions,
@@ -525,6 +527,145 @@ describe('Run → Create: a file object an outsider typed into received data is 
 			'Item 1 has no files: "payroll.pdf" in its data is not a file of this execution',
 		);
 	});
+});
+
+/** A form (Form Trigger, or a Form page after one) with `parameters` → Extract Data From Files, in combined mode. */
+function formPageWorkflow(
+	receiver: 'trigger' | 'page',
+	typeVersion: number,
+	parameters: INodeParameters,
+	submission: FormSubmission,
+): TestWorkflow {
+	const trigger = {
+		name: 'On form submission',
+		type: FORM_TRIGGER_TYPE,
+		typeVersion,
+		parameters:
+			receiver === 'trigger'
+				? parameters
+				: { formFields: { values: [{ fieldLabel: 'Name', fieldType: 'text' }] } },
+	};
+	const nodes = [
+		trigger,
+		...(receiver === 'page' ? [{ name: 'Form', type: FORM_TYPE, typeVersion, parameters }] : []),
+		extractNode({}),
+	];
+	const connections = Object.fromEntries(
+		nodes
+			.slice(0, -1)
+			.map((node, index) => [
+				node.name,
+				{ main: [[{ node: nodes[index + 1].name, type: 'main' as const, index: 0 }]] },
+			]),
+	);
+	return {
+		workflow: { nodes, connections, settings: { binaryMode: 'combined' } },
+		nodeTypes: {
+			[FORM_TRIGGER_TYPE]: createFormUpload([
+				receiver === 'trigger' ? submission : { body: { 'field-0': 'Ada' } },
+			]),
+			[FORM_TYPE]: createFormPage([submission]),
+		},
+	};
+}
+
+describe('Run → Create: a form’s or a chat’s own uploads, as the form definition places them', () => {
+	const upload = { files: { 'field-0': { data: invoice, fileName: 'INV-39.pdf' } } };
+
+	it.each([
+		[
+			'Form Trigger 2.4, the file element named by its Field Name',
+			'trigger',
+			2.4,
+			{
+				formFields: {
+					values: [{ fieldLabel: 'Your invoice', fieldName: 'invoice_file', fieldType: 'file' }],
+				},
+			},
+		],
+		[
+			'Form Trigger defined by JSON',
+			'trigger',
+			2.3,
+			{
+				defineForm: 'json',
+				jsonOutput: JSON.stringify([{ fieldLabel: 'Invoice', fieldType: 'file' }]),
+			},
+		],
+		[
+			'a later Form page',
+			'page',
+			2.3,
+			{
+				formFields: { values: [{ fieldLabel: 'Invoice', fieldType: 'file', multipleFiles: true }] },
+			},
+		],
+	] as Array<[string, 'trigger' | 'page', number, INodeParameters]>)(
+		'in combined binary mode, uploads the file of a form’s file element (%s)',
+		async (_title, receiver, typeVersion, parameters) => {
+			const { result, uploads } = await run(
+				formPageWorkflow(receiver, typeVersion, parameters, upload),
+			);
+			expect(result.error).toBeUndefined();
+			expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+		},
+	);
+
+	it('in combined binary mode, reads no file of a form whose definition only a run can tell (an expression), and says why', async () => {
+		const { result, uploads } = await run(
+			formPageWorkflow(
+				'trigger',
+				2.3,
+				{
+					defineForm: 'json',
+					jsonOutput: '={{ JSON.stringify([{ fieldLabel: "Invoice", fieldType: "file" }]) }}',
+				},
+				upload,
+			),
+		);
+		expect(uploads).toEqual([]);
+		expect(result.error?.message).toBe(
+			'Item 1 has no files: "INV-39.pdf" in its data is not a file of this execution',
+		);
+	});
+
+	it.each([
+		['separate', {}, [[['INV-39.pdf', sha256(invoice)]]]],
+		['combined', { binaryMode: 'combined' }, []],
+	] as Array<[string, IWorkflowSettings, unknown[]]>)(
+		'a chat’s uploaded file (binary mode %s): read from its binary field, never from _files (a chat message can type _files)',
+		async (mode, settings, expected) => {
+			const { result, uploads } = await run({
+				workflow: {
+					nodes: [
+						{ name: 'Chat', type: CHAT_TRIGGER_TYPE, typeVersion: 1.4, parameters: {} },
+						extractNode({}),
+					],
+					connections: {
+						Chat: { main: [[{ node: 'Extract Data From Files', type: 'main', index: 0 }]] },
+					},
+					settings,
+				},
+				nodeTypes: {
+					[CHAT_TRIGGER_TYPE]: createChatTrigger([
+						{
+							body: { sessionId: 's-1', chatInput: 'read this' },
+							files: { file: { data: invoice, fileName: 'INV-39.pdf' } },
+						},
+					]),
+				},
+			});
+			expect(uploads).toEqual(expected);
+			if (mode === 'combined') {
+				expect(result.error?.message).toBe(
+					'Item 1 has no files: "INV-39.pdf" in its data is not a file of this execution',
+				);
+				expect((result.error as Error & { description?: string }).description).toContain(
+					'binary mode is "separate"',
+				);
+			} else expect(result.error).toBeUndefined();
+		},
+	);
 });
 
 /** Stores `data` as a file of another workflow's execution, in `binaryMode`'s store; its id. */
