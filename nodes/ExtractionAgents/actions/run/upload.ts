@@ -140,7 +140,8 @@ export function filesOfItem(
 	const add = (name: string, binary: IBinaryData) => {
 		if (name in files || (binary.id && ids.has(binary.id))) return;
 		if (binary.id && !isFileOfThisExecution(context, binary.id)) {
-			refused.push(binary.fileName ?? name);
+			// The name is the sender's text: shortened for the message.
+			refused.push((binary.fileName ?? name).slice(0, 100));
 			return;
 		}
 		files[name] = binary;
