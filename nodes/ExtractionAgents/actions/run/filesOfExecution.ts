@@ -16,8 +16,17 @@ const CHAT_TRIGGER_NODE_TYPES = [
 	'@n8n/n8n-nodes-langchain.manualChatTrigger',
 ];
 
-/** The keys n8n's Form utils write after the form's elements (so a same-named element is overwritten). */
-const FORM_KEYS_WRITTEN_LAST = ['submittedAt', 'formMode', 'formQueryParameters'];
+/**
+ * The keys n8n's Form utils write after the form's elements, so a same-named element is
+ * overwritten (headers: option Show Headers; user: a signed-in submitter).
+ */
+const FORM_KEYS_WRITTEN_LAST = [
+	'submittedAt',
+	'formMode',
+	'headers',
+	'formQueryParameters',
+	'user',
+];
 
 /** At most this many outputs of one node are looked at (a Switch node has a few dozen at most). */
 const MAX_OUTPUTS = 64;
@@ -143,9 +152,10 @@ function formElementsOf(parameters: IDataObject): FormElement[] | undefined {
  * The top-level fields of a form's items that hold its uploads, and whether it names a field
  * `_files`. n8n's Form utils write one field per element, in order, named by its Field Name
  * (node version 2.4 and later, when set) or its label; an HTML element by its Element Name;
- * then submittedAt, formMode and formQueryParameters. A field holds an upload when the last
- * element written to it is a file element: a checkbox, radio or multiple-choice element's
- * text is JSON-parsed, so its value is whatever the submitter typed.
+ * then FORM_KEYS_WRITTEN_LAST. A field holds an upload when the last element written to it is
+ * a file element: a checkbox, radio or multiple-choice element's text is JSON-parsed, so its
+ * value is whatever the submitter typed (n8n 2.41's Form utils: prepareFormReturnItem,
+ * addFormResponseDataToReturnItem).
  */
 function formFilePlaces(node: ConnectedNode): { fileFields: Set<string>; namesFiles: boolean } {
 	const parameters = node.parameters ?? {};
