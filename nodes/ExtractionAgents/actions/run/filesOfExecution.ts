@@ -7,7 +7,10 @@ import type { IBinaryData, IDataObject, IExecuteFunctions, INodeExecutionData } 
  */
 export const FILES_IN_JSON = '_files';
 
-/** n8n's nodes that build their items from what whoever opens their public address sends. */
+/**
+ * n8n's nodes that build their items from what whoever calls their address sends: the Form
+ * Trigger and Form, the Webhook, the Wait (resumed by a call or a form), the Chat Trigger.
+ */
 const FORM_NODE_TYPES = ['n8n-nodes-base.formTrigger', 'n8n-nodes-base.form'];
 const WEBHOOK_NODE_TYPE = 'n8n-nodes-base.webhook';
 const WAIT_NODE_TYPE = 'n8n-nodes-base.wait';
