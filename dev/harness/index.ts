@@ -71,6 +71,7 @@ export {
 export {
 	FORM_TRIGGER_TYPE,
 	FORM_TYPE,
+	WAIT_TYPE,
 	CHAT_TRIGGER_TYPE,
 	ITEM_FROM_FIELD_TYPE,
 	ItemFromField,

@@ -5,8 +5,8 @@
  * one place an outsider writes: a Webhook's body (top level, nested, in a list, under
  * `_files`), query or headers; a form's checkbox, radio or multiple-choice value (top level,
  * in a list, nested), a checkbox labelled `_files`, a checkbox with the same label as the
- * file element, a text element or the form address's query, on the Form Trigger or a later
- * Form page; a chat message's JSON (top level, `_files`, nested, its `files` list) or a
+ * file element, a text element or the form address's query, on the Form Trigger, a later
+ * Form page or a Wait node resumed by a form; a chat message's JSON (top level, `_files`, nested, its `files` list) or a
  * multipart message's text. It varies the workflow's binary mode (separate, combined), n8n's
  * store (filesystem, database), a genuine upload beside it or not, a node between (none, an
  * Edit Fields node lifting the object to the top level or into `_files`) and how Extract Data
@@ -27,6 +27,7 @@ import {
 	EXTRACTION_AGENTS_TYPE,
 	FORM_TRIGGER_TYPE,
 	FORM_TYPE,
+	WAIT_TYPE,
 	type FormElement,
 	type FormSubmission,
 	HARNESS_INPUT_TYPE,
@@ -47,7 +48,14 @@ import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
 useHarness();
 const ctx = useEmulator({ runDurationMs: 50 });
 
-const RECEIVERS = ['webhook', 'form-trigger', 'form-page', 'chat-json', 'chat-multipart'] as const;
+const RECEIVERS = [
+	'webhook',
+	'form-trigger',
+	'form-page',
+	'wait-form',
+	'chat-json',
+	'chat-multipart',
+] as const;
 type Receiver = (typeof RECEIVERS)[number];
 
 /** Where each receiver lets an outsider write; the first is the simplest. */
@@ -73,6 +81,16 @@ const PLACES: Record<Receiver, readonly string[]> = {
 		'query',
 	],
 	'form-page': [
+		'checkbox',
+		'checkbox-list',
+		'radio',
+		'multiselect',
+		'nested',
+		'label-_files',
+		'same-label-as-file',
+		'text',
+	],
+	'wait-form': [
 		'checkbox',
 		'checkbox-list',
 		'radio',
@@ -315,17 +333,21 @@ function receiverOf(testCase: ForgeryCase): Built {
 			path,
 		};
 	}
-	// A later page: the Form Trigger asks for a name, the Form page is the outsider's.
+	// A later page: the Form Trigger asks for a name, the Form page (or a Wait node resumed by
+	// a form) is the outsider's.
 	const trigger = node('On form submission', FORM_TRIGGER_TYPE, 2.3, {
 		formFields: { values: [{ fieldLabel: 'Name', fieldType: 'text' }] },
 	});
-	const receiverNode = node('Form', FORM_TYPE, 2.3, parameters);
+	const wait = testCase.receiver === 'wait-form';
+	const receiverNode = wait
+		? node('Wait', WAIT_TYPE, 1.1, { ...parameters, resume: 'form' })
+		: node('Form', FORM_TYPE, 2.3, parameters);
 	return {
 		receiverNode,
 		nodes: [trigger, receiverNode],
 		nodeTypes: {
 			[FORM_TRIGGER_TYPE]: createFormUpload([{ body: { 'field-0': 'Ada' } }]),
-			[FORM_TYPE]: createFormPage([submission]),
+			[wait ? WAIT_TYPE : FORM_TYPE]: createFormPage([submission], wait ? WAIT_TYPE : FORM_TYPE),
 		},
 		path,
 	};

@@ -23,6 +23,7 @@ import {
 	createFormUpload,
 	createFormPage,
 	FORM_TYPE,
+	WAIT_TYPE,
 	type FormSubmission,
 	type HarnessInputItem,
 	type RunWorkflowOptions,
@@ -531,7 +532,7 @@ describe('Run → Create: a file object an outsider typed into received data is 
 
 /** A form (Form Trigger, or a Form page after one) with `parameters` → Extract Data From Files, in combined mode. */
 function formPageWorkflow(
-	receiver: 'trigger' | 'page',
+	receiver: 'trigger' | 'page' | 'wait',
 	typeVersion: number,
 	parameters: INodeParameters,
 	submission: FormSubmission,
@@ -548,6 +549,16 @@ function formPageWorkflow(
 	const nodes = [
 		trigger,
 		...(receiver === 'page' ? [{ name: 'Form', type: FORM_TYPE, typeVersion, parameters }] : []),
+		...(receiver === 'wait'
+			? [
+					{
+						name: 'Wait',
+						type: WAIT_TYPE,
+						typeVersion: 1.1,
+						parameters: { ...parameters, resume: 'form' },
+					},
+				]
+			: []),
 		extractNode({}),
 	];
 	const connections = Object.fromEntries(
@@ -565,6 +576,7 @@ function formPageWorkflow(
 				receiver === 'trigger' ? submission : { body: { 'field-0': 'Ada' } },
 			]),
 			[FORM_TYPE]: createFormPage([submission]),
+			[WAIT_TYPE]: createFormPage([submission], WAIT_TYPE),
 		},
 	};
 }
@@ -600,7 +612,13 @@ describe('Run → Create: a form’s or a chat’s own uploads, as the form defi
 				formFields: { values: [{ fieldLabel: 'Invoice', fieldType: 'file', multipleFiles: true }] },
 			},
 		],
-	] as Array<[string, 'trigger' | 'page', number, INodeParameters]>)(
+		[
+			'a Wait node resumed by a form',
+			'wait',
+			2.3,
+			{ formFields: { values: [{ fieldLabel: 'Invoice', fieldType: 'file' }] } },
+		],
+	] as Array<[string, 'trigger' | 'page' | 'wait', number, INodeParameters]>)(
 		'in combined binary mode, uploads the file of a form’s file element (%s)',
 		async (_title, receiver, typeVersion, parameters) => {
 			const { result, uploads } = await run(

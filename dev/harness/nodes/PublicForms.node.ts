@@ -34,6 +34,7 @@ import { storeAsWebhookFile, type WebhookRequest } from './WebhookUpload.node';
 
 export const FORM_TRIGGER_TYPE = 'n8n-nodes-base.formTrigger';
 export const FORM_TYPE = 'n8n-nodes-base.form';
+export const WAIT_TYPE = 'n8n-nodes-base.wait';
 export const CHAT_TRIGGER_TYPE = '@n8n/n8n-nodes-langchain.chatTrigger';
 export const ITEM_FROM_FIELD_TYPE = 'n8n-nodes-harness.itemFromField';
 
@@ -202,16 +203,27 @@ export function createFormUpload(submissions: FormSubmission[]): INodeType {
 	};
 }
 
-/** A Form (a later page of a form) whose page is filled with `submissions`. */
-export function createFormPage(submissions: FormSubmission[]): INodeType {
+/**
+ * A Form (a later page of a form) whose page is filled with `submissions`; with `type`
+ * WAIT_TYPE, a Wait node resumed by a form (parameter resume: "form"), which n8n builds alike.
+ */
+export function createFormPage(submissions: FormSubmission[], type = FORM_TYPE): INodeType {
+	const wait = type === WAIT_TYPE;
 	return {
 		description: {
 			...formDescription,
-			displayName: 'Form',
-			name: FORM_TYPE,
+			displayName: wait ? 'Wait' : 'Form',
+			name: type,
 			group: ['transform'],
-			defaults: { name: 'Form' },
+			version: wait ? [1, 1.1] : formDescription.version,
+			defaults: { name: wait ? 'Wait' : 'Form' },
 			inputs: ['main'],
+			properties: wait
+				? [
+						{ displayName: 'Resume', name: 'resume', type: 'string', default: 'timeInterval' },
+						...formProperties,
+					]
+				: formProperties,
 		},
 		async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 			const out: INodeExecutionData[] = [];
