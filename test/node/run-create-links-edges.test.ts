@@ -1,0 +1,125 @@
+/**
+ * Files → Links: what the message says matches what happened, at the edges of HTTP a link's
+ * host can reach (dev/links/host.ts): a file encoded twice or in an encoding n8n's client does
+ * not unpack is refused by name, not uploaded still encoded; an HTML page without a
+ * Content-Type is recognised by its first bytes; a header too long for n8n's client is named
+ * as such; Request Timeout is one clock from the request to the file's first byte.
+ */
+import { executeNode, useHarness } from '../../dev/harness';
+import { startLinkHost, type LinkHost } from '../../dev/links/host';
+import { createRunParameters, sha256, useEmulator } from './fixtures';
+
+useHarness();
+const ctx = useEmulator({ runDurationMs: 50 });
+
+let host: LinkHost;
+beforeAll(async () => {
+	host = await startLinkHost();
+});
+afterAll(async () => {
+	await host.stop();
+});
+
+const description = (error: unknown) => (error as { description?: string }).description ?? '';
+
+async function createFromLinks(fileLinks: string, options: { requestTimeout?: number } = {}) {
+	const seq = ctx.emulator.lastSeq;
+	const result = await executeNode({
+		nodeType: 'extractionAgents',
+		credentials: ctx.credentials,
+		parameters: createRunParameters({
+			binarySource: 'links',
+			fileLinks,
+			waitForCompletion: false,
+			...(options.requestTimeout ? { options: { requestTimeout: options.requestTimeout } } : {}),
+		}),
+		inputItems: [{ json: { n: 1 } }],
+	});
+	const uploads = ctx.emulator
+		.requestsSince(seq)
+		.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));
+	return { result, uploads };
+}
+
+describe('Files → Links: encodings n8n does not unpack are refused by name', () => {
+	it('refuses a file sent gzip-encoded twice (Content-Encoding: gzip, gzip), naming the encoding; nothing is uploaded', async () => {
+		const { result, uploads } = await createFromLinks(host.link('/gzip-twice/report.pdf'));
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/gzip-twice\/report\.pdf sent its file encoded as "gzip, gzip", which n8n cannot unpack$/,
+		);
+		expect(uploads.map((entry) => entry.status)).toEqual([]);
+		expect(description(result.error)).toContain('No Run was made');
+	});
+
+	it('refuses a file in an encoding n8n’s client does not unpack (Content-Encoding: zstd), naming it; nothing is uploaded', async () => {
+		const { result, uploads } = await createFromLinks(host.link('/encoded/zstd/report.pdf'));
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/encoded\/zstd\/report\.pdf sent its file encoded as "zstd", which n8n cannot unpack$/,
+		);
+		expect(uploads.map((entry) => entry.status)).toEqual([]);
+		expect(description(result.error)).toContain('No Run was made');
+	});
+
+	it('uploads a file that says Content-Encoding: identity as it is', async () => {
+		const path = '/encoded/identity/plain.pdf';
+		const { result, uploads } = await createFromLinks(host.link(path));
+		expect(result.error).toBeUndefined();
+		expect(uploads.map((entry) => entry.upload?.files.map((file) => file.sha256))).toEqual([
+			[sha256(host.bytesOf(path))],
+		]);
+	});
+});
+
+describe('Files → Links: a web page is recognised without a Content-Type', () => {
+	it('refuses an HTML page sent without a Content-Type as a web page, from its first bytes', async () => {
+		const { result, uploads } = await createFromLinks(host.link('/untyped-page/invoice.pdf'));
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/untyped-page\/invoice\.pdf gives a web page, not a document$/,
+		);
+		expect(uploads.map((entry) => entry.status)).toEqual([]);
+	});
+
+	it('uploads a PDF sent without a Content-Type, byte for byte', async () => {
+		const path = '/untyped/invoice.pdf';
+		const { result, uploads } = await createFromLinks(host.link(path));
+		expect(result.error).toBeUndefined();
+		expect(uploads.map((entry) => entry.upload?.files.map((file) => file.sha256))).toEqual([
+			[sha256(host.bytesOf(path))],
+		]);
+	});
+});
+
+describe('Files → Links: a header too long for n8n is named as such', () => {
+	it('a Content-Disposition over 16 KB: the link answered with a header too long to read, not "could not be reached"', async () => {
+		const { result, uploads } = await createFromLinks(host.link('/long-header/20000/long.pdf'));
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/long-header\/20000\/long\.pdf answered with headers too long for n8n to read \(over 16 KB\)$/,
+		);
+		expect(uploads.map((entry) => entry.status)).toEqual([]);
+		expect(result.error?.message).not.toMatch(/could not be reached/);
+		expect(description(result.error)).toContain('No Run was made');
+	});
+});
+
+describe('Files → Links: Request Timeout is one clock from the request to the first byte of the file', () => {
+	it('headers after 2 s and the first byte 2 s later, Request Timeout 3 s: fails, since the first byte came after 4 s', async () => {
+		const { result, uploads } = await createFromLinks(host.link('/late/2000/2000/late.pdf'), {
+			requestTimeout: 3,
+		});
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/late\/2000\/2000\/late\.pdf sent no byte of its file within 3 s$/,
+		);
+		expect(uploads.map((entry) => entry.status)).toEqual([]);
+		expect(description(result.error)).toContain('No Run was made');
+		expect(description(result.error)).toContain('Request Timeout (3 s) to start sending its file');
+	});
+
+	it('headers after 1 s and the first byte 1 s later, Request Timeout 5 s: uploaded', async () => {
+		const path = '/late/1000/1000/on-time.pdf';
+		const { result, uploads } = await createFromLinks(host.link(path), { requestTimeout: 5 });
+		expect(result.error).toBeUndefined();
+		expect(uploads.map((entry) => entry.upload?.files.map((file) => file.sha256))).toEqual([
+			[sha256(host.bytesOf(path))],
+		]);
+	});
+});
