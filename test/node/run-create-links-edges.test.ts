@@ -123,3 +123,25 @@ describe('Files → Links: Request Timeout is one clock from the request to the 
 		]);
 	});
 });
+
+describe('Files → Links: a link is shown without its secrets', () => {
+	it('a failing S3 presigned link is named with its parameters’ names, its expiry, and every other value masked', async () => {
+		const query =
+			'X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAEXAMPLE123456789%2F20261128%2Feu-west-1%2Fs3%2Faws4_request&X-Amz-Date=20261128T050000Z&X-Amz-Expires=900&X-Amz-Security-Token=IQoJb3JpZ2luX2VjEXAMPLE%2B%2F%3D&X-Amz-Signature=5d672d79c15b13162d9279b0855cfba6789a8edb4c82c400e06b5924a6f2b5d7';
+		const { result } = await createFromLinks(host.link(`/missing/bucket/invoice.pdf?${query}`));
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/missing\/bucket\/invoice\.pdf\?X-Amz-Algorithm=\*\*\*&X-Amz-Credential=\*\*\*&X-Amz-Date=20261128T050000Z&X-Amz-Expires=900&X-Amz-Security-Token=\*\*\*&X-Amz-Signature=\*\*\* answered 404 \(Not Found\) instead of a file$/,
+		);
+	});
+
+	it('a OneDrive share link’s token in the path is masked, and a redirect’s target too', async () => {
+		const share = 's!AkVBXGq7xYz2bTc9RfW3eLm0';
+		const target = `ftp://files.example.com/u/${share}?e=h7Gk2q`;
+		const { result } = await createFromLinks(
+			host.link(`/redirect/0/go.pdf?to=${encodeURIComponent(target)}`),
+		);
+		expect(result.error?.message).toMatch(
+			/^The link http:\/\/127\.0\.0\.1:\d+\/redirect\/0\/go\.pdf\?to=\*\*\* redirects to ftp:\/\/files\.example\.com\/u\/\*\*\*\?e=\*\*\*, which is not a web address$/,
+		);
+	});
+});

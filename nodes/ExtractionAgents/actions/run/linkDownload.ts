@@ -1,8 +1,9 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
-import { API_PREFIX, withoutPassword } from '../../transport/baseUrl';
+import { API_PREFIX } from '../../transport/baseUrl';
 import { cancelSignalOf, executionCancelledError } from '../../transport/cancellation';
 import { MAX_FILE_BYTES } from '../../transport/serviceLimits';
+import { shownLink } from './shownLink';
 
 /**
  * One link's download, for Files → Links (links.ts). A link is fetched with n8n's plain HTTP
@@ -53,8 +54,8 @@ export function linkError(
 	return new NodeOperationError(context.getNode(), message, { description, itemIndex });
 }
 
-/** A link as messages show it: a `user:password@` part is masked as the Base URL's is. */
-export const shownLink = (link: string): string => withoutPassword(link);
+/** A link as messages show it, without its secrets (shownLink.ts says the rule). */
+export { shownLink };
 
 const NO_RUN = 'No Run was made.';
 
@@ -207,13 +208,13 @@ function redirectTarget(
 	const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
 	if (!next || !/^https?:$/.test(next.protocol)) {
 		throw fail(
-			`The link ${shown} redirects to ${withoutPassword(location)}, which is not a web address`,
+			`The link ${shown} redirects to ${shownLink(location)}, which is not a web address`,
 			'n8n downloads only http:// and https:// links. Use the file’s own web address.',
 		);
 	}
 	if (isServiceApiAddress(next.href, apiRoot)) {
 		throw fail(
-			`The link ${shown} redirects to ${withoutPassword(next.href)}, an address of the Extraction Agents API itself`,
+			`The link ${shown} redirects to ${shownLink(next.href)}, an address of the Extraction Agents API itself`,
 			apiLinkAdvice,
 		);
 	}
