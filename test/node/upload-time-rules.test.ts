@@ -107,7 +107,7 @@ describe('the upload to the service: no clock while bytes flow', () => {
 		const userDefinedId = uniqueId('cut-upload');
 		const { result, posts } = await upload(userDefinedId, 14_000_000, 5);
 		expect(result.error?.message).toMatch(
-			/^The connection to the Extraction Agents service broke during the upload, after [\d.]+ MB of 14\.0 MB$/,
+			/^The connection to the Extraction Agents service broke during the upload, after ([\d.]+ MB|[\d,]+ bytes) of 14\.0 MB$/,
 		);
 		expect(description(result.error)).toContain('No Run was made');
 		expect(description(result.error)).not.toContain('may have been done');

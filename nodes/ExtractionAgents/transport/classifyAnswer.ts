@@ -147,6 +147,10 @@ function stalledUploadError(
 	);
 }
 
+/** "3.1 MB", or "16,384 bytes" under a megabyte (where "0.0 MB" would say nothing). */
+const amount = (bytes: number): string =>
+	bytes >= 1_000_000 ? megabytes(bytes) : `${bytes.toLocaleString('en-US')} bytes`;
+
 /** An upload whose connection broke before its last byte was sent (`classifyThrown`). */
 function cutUploadError(
 	context: ServiceContext,
@@ -157,7 +161,7 @@ function cutUploadError(
 	const totalBytes = request.upload?.size ?? 0;
 	return new NodeOperationError(
 		context.getNode(),
-		`The connection to the Extraction Agents service broke during the upload, after ${megabytes(sentBytes)} of ${megabytes(totalBytes)}`,
+		`The connection to the Extraction Agents service broke during the upload, after ${amount(sentBytes)} of ${amount(totalBytes)}`,
 		{
 			description: `No Run was made: the service did not get the whole upload. Run the item again; if it keeps happening, ask whoever runs your n8n to check the connection between n8n and the service (a proxy or an unstable line). (${code})`,
 			itemIndex: request.itemIndex,
