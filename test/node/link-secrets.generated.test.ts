@@ -11,8 +11,9 @@
  *   - the node fails the item, with a message that names the link's host;
  *   - no secret value (raw as in the link, or decoded) is in error.message, error.description,
  *     any output item, the run data n8n keeps, or any line the node or n8n logged (n8n's
- *     LoggerProxy and the console). Left out: an error's `node`, the node as the workflow
- *     defines it, whose parameters hold the link as typed (the workflow itself);
+ *     logger, at every level, and the console). Left out: an error's `node`, the node as the
+ *     workflow defines it, whose parameters hold the link as typed (the workflow itself; n8n
+ *     logs it at debug level with a failed execution's error);
  *   - a shown link with a query keeps its parameter names (`X-Amz-Signature=***`).
  * A failing case prints its seed and the case shrunk to the fewest features; add the seed to
  * REPLAYED to keep it.
@@ -27,14 +28,16 @@ useHarness();
 const ctx = useEmulator({ runDurationMs: 50 });
 
 const logged: string[] = [];
+let loggedInAll = 0;
 const record =
 	(level: string) =>
 	(message: string, meta?: object): void => {
-		logged.push(`${level} ${message} ${meta ? JSON.stringify(meta) : ''}`);
+		logged.push(`${level} ${message} ${meta ? safeJson(meta) : ''}`);
 	};
 
 let host: LinkHost;
 let restoreConsole: () => void = () => undefined;
+let restoreLogger: () => void = () => undefined;
 beforeAll(async () => {
 	host = await startLinkHost();
 	LoggerProxy.init({
@@ -43,6 +46,17 @@ beforeAll(async () => {
 		info: record('info'),
 		debug: record('debug'),
 	});
+	// n8n's own logger (n8n-core's, the node's `this.logger`) takes LoggerProxy over once made:
+	// every line it is given passes its `log`, whatever the level lets through.
+	const { Logger } = require('@n8n/backend-common') as {
+		Logger: { prototype: { log: (level: string, message: string, meta?: object) => void } };
+	};
+	const originalLog = Logger.prototype.log;
+	Logger.prototype.log = function (level, message, meta) {
+		record(level)(message, meta);
+		originalLog.call(this, level, message, meta ?? {});
+	};
+	restoreLogger = () => (Logger.prototype.log = originalLog);
 	const levels = ['log', 'info', 'warn', 'error', 'debug'] as const;
 	const originals = levels.map((level) => console[level]);
 	levels.forEach((level, index) => {
@@ -55,6 +69,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
 	restoreConsole();
+	restoreLogger();
 	await host.stop();
 });
 
@@ -325,6 +340,7 @@ const TIMEOUT_SECONDS = 1;
 async function violations(testCase: SecretCase): Promise<string | undefined> {
 	const parts = partsOf(testCase);
 	const link = linkOf(testCase, parts);
+	loggedInAll += logged.length;
 	logged.length = 0;
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
@@ -416,7 +432,9 @@ describe('generated failing links: no secret of a link in any message, output or
 				);
 			}
 		}
-		// Every form and every failure was drawn, so the oracle was put to each.
+		// What n8n logs was captured (the oracle read something), and every form and every
+		// failure was drawn, so the oracle was put to each.
+		expect(loggedInAll).toBeGreaterThan(0);
 		expect([...forms].sort()).toEqual([...FORMS].sort());
 		expect([...failures].sort()).toEqual([...FAILURES].sort());
 	}, 600_000);
