@@ -22,7 +22,10 @@ afterAll(async () => {
 
 const description = (error: unknown) => (error as { description?: string }).description ?? '';
 
-async function createFromLinks(fileLinks: string, options: { requestTimeout?: number } = {}) {
+async function createFromLinks(
+	fileLinks: string,
+	options: { requestTimeout?: number; binaryMode?: 'filesystem' | 'default' | 'database' } = {},
+) {
 	const seq = ctx.emulator.lastSeq;
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
@@ -34,6 +37,7 @@ async function createFromLinks(fileLinks: string, options: { requestTimeout?: nu
 			...(options.requestTimeout ? { options: { requestTimeout: options.requestTimeout } } : {}),
 		}),
 		inputItems: [{ json: { n: 1 } }],
+		binaryMode: options.binaryMode,
 	});
 	const uploads = ctx.emulator
 		.requestsSince(seq)
@@ -79,14 +83,18 @@ describe('Files → Links: a web page is recognised without a Content-Type', () 
 		expect(uploads.map((entry) => entry.status)).toEqual([]);
 	});
 
-	it('uploads a PDF sent without a Content-Type, byte for byte', async () => {
-		const path = '/untyped/invoice.pdf';
-		const { result, uploads } = await createFromLinks(host.link(path));
-		expect(result.error).toBeUndefined();
-		expect(uploads.map((entry) => entry.upload?.files.map((file) => file.sha256))).toEqual([
-			[sha256(host.bytesOf(path))],
-		]);
-	});
+	// Its first bytes are read to tell, then put back: every store gets the file whole.
+	it.each(['filesystem', 'default', 'database'] as const)(
+		'uploads a PDF sent without a Content-Type, byte for byte (%s binary mode)',
+		async (binaryMode) => {
+			const path = `/untyped/invoice-${binaryMode}.pdf`;
+			const { result, uploads } = await createFromLinks(host.link(path), { binaryMode });
+			expect(result.error).toBeUndefined();
+			expect(uploads.map((entry) => entry.upload?.files.map((file) => file.sha256))).toEqual([
+				[sha256(host.bytesOf(path))],
+			]);
+		},
+	);
 });
 
 describe('Files → Links: a header too long for n8n is named as such', () => {
