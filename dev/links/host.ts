@@ -72,6 +72,7 @@ export interface LinkHost {
  * - `/long-header/<bytes>/…`: the file with a Content-Disposition of about `bytes` bytes.
  * - `/late/<headersMs>/<bodyMs>/…`: the headers after `headersMs`, the file's first byte
  *   `bodyMs` after the headers.
+ * - `/announced/<bytes>/…`: announces `bytes` of Content-Length and sends none of them.
  * - anything else: 404.
  *
  * The query of a link is ignored, so any path can carry a presigned link's parameters.
@@ -349,6 +350,9 @@ function serve(
 			});
 			return void res.end(bytes);
 		}
+		case 'announced':
+			res.writeHead(200, { ...pdf, 'Content-Length': Number(rest[0]) });
+			return void res.end();
 		case 'late': {
 			const [headersMs, bodyMs] = [Number(rest[0]), Number(rest[1])];
 			let timer = setTimeout(() => {

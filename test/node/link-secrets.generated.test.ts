@@ -6,9 +6,11 @@
  * (dev/links/host.ts), that fails in one of the ways a link fails (404, a web page with or
  * without a Content-Type, a refused connection, not a web address, a redirect to something
  * that is not, a stall, silence, an encoding n8n cannot unpack, a header too long, a download
- * cut short), reached directly or through redirects, with On Error stop or continue.
+ * cut short, a size announced over the limit; or not at all), reached directly or through
+ * redirects, with On Error stop or continue.
  * Oracle, per case:
- *   - the node fails the item, with a message that names the link's host;
+ *   - the node fails the item, with a message that names the link's host (or, for a link that
+ *     works, makes its Run: its output item is searched like an error);
  *   - no secret value (raw as in the link, or decoded) is in error.message, error.description,
  *     any output item, the run data n8n keeps, or any line the node or n8n logged (n8n's
  *     logger, at every level, and the console). Left out: an error's `node`, the node as the
@@ -124,6 +126,9 @@ const FAILURES = [
 	'zstd',
 	'long-header',
 	'short',
+	'too-large',
+	// Not a failure: the Run is made, and its output item is searched too.
+	'none',
 ] as const;
 
 interface SecretCase {
@@ -318,6 +323,8 @@ const PREFIX: Record<(typeof FAILURES)[number], string> = {
 	zstd: '/encoded/zstd',
 	'long-header': '/long-header/20000',
 	short: '/short',
+	'too-large': '/announced/300000000',
+	none: '/file',
 };
 
 /** The link a user would give for the case, and the address it names before any redirect. */
@@ -359,8 +366,12 @@ async function violations(testCase: SecretCase): Promise<string | undefined> {
 	const message =
 		error?.message ??
 		(typeof errorJson === 'string' ? errorJson : String(result.items[0]?.json?.message ?? ''));
-	if (!error && errorJson === undefined) return `the item did not fail: ${safeJson(result.items)}`;
-	if (!message.includes('127.0.0.1'))
+	const succeeded = testCase.failure === 'none';
+	if (succeeded && (error || result.items[0]?.json?.run_id === undefined))
+		return `the item did not make its Run: ${message || safeJson(result.items)}`;
+	if (!succeeded && !error && errorJson === undefined)
+		return `the item did not fail: ${safeJson(result.items)}`;
+	if (!succeeded && !message.includes('127.0.0.1'))
 		return `the message does not name the link's host: ${message}`;
 	const produced = [
 		message,
@@ -380,7 +391,7 @@ async function violations(testCase: SecretCase): Promise<string | undefined> {
 		}
 	}
 	// The shown link keeps its parameters' names: the user can still tell which link it is.
-	const named = testCase.hops < 0 ? parts.query.map((p) => p.name) : ['to'];
+	const named = succeeded ? [] : testCase.hops < 0 ? parts.query.map((p) => p.name) : ['to'];
 	const missing = named.filter((name) => !message.includes(`${name}=`));
 	if (missing.length > 0) return `the message leaves out the parameter ${missing[0]}: ${message}`;
 	return undefined;
