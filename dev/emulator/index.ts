@@ -51,6 +51,7 @@ export const DEFAULT_KNOBS: EmulatorKnobs = {
 	latencyMs: 0,
 	uploadBytesPerSecond: null,
 	uploadStallAfterBytes: null,
+	uploadResetAfterBytes: null,
 	faultRate: 0,
 	faultKinds: ['500', '502', '503', '504', 'reset'],
 	faultTiming: 'before',

@@ -22,6 +22,8 @@ export interface UploadLimits {
 	bytesPerSecond?: number | null;
 	/** Read this many bytes, then nothing more (a stalled upload); null or absent = all. */
 	stallAfterBytes?: number | null;
+	/** Read this many bytes, then close the connection (an upload cut midway); null or absent = off. */
+	resetAfterBytes?: number | null;
 }
 
 /**
@@ -47,6 +49,18 @@ function stallAfter(bytes: number): Transform {
 	return new Transform({
 		transform(chunk: Buffer, _encoding, callback) {
 			if (passed >= bytes) return; // never calls back: nothing more is read
+			passed += chunk.length;
+			callback(null, chunk);
+		},
+	});
+}
+
+/** Passes `bytes` on, then closes the connection: the client's upload is cut midway. */
+function resetAfter(bytes: number, req: IncomingMessage): Transform {
+	let passed = 0;
+	return new Transform({
+		transform(chunk: Buffer, _encoding, callback) {
+			if (passed >= bytes) return void req.socket.destroy();
 			passed += chunk.length;
 			callback(null, chunk);
 		},
@@ -109,12 +123,15 @@ export function parseUpload(
 
 		const rate = limits.bytesPerSecond;
 		const stallAt = limits.stallAfterBytes;
+		const resetAt = limits.resetAfterBytes;
 		const slowLink =
-			stallAt !== null && stallAt !== undefined
-				? stallAfter(stallAt)
-				: rate && rate > 0
-					? throttle(rate)
-					: undefined;
+			resetAt !== null && resetAt !== undefined
+				? resetAfter(resetAt, req)
+				: stallAt !== null && stallAt !== undefined
+					? stallAfter(stallAt)
+					: rate && rate > 0
+						? throttle(rate)
+						: undefined;
 		const source: Readable = slowLink ? req.pipe(slowLink) : req;
 		/** Stops feeding the parser, leaving the rest of the body to the caller. */
 		const detach = (): void => {

@@ -60,6 +60,11 @@ export interface EmulatorKnobs {
 	 * of its body, then reads nothing more and never answers (null = off).
 	 */
 	uploadStallAfterBytes: number | null;
+	/**
+	 * A connection that breaks mid-upload (a proxy restarting, a dropped line): POST runs reads
+	 * this many bytes of its body, then closes the connection without answering (null = off).
+	 */
+	uploadResetAfterBytes: number | null;
 	/** Fraction (0..1) of requests that get a fault drawn from faultKinds (deterministic from seed). */
 	faultRate: number;
 	faultKinds: FaultKind[];

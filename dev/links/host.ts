@@ -64,7 +64,18 @@ export interface LinkHost {
  *   `ms` (nginx's send_timeout): an answer held open unread is lost.
  * - `/disposition/<value>/…`: the file with `Content-Disposition: <value>` (URL-decoded).
  * - `/page/…`: an HTML page.
+ * - `/untyped-page/…`: an HTML page without a Content-Type (a misconfigured host or share page).
+ * - `/untyped/…`: the file without a Content-Type.
+ * - `/gzip-twice/…`: the file gzip-encoded twice, `Content-Encoding: gzip, gzip`.
+ * - `/encoded/<encoding>/…`: the file's bytes as they are with `Content-Encoding: <encoding>`
+ *   (URL-decoded), e.g. `zstd`, which n8n's client does not unpack on every Node.js version.
+ * - `/long-header/<bytes>/…`: the file with a Content-Disposition of about `bytes` bytes.
+ * - `/late/<headersMs>/<bodyMs>/…`: the headers after `headersMs`, the file's first byte
+ *   `bodyMs` after the headers.
+ * - `/announced/<bytes>/…`: announces `bytes` of Content-Length and sends none of them.
  * - anything else: 404.
+ *
+ * The query of a link is ignored, so any path can carry a presigned link's parameters.
  */
 export async function startLinkHost(): Promise<LinkHost> {
 	const requests: LinkRequest[] = [];
@@ -302,6 +313,56 @@ function serve(
 		case 'page':
 			res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' });
 			return void res.end('<html><body>Sign in to view this file</body></html>');
+		case 'untyped-page': {
+			// Node adds no Content-Type of its own.
+			const page = Buffer.from(
+				'\n  <!DOCTYPE html>\n<html><head><title>Sign in</title></head><body>Sign in to view this file</body></html>',
+			);
+			res.writeHead(200, { 'Content-Length': page.length });
+			return void res.end(page);
+		}
+		case 'untyped':
+			log.record(bytes);
+			res.writeHead(200, { 'Content-Length': bytes.length });
+			return void res.end(bytes);
+		case 'gzip-twice': {
+			const twice = gzipSync(gzipSync(bytes));
+			res.writeHead(200, {
+				...pdf,
+				'Content-Encoding': 'gzip, gzip',
+				'Content-Length': twice.length,
+			});
+			return void res.end(twice);
+		}
+		case 'encoded':
+			res.writeHead(200, {
+				...pdf,
+				'Content-Encoding': decodeURIComponent(rest[0] ?? ''),
+				'Content-Length': bytes.length,
+			});
+			return void res.end(bytes);
+		case 'long-header': {
+			const name = 'x'.repeat(Math.max(1, Number(rest[0]) - 30));
+			res.writeHead(200, {
+				...pdf,
+				'Content-Length': bytes.length,
+				'Content-Disposition': `attachment; filename="${name}.pdf"`,
+			});
+			return void res.end(bytes);
+		}
+		case 'announced':
+			res.writeHead(200, { ...pdf, 'Content-Length': Number(rest[0]) });
+			return void res.end();
+		case 'late': {
+			const [headersMs, bodyMs] = [Number(rest[0]), Number(rest[1])];
+			let timer = setTimeout(() => {
+				res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
+				res.flushHeaders();
+				timer = setTimeout(() => res.end(bytes), bodyMs);
+			}, headersMs);
+			res.on('close', () => clearTimeout(timer));
+			return;
+		}
 		default:
 			res.writeHead(404, { 'Content-Type': 'text/plain' });
 			return void res.end('not found');

@@ -23,6 +23,7 @@ const ctx = useEmulator({ runDurationMs: 50 });
 afterEach(() => {
 	ctx.emulator.knobs.uploadBytesPerSecond = null;
 	ctx.emulator.knobs.uploadStallAfterBytes = null;
+	ctx.emulator.knobs.uploadResetAfterBytes = null;
 	ctx.emulator.clearFaults();
 });
 
@@ -98,6 +99,20 @@ describe('the upload to the service: no clock while bytes flow', () => {
 		expect(posts).toHaveLength(1);
 		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(0);
 		// The file was being read from n8n's binary store when the upload stopped.
+		expect(await openStoredFilesSettled()).toEqual([]);
+	});
+
+	it('an upload whose connection breaks before the whole body was sent says no Run was made, not that it may have been done', async () => {
+		ctx.emulator.knobs.uploadResetAfterBytes = 1_000_000;
+		const userDefinedId = uniqueId('cut-upload');
+		const { result, posts } = await upload(userDefinedId, 14_000_000, 5);
+		expect(result.error?.message).toMatch(
+			/^The connection to the Extraction Agents service broke during the upload, after ([\d.]+ MB|[\d,]+ bytes) of 14\.0 MB$/,
+		);
+		expect(description(result.error)).toContain('No Run was made');
+		expect(description(result.error)).not.toContain('may have been done');
+		expect(posts).toHaveLength(1);
+		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(0);
 		expect(await openStoredFilesSettled()).toEqual([]);
 	});
 

@@ -242,7 +242,6 @@ describe('connection reset', () => {
 	it.each([
 		['reset-mid-response', 'after', 1],
 		['reset', 'after', 1],
-		['reset', 'before', 0],
 	] as const)(
 		'Run → Create with %s (%s): not repeated, %i Run, a clear error',
 		async (kind, timing, expectedRuns) => {
@@ -259,6 +258,28 @@ describe('connection reset', () => {
 			expect(runs).toHaveLength(expectedRuns);
 		},
 	);
+
+	it('Run → Create with reset (before): not repeated, no Run; the message says so when the body was not sent whole', async () => {
+		const { error, posts, runs } = await createRun([
+			{ match: { method: 'POST', path: RUN_CREATE }, kind: 'reset', timing: 'before' },
+		]);
+		// The service closes the connection on the request's headers: whether n8n's client had
+		// handed over the last bytes of the small body by then is the network's timing. Cut
+		// before the last byte, the node knows no Run was made; after it, the Run may exist.
+		if (/broke during the upload/.test(error?.message ?? '')) {
+			expect(error?.message).toMatch(
+				/^The connection to the Extraction Agents service broke during the upload, after [\d,]+ bytes of [\d,]+ bytes$/,
+			);
+			expect(error?.description).toContain('No Run was made');
+		} else {
+			expect(error?.message).toBe(
+				'The connection to the Extraction Agents service was interrupted',
+			);
+			expect(error?.description).toContain('so the node did not try again');
+		}
+		expect(posts).toHaveLength(1);
+		expect(runs).toHaveLength(0);
+	});
 });
 
 describe('truncated or non-JSON bodies', () => {

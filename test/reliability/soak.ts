@@ -203,10 +203,11 @@ const CLEAR_MESSAGES = [
 	/^The Extraction Agents service sent an incomplete answer for the Run$/,
 	/^Run \d+ did not finish within .+$/,
 	// Files → Links: a link that cannot give its file is named (dev/links/host.ts's hazards).
-	/^The link http:\/\/\S+ (answered|gives|did not|could not|stalled|ended early|redirects|is an address)\b/,
+	/^The link http:\/\/\S+ (answered|gives|did not|could not|stalled|ended early|ended before|sent|redirects|is an address)\b/,
 	/^File ".+" at http:\/\/\S+ is /,
 	/^The file at http:\/\/\S+ (is larger than the service accepts|is empty)/,
 	/^The upload to the Extraction Agents service stalled: /,
+	/^The connection to the Extraction Agents service broke during the upload, after /,
 ];
 /** What the error says when the Run may exist: check before running the item again. */
 const WARNS_TO_CHECK =

@@ -60,6 +60,7 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 		keepUploadBytesUnder,
 		uploadBytesPerSecond,
 		uploadStallAfterBytes,
+		uploadResetAfterBytes,
 	} = ctx.knobs;
 	const result = await parseUpload(
 		ctx.req,
@@ -69,6 +70,7 @@ async function createRun(ctx: RequestContext): Promise<EmuResponse> {
 			keepBytesUnder: keepUploadBytesUnder,
 			bytesPerSecond: uploadBytesPerSecond,
 			stallAfterBytes: uploadStallAfterBytes,
+			resetAfterBytes: uploadResetAfterBytes,
 		},
 		upload,
 	);

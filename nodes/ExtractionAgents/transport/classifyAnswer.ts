@@ -105,6 +105,12 @@ export function classifyThrown<T>(
 	}
 	// An upload the service took whole and did not answer in time: it may have made the Run.
 	const unanswered = uploadStop?.kind === 'unanswered';
+	const progress = request.upload?.progress;
+	if (!unanswered && progress && progress.sentBytes > 0 && progress.completedAt === undefined) {
+		// The connection broke while the body was still being sent: the service never got the
+		// closing boundary of the multipart body, so it cannot have made a Run from it.
+		throw cutUploadError(context, request, progress.sentBytes, networkCodeOf(error));
+	}
 	const { timeoutMs, ...rest } = facts;
 	return {
 		kind: 'failure',
@@ -136,6 +142,28 @@ function stalledUploadError(
 		`The upload to the Extraction Agents service stalled: it took nothing for ${seconds} s after ${megabytes(stop.sentBytes)} of ${megabytes(stop.totalBytes)}`,
 		{
 			description: `No Run was made: the service did not get the whole upload. Check the connection between n8n and the service (a proxy or a slow line), then run the item again; if the line is known to pause longer, raise Options → Request Timeout (${seconds} s).`,
+			itemIndex: request.itemIndex,
+		},
+	);
+}
+
+/** "3.1 MB", or "16,384 bytes" under a megabyte (where "0.0 MB" would say nothing). */
+const amount = (bytes: number): string =>
+	bytes >= 1_000_000 ? megabytes(bytes) : `${bytes.toLocaleString('en-US')} bytes`;
+
+/** An upload whose connection broke before its last byte was sent (`classifyThrown`). */
+function cutUploadError(
+	context: ServiceContext,
+	request: ServiceRequest,
+	sentBytes: number,
+	code: string,
+): NodeOperationError {
+	const totalBytes = request.upload?.size ?? 0;
+	return new NodeOperationError(
+		context.getNode(),
+		`The connection to the Extraction Agents service broke during the upload, after ${amount(sentBytes)} of ${amount(totalBytes)}`,
+		{
+			description: `No Run was made: the service did not get the whole upload. Run the item again; if it keeps happening, ask whoever runs your n8n to check the connection between n8n and the service (a proxy or an unstable line). (${code})`,
 			itemIndex: request.itemIndex,
 		},
 	);

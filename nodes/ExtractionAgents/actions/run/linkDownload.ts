@@ -1,7 +1,9 @@
 import type { IDataObject, IExecuteFunctions, IHttpRequestOptions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
-import { API_PREFIX, withoutPassword } from '../../transport/baseUrl';
+import { API_PREFIX } from '../../transport/baseUrl';
 import { cancelSignalOf, executionCancelledError } from '../../transport/cancellation';
+import { MAX_FILE_BYTES } from '../../transport/serviceLimits';
+import { shownLink } from './shownLink';
 
 /**
  * One link's download, for Files → Links (links.ts). A link is fetched with n8n's plain HTTP
@@ -23,6 +25,10 @@ interface DownloadBody {
 	destroy: (error?: Error) => void;
 	on: (event: string | symbol, listener: (...args: never[]) => void) => unknown;
 	off: (event: string | symbol, listener: (...args: never[]) => void) => unknown;
+	/** What the body holds so far (null when nothing is buffered), in paused mode. */
+	read: () => unknown;
+	/** Puts bytes read back at the front, for the next reader. */
+	unshift: (chunk: never) => void;
 }
 
 export interface LinkAnswer {
@@ -48,8 +54,8 @@ export function linkError(
 	return new NodeOperationError(context.getNode(), message, { description, itemIndex });
 }
 
-/** A link as messages show it: a `user:password@` part is masked as the Base URL's is. */
-export const shownLink = (link: string): string => withoutPassword(link);
+/** A link as messages show it, without its secrets (shownLink.ts says the rule). */
+export { shownLink };
 
 const NO_RUN = 'No Run was made.';
 
@@ -202,13 +208,13 @@ function redirectTarget(
 	const next = URL.canParse(location, url) ? new URL(location, url) : undefined;
 	if (!next || !/^https?:$/.test(next.protocol)) {
 		throw fail(
-			`The link ${shown} redirects to ${withoutPassword(location)}, which is not a web address`,
+			`The link ${shown} redirects to ${shownLink(location)}, which is not a web address`,
 			'n8n downloads only http:// and https:// links. Use the file’s own web address.',
 		);
 	}
 	if (isServiceApiAddress(next.href, apiRoot)) {
 		throw fail(
-			`The link ${shown} redirects to ${withoutPassword(next.href)}, an address of the Extraction Agents API itself`,
+			`The link ${shown} redirects to ${shownLink(next.href)}, an address of the Extraction Agents API itself`,
 			apiLinkAdvice,
 		);
 	}
@@ -232,20 +238,128 @@ function notAFile(
 					: `${NO_RUN} Check that the link is right and the file still exists.`,
 		);
 	}
-	const contentType = headerText(answer.headers, 'content-type').split(';')[0].trim().toLowerCase();
+	const contentType = contentTypeOf(answer);
 	if (contentType === 'text/html' || contentType === 'application/xhtml+xml') {
-		return fail(
-			`The link ${shown} gives a web page, not a document`,
-			'Links to a viewer or a sharing page (Google Drive, Dropbox, OneDrive) open a page about the file. Use the file’s direct download link, or download it with its own node and use File Fields.',
-		);
+		return webPage(fail, shown);
 	}
 	return undefined;
 }
 
+const contentTypeOf = (answer: RawAnswer): string =>
+	headerText(answer.headers, 'content-type').split(';')[0].trim().toLowerCase();
+
+function webPage(
+	fail: (message: string, description: string) => NodeOperationError,
+	shown: string,
+): NodeOperationError {
+	return fail(
+		`The link ${shown} gives a web page, not a document`,
+		'Links to a viewer or a sharing page (Google Drive, Dropbox, OneDrive) open a page about the file. Use the file’s direct download link, or download it with its own node and use File Fields.',
+	);
+}
+
+/**
+ * A file its host sent in an encoding n8n's client did not unpack. The client unpacks one
+ * layer of gzip, deflate or br (zstd on newer Node.js) and then drops the header, so a
+ * Content-Encoding still there (`gzip, gzip`, `zstd` on Node.js 20, anything unknown) means the
+ * body is not the file: it is refused by name rather than uploaded still encoded.
+ */
+function undecodedEncoding(
+	fail: (message: string, description: string) => NodeOperationError,
+	shown: string,
+	answer: RawAnswer,
+): NodeOperationError | undefined {
+	const encoding = headerText(answer.headers, 'content-encoding').trim();
+	const layers = encoding
+		.split(',')
+		.map((layer) => layer.trim().toLowerCase())
+		.filter((layer) => layer !== '' && layer !== 'identity');
+	if (layers.length === 0) return undefined;
+	return fail(
+		`The link ${shown} sent its file encoded as "${encoding.slice(0, 60)}", which n8n cannot unpack`,
+		`${NO_RUN} n8n asked for the file as it is stored and unpacks a file compressed once with gzip, deflate or br; this host compressed it another way or more than once, so what came is not the file. Ask whoever runs the host to serve it uncompressed, or download it with its own node and use File Fields.`,
+	);
+}
+
+/** Content types that say nothing about the file: its first bytes decide whether it is a page. */
+const UNTYPED = new Set(['', 'application/octet-stream', 'binary/octet-stream']);
+
+/**
+ * An HTML page sent without a Content-Type (or as a generic binary), recognised from its first
+ * bytes as browsers sniff it: after white space and a byte-order mark, an HTML tag or comment.
+ * No document format the service reads starts so.
+ */
+function looksLikeUntypedPage(answer: RawAnswer, chunk: Uint8Array): boolean {
+	if (!UNTYPED.has(contentTypeOf(answer))) return false;
+	const start = Buffer.from(chunk.subarray(0, 512))
+		.toString('latin1')
+		.replace(/^(\xef\xbb\xbf|\s)+/, '');
+	return /^<(!doctype\s+html|html|head|body|script|iframe|title|meta|style|div|table|a|p|h1|br|b|font|!--)[\s>/]/i.test(
+		start,
+	);
+}
+
+type FirstBytes =
+	| { kind: 'bytes'; chunk: Uint8Array | undefined }
+	| { kind: 'timeout' }
+	| { kind: 'cancelled' }
+	| { kind: 'failed' };
+
+/**
+ * Waits for the body's first bytes (or its end) until `deadline`, and puts them back for the
+ * store to read, so that nothing is lost. Read in paused mode: a 'data' listener would set the
+ * body flowing before its reader is there.
+ */
+async function firstBytes(
+	context: IExecuteFunctions,
+	body: DownloadBody,
+	deadline: number,
+): Promise<FirstBytes> {
+	const cancel = cancelSignalOf(context);
+	let outcome: FirstBytes | undefined;
+	let wake: () => void = () => undefined;
+	const settle = (result: FirstBytes) => {
+		outcome ??= result;
+		wake();
+	};
+	const onReadable = () => {
+		// Once settled, a 'readable' that the unshift itself raised is left for the store.
+		if (outcome) return;
+		const chunk = body.read();
+		if (chunk === null || chunk === undefined) return;
+		body.unshift(chunk as never);
+		settle({ kind: 'bytes', chunk: chunk as Uint8Array });
+	};
+	const onEnd = () => settle({ kind: 'bytes', chunk: undefined });
+	const onError = () => settle({ kind: 'failed' });
+	const onCancel = () => settle({ kind: 'cancelled' });
+	body.on('readable', onReadable);
+	body.on('end', onEnd);
+	body.on('error', onError);
+	cancel?.addEventListener('abort', onCancel, { once: true });
+	try {
+		const event = new Promise<void>((resolve) => (wake = resolve));
+		void (async () => {
+			while (!outcome) {
+				await sleep(Math.max(1, Math.min(WATCH_MS, deadline - Date.now())));
+				if (!outcome && Date.now() >= deadline) settle({ kind: 'timeout' });
+			}
+		})();
+		if (!outcome) await event;
+		return outcome ?? { kind: 'timeout' };
+	} finally {
+		body.off('readable', onReadable);
+		body.off('end', onEnd);
+		body.off('error', onError);
+		cancel?.removeEventListener('abort', onCancel);
+	}
+}
+
 /**
  * GETs a link, following its redirects hop by hop, and checks the answer: a file (not an
- * error status or a web page). The whole chain has one Request Timeout to reach its file's
- * answer. The body is left unread.
+ * error status, a web page, or bytes still encoded). One Request Timeout runs from the first
+ * request to the file's first byte, redirects included. The first bytes, read to tell a page
+ * sent without a Content-Type, are put back: the body is handed over whole and unread.
  */
 export async function fetchLink(
 	context: IExecuteFunctions,
@@ -290,6 +404,12 @@ export async function fetchLink(
 		}
 		if (outcome.kind === 'failed') {
 			const code = networkCode(outcome.error);
+			if (code === 'HPE_HEADER_OVERFLOW') {
+				throw fail(
+					`The link ${shown} answered with headers too long for n8n to read (over 16 KB)`,
+					`${NO_RUN} Its host sent a header longer than n8n’s HTTP client accepts, usually a very long file name in Content-Disposition. Ask whoever runs the host to shorten it, or download the file with its own node and use File Fields. (${code})`,
+				);
+			}
 			throw fail(
 				`The link ${shown} could not be reached: ${unreachable(code)}`,
 				`${NO_RUN} Check that the link opens from where n8n runs (not only from your own computer), and that it needs no login.${code ? ` (${code})` : ''}`,
@@ -301,12 +421,47 @@ export async function fetchLink(
 			url = redirectTarget(fail, shown, answer, url, hops, limits.apiRoot);
 			continue;
 		}
-		const problem = notAFile(fail, shown, answer);
+		const problem = notAFile(fail, shown, answer) ?? undecodedEncoding(fail, shown, answer);
 		if (problem) {
 			controller.abort();
 			throw problem;
 		}
-		return { url, headers: answer.headers, body: answer.body, abort: () => controller.abort() };
+		const done = {
+			url,
+			headers: answer.headers,
+			body: answer.body,
+			abort: () => controller.abort(),
+		};
+		// A file announced over the limit is refused by the store before any byte is read.
+		if (Number(headerText(answer.headers, 'content-length')) > MAX_FILE_BYTES) return done;
+		// The same clock runs on to the file's first byte: a host that answers its headers in
+		// time and then holds the file back does not get a second Request Timeout.
+		const first = await firstBytes(context, answer.body, deadline);
+		if (first.kind !== 'bytes') controller.abort();
+		if (first.kind === 'cancelled') throw executionCancelledError(context.getNode(), itemIndex);
+		if (first.kind === 'timeout') {
+			throw fail(
+				`The link ${shown} sent no byte of its file within ${seconds} s`,
+				`${NO_RUN} A link has Request Timeout (${seconds} s) to start sending its file, redirects included. Check that the link opens from where n8n runs, or raise Options → Request Timeout.`,
+			);
+		}
+		if (first.kind === 'failed') {
+			throw fail(
+				`The link ${shown} ended before any of its file came: its host closed the connection`,
+				`${NO_RUN} Try again; if it keeps happening, open the link in a browser to check that the file downloads.`,
+			);
+		}
+		if (!first.chunk) {
+			throw fail(
+				`The file at ${shown} is empty (0 bytes)`,
+				`${NO_RUN} Check that the link gives the file itself.`,
+			);
+		}
+		if (looksLikeUntypedPage(answer, first.chunk)) {
+			controller.abort();
+			throw webPage(fail, shown);
+		}
+		return done;
 	}
 }
 

@@ -12,6 +12,7 @@ import {
 	type LinkLimits,
 } from './linkDownload';
 import { storeLinkFile } from './linkStore';
+import { isTokenSegment } from './shownLink';
 
 /**
  * Files given as links (Run → Create, Files: Links, from node version 1.2). Before any Run is
@@ -93,7 +94,11 @@ function baseName(name: string): string {
 	return last === '.' || last === '..' ? '' : last;
 }
 
-/** The file name a download gives: Content-Disposition's, else the last part of the link's path. */
+/**
+ * The file name a download gives: Content-Disposition's, else the last part of the link's path,
+ * unless that part is a share token (a OneDrive or SharePoint link's secret, shownLink.ts): a
+ * file name goes into messages, the Run and the output items.
+ */
 function fileNameOf(link: string, contentDisposition: unknown): string {
 	const header = typeof contentDisposition === 'string' ? contentDisposition : '';
 	const extended = /filename\*\s*=\s*([^']*)'[^']*'([^;]+)/i.exec(header);
@@ -109,6 +114,7 @@ function fileNameOf(link: string, contentDisposition: unknown): string {
 	const named = baseName(plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim() ?? '');
 	if (named) return named;
 	const segment = new URL(link).pathname.split('/').filter(Boolean).pop() ?? '';
+	if (isTokenSegment(segment)) return 'download';
 	try {
 		return baseName(decodeURIComponent(segment)) || 'download';
 	} catch {

@@ -1,0 +1,93 @@
+import { withoutPassword } from '../../transport/baseUrl';
+
+/**
+ * A link as messages show it: enough to tell which link failed and why, none of its secrets.
+ * Messages go on to error workflows, Slack alerts and logs, and the links users give are often
+ * presigned: S3 (`X-Amz-Signature`, `X-Amz-Security-Token`, `X-Amz-Credential`), Azure SAS
+ * (`sig`), Google Cloud Storage (`X-Goog-Signature`), Dropbox (`rlkey`), a plain `?token=`, or a
+ * name no list could foresee. So the rule masks by default and shows by exception:
+ *
+ * - every query value is masked (`?X-Amz-Signature=***`): the names stay, so the user still
+ *   sees which link it is and what kind of link;
+ * - except a short list of names whose values are never secrets and are what it takes to fix
+ *   the link, shown only when the value has their harmless shape: Dropbox's `dl` (dl=0 gives
+ *   a page, dl=1 the file), `raw`, `download`, `alt`, `export`, `format` (a short word or
+ *   number), and the expiry of a presigned link (`se`, `st`, `Expires`, `X-Amz-Date`,
+ *   `X-Amz-Expires`, `X-Goog-Date`, `X-Goog-Expires`: digits and date characters), which is
+ *   what tells the user a link has expired;
+ * - a path segment that looks like a token (12 or more letters, digits, `-_!~%`, with both a
+ *   letter and a digit, and no dot) is masked: the path of a OneDrive, SharePoint, Google Drive
+ *   or old Dropbox share link is its secret. A file name has a dot and stays;
+ * - the fragment is masked, and `user:password@` as the Base URL's is.
+ */
+
+const MASK = '***';
+
+const WORD_VALUE = /^[A-Za-z0-9]{1,12}$/;
+const TIME_VALUE = /^(?:[0-9TZ.:+-]|%3A|%2B){1,32}$/i;
+
+/** Query parameters shown with their value when it has the given shape (names compared lower-case). */
+const SHOWN_PARAMETERS: ReadonlyMap<string, RegExp> = new Map([
+	...['dl', 'raw', 'download', 'alt', 'export', 'format'].map(
+		(name) => [name, WORD_VALUE] as const,
+	),
+	...['se', 'st', 'expires', 'x-amz-date', 'x-amz-expires', 'x-goog-date', 'x-goog-expires'].map(
+		(name) => [name, TIME_VALUE] as const,
+	),
+]);
+
+function decoded(text: string): string {
+	try {
+		return decodeURIComponent(text.replace(/\+/g, ' '));
+	} catch {
+		return text;
+	}
+}
+
+function shownParameter(pair: string): string {
+	if (pair === '') return pair;
+	const equals = pair.indexOf('=');
+	const name = equals < 0 ? pair : pair.slice(0, equals);
+	const value = equals < 0 ? undefined : pair.slice(equals + 1);
+	const shape = SHOWN_PARAMETERS.get(decoded(name).trim().toLowerCase());
+	if (value === undefined) return shape ? name : MASK;
+	if (value === '' || shape?.test(value)) return pair;
+	return `${name}=${MASK}`;
+}
+
+/** A path segment that is a share token rather than a name (see the rule above). */
+export function isTokenSegment(segment: string): boolean {
+	return (
+		segment.length >= 12 &&
+		/^[A-Za-z0-9_\-!~%]+$/.test(segment) &&
+		/[A-Za-z]/.test(segment) &&
+		/[0-9]/.test(segment)
+	);
+}
+
+export function shownLink(link: string): string {
+	let rest = withoutPassword(link);
+	let fragment = '';
+	const hashAt = rest.indexOf('#');
+	if (hashAt >= 0) {
+		fragment = hashAt === rest.length - 1 ? '#' : `#${MASK}`;
+		rest = rest.slice(0, hashAt);
+	}
+	let query = '';
+	const questionAt = rest.indexOf('?');
+	if (questionAt >= 0) {
+		query = `?${rest
+			.slice(questionAt + 1)
+			.split('&')
+			.map(shownParameter)
+			.join('&')}`;
+		rest = rest.slice(0, questionAt);
+	}
+	const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/]*/i.exec(rest)?.[0] ?? '';
+	const path = rest
+		.slice(origin.length)
+		.split('/')
+		.map((segment) => (isTokenSegment(segment) ? MASK : segment))
+		.join('/');
+	return `${origin}${path}${query}${fragment}`;
+}
