@@ -1,0 +1,123 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+import { hasBehaviour } from '../../descriptions/versions';
+import { newestRuns } from '../../helpers/newestRuns';
+import type { Run } from '../../helpers/runs';
+import {
+	cancelSignalOf,
+	executionCancelledError,
+	sleepUnlessCancelled,
+} from '../../transport/cancellation';
+import type { MultipartBody } from '../../transport/multipart';
+import {
+	FAILURE_FACTS,
+	type FailureFacts,
+	isTransient,
+	mayHaveBeenProcessed,
+	RETRY_LIMITS,
+} from '../../transport/retry';
+import { serviceRequest } from '../../transport/serviceRequest';
+
+/**
+ * How many of the Agent's newest Runs are read to find the Run a failed creation may have
+ * made: the items sent at once (at most 20) and other workflows' Runs of the same minutes fit.
+ */
+export const NEWEST_RUNS_SEARCHED = 50;
+
+export interface CreateRunRequest {
+	agentId: number;
+	body: MultipartBody;
+	/** The user_defined_id sent with the Run, if any. */
+	userDefinedId: string | undefined;
+	itemIndex: number;
+	timeoutMs: number;
+	/** Throws when the node has stopped (another item failed): nothing more is created. */
+	throwIfStopped(): void;
+}
+
+/** What the Agent's newest Runs tell about the Run a failed creation was to make. */
+type Lookup =
+	| { kind: 'found'; run: Run }
+	/** No Run carries the ID, and the service shows the ID on Runs: none was made. */
+	| { kind: 'not made' }
+	/** The service does not show user_defined_id on Runs (gaps.md #10): the list cannot tell. */
+	| { kind: 'cannot tell' };
+
+function factsOf(error: unknown): FailureFacts | undefined {
+	if (!(error instanceof NodeApiError)) return undefined;
+	return error.context[FAILURE_FACTS] as FailureFacts | undefined;
+}
+
+async function lookFor(
+	context: IExecuteFunctions,
+	request: CreateRunRequest,
+	userDefinedId: string,
+): Promise<Lookup> {
+	const runs = await newestRuns(
+		context,
+		{ agentId: request.agentId, itemIndex: request.itemIndex },
+		NEWEST_RUNS_SEARCHED,
+	);
+	const found = runs.find((run) => run.user_defined_id === userDefinedId);
+	if (found) return { kind: 'found', run: found };
+	// A service that leaves the field out shows none of its Runs with it; an Agent with no Runs
+	// at all cannot show it either, so the node cannot tell and keeps the error.
+	const reported = runs.some((run) => Object.prototype.hasOwnProperty.call(run, 'user_defined_id'));
+	return reported ? { kind: 'not made' } : { kind: 'cannot tell' };
+}
+
+/**
+ * POST runs, made at most once. The transport never repeats a POST that creates a Run
+ * (transport/retry.ts): after a 5xx or a dropped connection the service may have made the Run.
+ * From node version 1.5, a Run sent with a User-Defined ID can be told apart: after such a
+ * failure the node reads the Agent's newest Runs; a Run carrying the ID is the one it made
+ * (used as if the POST had answered), and when none does and the service shows the ID on its
+ * Runs, nothing was made, so the POST is sent again after a 502/503/504 or a dropped
+ * connection (at most RETRY_LIMITS.transientRetries times). Where the list cannot tell (the
+ * service leaves the ID out, or the list cannot be read), the first error stands, as before.
+ * Returns the body of the Run.
+ */
+export async function createRunOnce(
+	context: IExecuteFunctions,
+	request: CreateRunRequest,
+): Promise<unknown> {
+	const userDefinedId =
+		hasBehaviour(context.getNode(), 'createRetriedByUserDefinedId') && request.userDefinedId
+			? request.userDefinedId
+			: undefined;
+	for (let retries = 0; ; retries++) {
+		// Another item failed meanwhile (without Continue On Fail): create nothing more.
+		request.throwIfStopped();
+		try {
+			const response = await serviceRequest(context, {
+				method: 'POST',
+				path: `/agents/${request.agentId}/runs`,
+				upload: request.body,
+				subject: { agentId: request.agentId },
+				itemIndex: request.itemIndex,
+				timeoutMs: request.timeoutMs,
+			});
+			return response.body;
+		} catch (error) {
+			const facts = factsOf(error);
+			if (userDefinedId === undefined || !facts || !mayHaveBeenProcessed(facts)) throw error;
+			// The Run, if made, is listed once the service has stored it: a short wait first.
+			const waitMs = RETRY_LIMITS.baseBackoffMs * 2 ** retries;
+			if (!(await sleepUnlessCancelled(waitMs, cancelSignalOf(context))))
+				throw executionCancelledError(context.getNode(), request.itemIndex);
+			let lookup: Lookup;
+			try {
+				lookup = await lookFor(context, request, userDefinedId);
+			} catch {
+				throw error;
+			}
+			if (lookup.kind === 'found') return lookup.run;
+			if (
+				lookup.kind === 'cannot tell' ||
+				!isTransient(facts) ||
+				retries >= RETRY_LIMITS.transientRetries
+			)
+				throw error;
+		}
+	}
+}
