@@ -253,6 +253,9 @@ describe('Run → Create 1.5 with a User-Defined ID: a creation that failed midw
 			]);
 			const result = await create('cannot-tell');
 			expect(result.error?.message).toBe('The Extraction Agents service failed (503)');
+			expect((result.error as Error & { description?: string }).description).toContain(
+				'The service does not show User-Defined IDs on its Runs, so the node could not tell whether the Run was made.',
+			);
 			expect(runRequestsSince(seq)).toEqual(['POST 503', 'GET']);
 			expect(runsWithId('cannot-tell')).toHaveLength(0);
 		} finally {
@@ -268,6 +271,9 @@ describe('Run → Create 1.5 with a User-Defined ID: a creation that failed midw
 		try {
 			const result = await create('always-503');
 			expect(result.error?.message).toBe('The Extraction Agents service failed (503)');
+			expect((result.error as Error & { description?: string }).description).toContain(
+				'No Run of the Agent has the User-Defined ID "always-503", so none was made; the node sent the files 4 times.',
+			);
 			expect(runRequestsSince(seq)).toEqual([
 				'POST 503',
 				'GET',

@@ -17,6 +17,7 @@ import {
 	RETRY_LIMITS,
 } from '../../transport/retry';
 import { serviceRequest } from '../../transport/serviceRequest';
+import { asNodeError } from '../itemPool';
 
 /**
  * How many of the Agent's newest Runs are read to find the Run a failed creation may have
@@ -41,12 +42,9 @@ type Lookup =
 	/** No Run carries the ID, and the service shows the ID on Runs: none was made. */
 	| { kind: 'not made' }
 	/** The service does not show user_defined_id on Runs (gaps.md #10): the list cannot tell. */
-	| { kind: 'cannot tell' };
-
-function factsOf(error: unknown): FailureFacts | undefined {
-	if (!(error instanceof NodeApiError)) return undefined;
-	return error.context[FAILURE_FACTS] as FailureFacts | undefined;
-}
+	| { kind: 'cannot tell' }
+	/** The list could not be read. */
+	| { kind: 'unreadable' };
 
 async function lookFor(
 	context: IExecuteFunctions,
@@ -88,36 +86,59 @@ export async function createRunOnce(
 	for (let retries = 0; ; retries++) {
 		// Another item failed meanwhile (without Continue On Fail): create nothing more.
 		request.throwIfStopped();
-		try {
-			const response = await serviceRequest(context, {
-				method: 'POST',
-				path: `/agents/${request.agentId}/runs`,
-				upload: request.body,
-				subject: { agentId: request.agentId },
-				itemIndex: request.itemIndex,
-				timeoutMs: request.timeoutMs,
-			});
-			return response.body;
-		} catch (error) {
-			const facts = factsOf(error);
-			if (userDefinedId === undefined || !facts || !mayHaveBeenProcessed(facts)) throw error;
-			// The Run, if made, is listed once the service has stored it: a short wait first.
-			const waitMs = RETRY_LIMITS.baseBackoffMs * 2 ** retries;
-			if (!(await sleepUnlessCancelled(waitMs, cancelSignalOf(context))))
-				throw executionCancelledError(context.getNode(), request.itemIndex);
-			let lookup: Lookup;
-			try {
-				lookup = await lookFor(context, request, userDefinedId);
-			} catch {
-				throw error;
-			}
-			if (lookup.kind === 'found') return lookup.run;
-			if (
-				lookup.kind === 'cannot tell' ||
-				!isTransient(facts) ||
-				retries >= RETRY_LIMITS.transientRetries
-			)
-				throw error;
-		}
+		const attempt = await sendOnce(context, request);
+		if (attempt.kind === 'answer') return attempt.body;
+		const { error } = attempt;
+		const facts = error.context[FAILURE_FACTS] as FailureFacts | undefined;
+		if (userDefinedId === undefined || !facts || !mayHaveBeenProcessed(facts)) throw error;
+		// The Run, if made, is listed once the service has stored it: a short wait first.
+		const waitMs = RETRY_LIMITS.baseBackoffMs * 2 ** retries;
+		if (!(await sleepUnlessCancelled(waitMs, cancelSignalOf(context))))
+			throw executionCancelledError(context.getNode(), request.itemIndex);
+		const lookup = await lookFor(context, request, userDefinedId).catch(
+			(): Lookup => ({ kind: 'unreadable' }),
+		);
+		if (lookup.kind === 'found') return lookup.run;
+		if (lookup.kind === 'not made' && isTransient(facts) && retries < RETRY_LIMITS.transientRetries)
+			continue;
+		throw withLookupNote(error, lookup, userDefinedId, retries);
 	}
+}
+
+/** One POST; a failure comes back (not thrown) as the transport's NodeApiError. */
+async function sendOnce(
+	context: IExecuteFunctions,
+	request: CreateRunRequest,
+): Promise<{ kind: 'answer'; body: unknown } | { kind: 'failed'; error: NodeApiError }> {
+	try {
+		const response = await serviceRequest(context, {
+			method: 'POST',
+			path: `/agents/${request.agentId}/runs`,
+			upload: request.body,
+			subject: { agentId: request.agentId },
+			itemIndex: request.itemIndex,
+			timeoutMs: request.timeoutMs,
+		});
+		return { kind: 'answer', body: response.body };
+	} catch (error) {
+		if (error instanceof NodeApiError) return { kind: 'failed', error };
+		throw asNodeError(context.getNode(), error, request.itemIndex);
+	}
+}
+
+/** The failure, told what the look among the Agent's newest Runs found. */
+function withLookupNote(
+	error: NodeApiError,
+	lookup: Exclude<Lookup, { kind: 'found' }>,
+	userDefinedId: string,
+	retries: number,
+): NodeApiError {
+	const note =
+		lookup.kind === 'not made'
+			? `No Run of the Agent has the User-Defined ID "${userDefinedId}", so none was made${retries > 0 ? `; the node sent the files ${retries + 1} times` : ''}.`
+			: lookup.kind === 'cannot tell'
+				? 'The service does not show User-Defined IDs on its Runs, so the node could not tell whether the Run was made.'
+				: 'The node could not read the Agent’s Runs to tell whether the Run was made.';
+	error.description = [error.description, note].filter(Boolean).join(' ');
+	return error;
 }
