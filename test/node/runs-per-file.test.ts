@@ -240,8 +240,25 @@ describe('Run → Create 1.5 with a User-Defined ID: a creation that failed midw
 		]);
 		const result = await create('not-made');
 		expect(result.error).toBeUndefined();
-		expect(runRequestsSince(seq)).toEqual(['POST 503', 'GET', 'POST 200']);
+		// Two list reads, the second 5 s after the failure, both without the ID.
+		expect(runRequestsSince(seq)).toEqual(['POST 503', 'GET', 'GET', 'POST 200']);
 		expect(runsWithId('not-made')).toHaveLength(1);
+	});
+
+	it('a Run the list shows only 3 s late is found by the second read, not made again', async () => {
+		ctx.emulator.knobs.lateListing = { rate: 1, delayMs: 3_000 };
+		try {
+			const seq = ctx.emulator.lastSeq;
+			ctx.emulator.injectFaults([
+				{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing: 'after' },
+			]);
+			const result = await create('listed-late');
+			expect(result.error).toBeUndefined();
+			expect(runRequestsSince(seq)).toEqual(['POST 503', 'GET', 'GET']);
+			expect(runsWithId('listed-late')).toHaveLength(1);
+		} finally {
+			ctx.emulator.knobs.lateListing = null;
+		}
 	});
 
 	it('a service that does not show user_defined_id on Runs: the 503 stands, nothing sent again', async () => {
@@ -274,16 +291,9 @@ describe('Run → Create 1.5 with a User-Defined ID: a creation that failed midw
 			expect((result.error as Error & { description?: string }).description).toContain(
 				'No Run of the Agent has the User-Defined ID "always-503", so none was made; the node sent the files 4 times.',
 			);
-			expect(runRequestsSince(seq)).toEqual([
-				'POST 503',
-				'GET',
-				'POST 503',
-				'GET',
-				'POST 503',
-				'GET',
-				'POST 503',
-				'GET',
-			]);
+			expect(runRequestsSince(seq)).toEqual(
+				Array.from({ length: 4 }, () => ['POST 503', 'GET', 'GET']).flat(),
+			);
 		} finally {
 			ctx.emulator.clearFaults();
 		}

@@ -46,16 +46,31 @@ type Lookup =
 	/** The list could not be read. */
 	| { kind: 'unreadable' };
 
+/**
+ * How long after a failed creation the Agent's list must still miss the Run for the node to
+ * send it again. The service lists a Run when its upload ends, before it answers; 5 s covers a
+ * list that lags that for a moment. A Run listed later still could be made twice.
+ */
+export const LIST_SETTLE_MS = 5_000;
+
+async function pause(
+	context: IExecuteFunctions,
+	request: CreateRunRequest,
+	ms: number,
+): Promise<void> {
+	if (ms <= 0) return;
+	if (!(await sleepUnlessCancelled(ms, cancelSignalOf(context))))
+		throw executionCancelledError(context.getNode(), request.itemIndex);
+}
+
+/** What the Agent's newest Runs say; 'unreadable' when the list cannot be read. */
 async function lookFor(
 	context: IExecuteFunctions,
 	request: CreateRunRequest,
 	userDefinedId: string,
 ): Promise<Lookup> {
-	const runs = await newestRuns(
-		context,
-		{ agentId: request.agentId, itemIndex: request.itemIndex },
-		NEWEST_RUNS_SEARCHED,
-	);
+	const runs = await readNewestRuns(context, request);
+	if (runs === undefined) return { kind: 'unreadable' };
 	const found = runs.find((run) => run.user_defined_id === userDefinedId);
 	if (found) return { kind: 'found', run: found };
 	// A service that leaves the field out shows none of its Runs with it; an Agent with no Runs
@@ -64,14 +79,30 @@ async function lookFor(
 	return reported ? { kind: 'not made' } : { kind: 'cannot tell' };
 }
 
+async function readNewestRuns(
+	context: IExecuteFunctions,
+	request: CreateRunRequest,
+): Promise<Run[] | undefined> {
+	try {
+		return await newestRuns(
+			context,
+			{ agentId: request.agentId, itemIndex: request.itemIndex },
+			NEWEST_RUNS_SEARCHED,
+		);
+	} catch {
+		return undefined;
+	}
+}
+
 /**
  * POST runs, made at most once. The transport never repeats a POST that creates a Run
  * (transport/retry.ts): after a 5xx or a dropped connection the service may have made the Run.
  * From node version 1.5, a Run sent with a User-Defined ID can be told apart: after such a
  * failure the node reads the Agent's newest Runs; a Run carrying the ID is the one it made
- * (used as if the POST had answered), and when none does and the service shows the ID on its
- * Runs, nothing was made, so the POST is sent again after a 502/503/504 or a dropped
- * connection (at most RETRY_LIMITS.transientRetries times). Where the list cannot tell (the
+ * (used as if the POST had answered), and when none does, in two list answers the second
+ * LIST_SETTLE_MS after the failure, while the service shows the ID on its Runs, nothing was
+ * made, so the POST is sent again after a 502/503/504 or a dropped connection (at most
+ * RETRY_LIMITS.transientRetries times). Where the list cannot tell (the
  * service leaves the ID out, or the list cannot be read), the first error stands, as before.
  * Returns the body of the Run.
  */
@@ -91,13 +122,17 @@ export async function createRunOnce(
 		const { error } = attempt;
 		const facts = error.context[FAILURE_FACTS] as FailureFacts | undefined;
 		if (userDefinedId === undefined || !facts || !mayHaveBeenProcessed(facts)) throw error;
+		const failedAtMs = Date.now();
 		// The Run, if made, is listed once the service has stored it: a short wait first.
-		const waitMs = RETRY_LIMITS.baseBackoffMs * 2 ** retries;
-		if (!(await sleepUnlessCancelled(waitMs, cancelSignalOf(context))))
-			throw executionCancelledError(context.getNode(), request.itemIndex);
-		const lookup = await lookFor(context, request, userDefinedId).catch(
-			(): Lookup => ({ kind: 'unreadable' }),
-		);
+		await pause(context, request, RETRY_LIMITS.baseBackoffMs * 2 ** retries);
+		let lookup = await lookFor(context, request, userDefinedId);
+		if (lookup.kind === 'not made') {
+			// Absent from one list answer is not proof: a list may miss a new Run for a moment
+			// (a replica behind, a Run listed late). Only a second answer, LIST_SETTLE_MS after
+			// the failure, that misses it too counts as "not made".
+			await pause(context, request, failedAtMs + LIST_SETTLE_MS - Date.now());
+			lookup = await lookFor(context, request, userDefinedId);
+		}
 		if (lookup.kind === 'found') return lookup.run;
 		if (lookup.kind === 'not made' && isTransient(facts) && retries < RETRY_LIMITS.transientRetries)
 			continue;
