@@ -5,6 +5,8 @@
  * show that no Run was made (a User-Defined ID). Each against the emulator, through n8n's
  * engine: the uploads in the emulator's request log, the Runs it holds, the output items.
  */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { INodeExecutionData } from 'n8n-workflow';
 import type { HarnessInputItem } from '../../dev/harness';
 import { executeNode, useHarness } from '../../dev/harness';
@@ -162,6 +164,47 @@ describe('Run → Create 1.5, Runs: One Run per File', () => {
 		]);
 		expect(result.items).toHaveLength(1);
 		expect(result.items[0].json).not.toHaveProperty('file_name');
+	});
+});
+
+describe('Run → Create 1.5, One Run per File for every file source', () => {
+	let server: http.Server;
+	let base = '';
+	beforeAll(async () => {
+		server = http.createServer((req, res) => {
+			const name = (req.url ?? '/').slice(1);
+			const body = pdf(`linked ${name}`);
+			res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': body.length });
+			res.end(body);
+		});
+		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+		base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	});
+	afterAll(async () => await new Promise<void>((resolve) => server.close(() => resolve())));
+
+	it.each([
+		['File Fields', { binarySource: 'fields', binaryPropertyName: 'attachment_1, attachment_0' }],
+		['Links', { binarySource: 'links', fileLinks: '={{ $json.links }}' }],
+	])('%s: each file its own Run, in the order given', async (_, parameters) => {
+		const seq = ctx.emulator.lastSeq;
+		const item = email('first.pdf', 'second.pdf');
+		item.json = { links: [`${base}/L1.pdf`, `${base}/L2.pdf`] };
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.5,
+			parameters: createRunParameters({ waitForCompletion: false, ...parameters }),
+			inputItems: [item],
+		});
+		expect(result.error).toBeUndefined();
+		const expected =
+			parameters.binarySource === 'links' ? ['L1.pdf', 'L2.pdf'] : ['second.pdf', 'first.pdf'];
+		expect(postRunsSince(seq).map((entry) => entry.upload?.files.map((f) => f.filename))).toEqual(
+			expected.map((name) => [name]),
+		);
+		expect(result.items.map((out) => [out.pairedItem, out.json.file_name])).toEqual(
+			expected.map((name) => [{ item: 0 }, name]),
+		);
 	});
 });
 
