@@ -19,6 +19,15 @@ import {
 import { serviceRequest } from '../../transport/serviceRequest';
 import { asNodeError } from '../itemPool';
 
+/*
+ * Nothing twice, two cases. A creation that failed midway (a 5xx, a dropped connection) is
+ * settled here, by the node: only it knows the attempt failed, and the Agent's newest Runs say
+ * whether its User-Defined ID was made. The same email delivered again, or an execution run
+ * again from n8n's list, is not: the node would have to skip a Run made by an execution whose
+ * rows may never have been written. The examples put n8n's Remove Duplicates (across
+ * executions, by the email's or file's ID) before the node for that, where the workflow shows it.
+ */
+
 /**
  * How many of the Agent's newest Runs are read to find the Run a failed creation may have
  * made: the items sent at once (at most 20) and other workflows' Runs of the same minutes fit.
