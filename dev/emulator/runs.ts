@@ -63,10 +63,11 @@ export function runProgress(run: RunRecord, at: number): RunProgress {
 		const failedByOutcome = finalStatus === 'failed' && (run.forced ? cut : i === n - 1);
 		const failedByRate =
 			run.failureRate > 0 && chance(run.seed, 'prompt-fail', run.runId, p.id) < run.failureRate;
+		const failedByName = run.failingPrompts?.includes(p.name) ?? false;
 		return {
 			index: i,
 			done: endMs <= now,
-			failed: failedByOutcome || failedByRate,
+			failed: failedByOutcome || failedByRate || failedByName,
 			startMs: Math.floor(Math.min(schedStart, endMs)),
 			endMs: Math.floor(endMs),
 		};
@@ -150,6 +151,8 @@ export interface RunViewContext {
 	webUrl: string;
 	/** Page-based billing: usage is null (service note 21). */
 	billing: 'credits' | 'pages';
+	/** knobs.omitUserDefinedId: the Run is served without `user_defined_id`. */
+	omitUserDefinedId?: boolean;
 }
 
 export type RunViewMode = 'full' | 'summary' | 'created';
@@ -176,7 +179,8 @@ export function runView(
 	const view: Record<string, unknown> = {
 		agent_id: run.agentId,
 		run_id: run.runId,
-		user_defined_id: run.userDefinedId, // service note 20
+		// service note 20; knobs.omitUserDefinedId: a service that leaves it out
+		...(ctx.omitUserDefinedId ? {} : { user_defined_id: run.userDefinedId }),
 		created: run.createdText ?? tsOffset(run.createdMs),
 		updated: tsOffset(created ? run.createdMs : progress.updatedMs),
 		// Gap 23: null while running and for historical Runs made before March 2026.

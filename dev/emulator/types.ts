@@ -146,6 +146,12 @@ export interface EmulatorKnobs {
 	 * `n_runs` out of the Agent.
 	 */
 	agentRunCounter?: 'made' | 'existing' | 'absent';
+	/**
+	 * A service that does not report the user-defined ID on a Run (docs/design/service-notes.md
+	 * #20 tolerates its absence): Runs are served without `user_defined_id`, though POST runs
+	 * still takes the field.
+	 */
+	omitUserDefinedId?: boolean;
 }
 
 export interface EmulatorOptions extends EmulatorKnobs {
@@ -297,6 +303,8 @@ export interface RunRecord {
 	createdText?: string;
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
+	/** Prompts (by name) whose result fails while the Run still ends `success`: a partly read document. */
+	failingPrompts?: string[];
 }
 
 export interface UsageRecord {

@@ -64,6 +64,8 @@ describe('Run → Create: a Run that ends failed is an item error', () => {
 		expect(error).toEqual({
 			message: '"bad.pdf": none of the 4 Prompts could be answered',
 			description: expect.stringContaining('Check that the file is readable'),
+			// Version 1.5, One Run per File: the file of the item's output item.
+			file_name: 'bad.pdf',
 			files: 'bad.pdf',
 			failed_prompts: INVOICE_PROMPTS,
 			failure_reasons: expect.stringMatching(FAILED_REASON),
@@ -104,6 +106,7 @@ describe('Run → Create: a Run that ends failed is an item error', () => {
 			credentials: ctx.credentials,
 			parameters: createRunParameters({
 				agent: { __rl: true, mode: 'list', value: String(INVOICES), cachedResultName: 'Invoices' },
+				filesPerRun: 'item',
 			}),
 			inputItems: [
 				{
@@ -145,6 +148,7 @@ describe('Run → Create: a Run that ends failed is an item error', () => {
 		expect(failedItem).toEqual({
 			error: '"bad.pdf": none of the 4 Prompts could be answered',
 			description: expect.stringContaining('Check that the file is readable'),
+			file_name: 'bad.pdf',
 			files: 'bad.pdf',
 			failed_prompts: INVOICE_PROMPTS,
 			failure_reasons: expect.stringMatching(FAILED_REASON),
@@ -183,10 +187,14 @@ describe('Run → Create: a Run that ends failed is an item error', () => {
 		expect(failed ?? []).toEqual([]);
 	});
 
-	it('a Run that succeeded with some Prompts failed is a result; its row names the failed Prompts', async () => {
+	it('Runs with Failed Prompts → Output as Results: a Run that succeeded with some Prompts failed is a result; its row names the failed Prompts', async () => {
 		ctx.emulator.knobs.promptFailureRate = 1;
 		try {
-			const { result } = await createRuns(['partly.pdf'], { onError: 'continueErrorOutput' });
+			// Version 1.5 sends such a Run to the error output by default (test/node/versions.test.ts).
+			const { result } = await createRuns(['partly.pdf'], {
+				onError: 'continueErrorOutput',
+				parameters: { options: { partlyReadRuns: 'results' } },
+			});
 			const [success, failed] = result.outputs;
 			expect(failed ?? []).toEqual([]);
 			expect(success).toHaveLength(1);

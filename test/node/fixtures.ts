@@ -79,12 +79,20 @@ export function finishedRun(
  * `deleted` is deleted (a wait for it then reads 404), a Run of `held` never finishes (its
  * wait times out), a Run of `failed` ends `failed` at once (its Prompts fail with a reason),
  * a Run of `cancelled` ends at once in the status `cancelled`, one the node does not know
- * (docs/design/service-notes.md #23). Scans for new Runs rather than taking the newest, so that
+ * (docs/design/service-notes.md #23), a Run of `partlyRead` succeeds with its Prompt "Total
+ * amount" failed. Scans for new Runs rather than taking the newest, so that
  * parallel uploads cannot swap them.
  */
 export function shapeRunsByFileName(
 	emulator: Emulator,
-	names: { deleted?: string; held?: string; failed?: string; cancelled?: string },
+	names: {
+		deleted?: string;
+		held?: string;
+		failed?: string;
+		cancelled?: string;
+		/** Its Run succeeds, but the Prompt "Total amount" fails: a partly read document. */
+		partlyRead?: string;
+	},
 	uploads: number,
 ): void {
 	const known = new Set(emulator.state.runs.keys());
@@ -98,6 +106,7 @@ export function shapeRunsByFileName(
 				if (name === names.deleted) emulator.deleteRun(run.agentId, run.runId);
 				else if (name === names.held) emulator.holdRun(run.agentId, run.runId);
 				else if (name === names.failed) emulator.finishRun(run.agentId, run.runId, 'failed');
+				else if (name === names.partlyRead) run.failingPrompts = ['Total amount'];
 				else if (name === names.cancelled) {
 					emulator.finishRun(run.agentId, run.runId);
 					run.reportedStatus = 'cancelled';

@@ -168,7 +168,8 @@ describe('messages', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: { apiKey: 'ea_test_key', baseUrl },
-			parameters: createRunParameters(),
+			// All the item's files as one Run (with One Run per File each is its own Run).
+			parameters: createRunParameters({ filesPerRun: 'item' }),
 			inputItems: [{ binary }],
 		});
 		const error = result.error as Error & { description?: string };

@@ -166,6 +166,9 @@ const FILE_VERSIONS: Record<string, number[]> = {
 
 /** Texts a version test chooses (`triggerHasBehaviour(…) ? this : that`), with the versions that get them. */
 const TEXT_VERSIONS: Record<string, number[]> = {
+	// helpers/failedRuns.ts, a partly read Run's error: only from 1.5 ('partlyReadRunsAreErrors').
+	'To keep such Runs as rows, set Options → Runs with Failed Prompts to Output as Results; to send them on, set On Error to Continue (using error output).':
+		ACTION_NODE_VERSIONS.filter((v) => v >= 1.5),
 	// trigger/poll.ts, 'settingsInOptions': trigger 1 says "Statuses" instead.
 	'Choose Succeeded, Failed or both under Trigger On.': TRIGGER_NODE_VERSIONS.filter(
 		(v) => v >= 1.1,

@@ -24,7 +24,12 @@ async function uploadWith(binaryPropertyName: string, binaryMode?: 'filesystem' 
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
-		parameters: createRunParameters({ binarySource: 'fields', binaryPropertyName }),
+		// The files chosen go as one Run, so that one upload shows them all.
+		parameters: createRunParameters({
+			binarySource: 'fields',
+			binaryPropertyName,
+			filesPerRun: 'item',
+		}),
 		inputItems: [gmailItem()],
 		binaryMode,
 	});

@@ -33,6 +33,8 @@ async function createFromLinks(fileLinks: unknown, options: { requestTimeout?: n
 		credentials: ctx.credentials,
 		parameters: createRunParameters({
 			binarySource: 'links',
+			// The links' files as one Run, one upload (1.5 makes one Run per file by default).
+			filesPerRun: 'item',
 			fileLinks: fileLinks as string,
 			...(options.requestTimeout ? { options: { requestTimeout: options.requestTimeout } } : {}),
 		}),

@@ -37,6 +37,8 @@ async function createFromLinks(
 		credentials: ctx.credentials,
 		parameters: createRunParameters({
 			binarySource: 'links',
+			// The links' files as one Run, one upload (1.5 makes one Run per file by default).
+			filesPerRun: 'item',
 			fileLinks,
 			waitForCompletion: false,
 			...(options.requestTimeout ? { options: { requestTimeout: options.requestTimeout } } : {}),

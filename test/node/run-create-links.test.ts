@@ -82,7 +82,8 @@ async function createFromLinks(fileLinks: string) {
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
-		parameters: createRunParameters({ binarySource: 'links', fileLinks }),
+		// The links' files as one Run, one upload (1.5 makes one Run per file by default).
+		parameters: createRunParameters({ binarySource: 'links', fileLinks, filesPerRun: 'item' }),
 		inputItems: [{ json: { n: 1 } }],
 	});
 	const uploads = ctx.emulator

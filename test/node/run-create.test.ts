@@ -33,7 +33,7 @@ describe('Run → Create', () => {
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
-			parameters: createRunParameters({ binarySource: 'all' }),
+			parameters: createRunParameters({ binarySource: 'all', filesPerRun: 'item' }),
 			inputItems: [
 				{
 					json: { from: 'mail' },
@@ -243,7 +243,7 @@ describe('Run → Create', () => {
 			const binary: Record<string, { data: Buffer; fileName: string }> = {};
 			for (let n = 0; n < 301; n++)
 				binary[`file_${n}`] = { data: Buffer.from(`f${n}`), fileName: `f${n}.txt` };
-			const error = await refused({ binarySource: 'all' }, [{ binary }]);
+			const error = await refused({ binarySource: 'all', filesPerRun: 'item' }, [{ binary }]);
 			expect(error.message).toBe('Item 1 has 301 files; a Run takes at most 300');
 		});
 
@@ -341,7 +341,11 @@ describe('Run → Create', () => {
 			credentials: ctx.credentials,
 			binaryMode: 'filesystem',
 			timeoutMs: 120_000,
-			parameters: createRunParameters({ binarySource: 'all', waitForCompletion: false }),
+			parameters: createRunParameters({
+				binarySource: 'all',
+				filesPerRun: 'item',
+				waitForCompletion: false,
+			}),
 			inputItems: [
 				{
 					binary: {

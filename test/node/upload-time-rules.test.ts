@@ -51,11 +51,17 @@ async function openStoredFilesSettled(): Promise<string[]> {
 	return openStoredFiles();
 }
 
-async function upload(userDefinedId: string, bytes: number, requestTimeout = 1) {
+async function upload(
+	userDefinedId: string,
+	bytes: number,
+	requestTimeout = 1,
+	typeVersion?: number,
+) {
 	const seq = ctx.emulator.lastSeq;
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
+		typeVersion,
 		parameters: uploadOnlyParameters({
 			additionalFields: { userDefinedId },
 			options: { requestTimeout },
@@ -116,13 +122,23 @@ describe('the upload to the service: no clock while bytes flow', () => {
 		expect(await openStoredFilesSettled()).toEqual([]);
 	});
 
-	it('a service that took the whole upload and never answers: the message says it had all of it', async () => {
+	it('a service that took the whole upload and never answers: the message says it had all of it (1.4)', async () => {
 		ctx.emulator.injectFaults([{ match: { method: 'POST', path: /\/runs$/ }, kind: 'stall' }]);
 		const userDefinedId = uniqueId('unanswered');
-		const { result, posts } = await upload(userDefinedId, 200_000);
+		// Version 1.5 looks for the Run by its User-Defined ID and sends it again (below).
+		const { result, posts } = await upload(userDefinedId, 200_000, 1, 1.4);
 		expect(result.error?.message).toBe('The Extraction Agents service did not answer within 2 s');
 		expect(description(result.error)).toContain('It had the whole upload');
 		expect(description(result.error)).toContain('Look in the web app');
 		expect(posts).toHaveLength(1);
+	});
+
+	it('version 1.5: an upload never answered, whose User-Defined ID no newest Run carries, is sent again: one Run', async () => {
+		ctx.emulator.injectFaults([{ match: { method: 'POST', path: /\/runs$/ }, kind: 'stall' }]);
+		const userDefinedId = uniqueId('unanswered-then-sent');
+		const { result, posts } = await upload(userDefinedId, 200_000, 1, 1.5);
+		expect(result.error).toBeUndefined();
+		expect(posts).toHaveLength(2);
+		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
 	});
 });

@@ -484,3 +484,179 @@ describe('Run → Create, a Run that ends failed', () => {
 		},
 	);
 });
+
+describe('Run → Create, Runs left at its default, with two invoices in one email', () => {
+	const twoInvoices = (typeVersion: number) =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: createRunParameters(),
+			inputItems: [
+				{
+					json: { subject: 'Two invoices' },
+					binary: {
+						attachment_0: {
+							data: pdf('invoice A'),
+							fileName: 'A.pdf',
+							mimeType: 'application/pdf',
+						},
+						attachment_1: {
+							data: pdf('invoice B'),
+							fileName: 'B.pdf',
+							mimeType: 'application/pdf',
+						},
+					},
+				},
+			],
+		});
+
+	it('version 1.5 makes one Run per file: two uploads, two items paired with the email, each naming its file', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await twoInvoices(1.5);
+		expect(result.error).toBeUndefined();
+		expect(uploads(seq).map((entry) => entry.upload?.files.map((file) => file.filename))).toEqual([
+			['A.pdf'],
+			['B.pdf'],
+		]);
+		expect(result.items.map((item) => [item.pairedItem, item.json.file_name])).toEqual([
+			[{ item: 0 }, 'A.pdf'],
+			[{ item: 0 }, 'B.pdf'],
+		]);
+	});
+
+	it('version 1.4 sends both files as one Run and gives one item, as it did', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await twoInvoices(1.4);
+		expect(result.error).toBeUndefined();
+		expect(uploads(seq).map((entry) => entry.upload?.files.map((file) => file.filename))).toEqual([
+			['A.pdf', 'B.pdf'],
+		]);
+		expect(result.items).toHaveLength(1);
+		expect(result.items[0].json).not.toHaveProperty('file_name');
+	});
+});
+
+describe('Run → Create, a Run that succeeded with a failed Prompt', () => {
+	const createPartlyRead = (typeVersion: number) => {
+		shapeRunsByFileName(ctx.emulator, { partlyRead: 'partly.pdf' }, 1);
+		return executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: createRunParameters(),
+			inputItems: [{ json: {}, binary: { data: { data: pdf('partly'), fileName: 'partly.pdf' } } }],
+			onError: 'continueErrorOutput',
+		});
+	};
+
+	it('version 1.5 sends it to the error output with the values read, the failed Prompt and why', async () => {
+		const result = await createPartlyRead(1.5);
+		const [success, failed] = result.outputs;
+		expect(success).toEqual([]);
+		const error = failed[0].json.error as Record<string, unknown>;
+		expect(error.message).toBe('"partly.pdf": 1 of 4 Prompts could not be answered (Total amount)');
+		expect(error.status).toBe('success');
+		expect(error.failed_prompts).toBe('Total amount');
+		expect(error.failure_reasons).toMatch(/^Total amount: ./);
+		const valuesRead = error.values_read as Record<string, unknown>;
+		expect(Object.keys(valuesRead)).toEqual([
+			'Invoice number',
+			'Invoice date',
+			'Vendor',
+			'Total amount',
+		]);
+		expect(valuesRead['Invoice number']).toEqual(expect.any(String));
+		expect(valuesRead['Total amount']).toBeNull();
+	});
+
+	it('version 1.4 gives it as a result whose failed_prompts column names the Prompt, as it did', async () => {
+		const result = await createPartlyRead(1.4);
+		const [success, failed] = result.outputs;
+		expect(success.map((item) => [item.json.status, item.json.failed_prompts])).toEqual([
+			['success', 'Total amount'],
+		]);
+		expect(failed ?? []).toEqual([]);
+	});
+});
+
+describe('Run → Create, an email whose only image is a logo in its text', () => {
+	const logoOnly = (typeVersion: number) =>
+		executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: createRunParameters(),
+			inputItems: [
+				{
+					json: { html: '<p>Thanks!</p><img src="cid:logo" alt="logo.png">' },
+					binary: {
+						attachment_0: {
+							data: Buffer.from('89504e470d0a1a0a', 'hex'),
+							fileName: 'logo.png',
+							mimeType: 'image/png',
+						},
+					},
+				},
+			],
+			onError: 'continueErrorOutput',
+		});
+
+	it('version 1.5 sends nothing and gives no item on either output, saying so in a hint', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await logoOnly(1.5);
+		expect(result.error).toBeUndefined();
+		expect(uploads(seq)).toEqual([]);
+		expect(result.outputs.flat()).toEqual([]);
+		const hints = (result.runData[result.nodeName]?.[0]?.hints ?? []).map((hint) => hint.message);
+		expect(hints).toContain(
+			'An item whose only files are images shown in its email’s text (a logo, a signature) has no document: nothing was sent for it, and it gives no item.',
+		);
+	});
+
+	it('version 1.4 gives an error item (a review row), as it did', async () => {
+		const result = await logoOnly(1.4);
+		expect(
+			result.outputs[1].map((item) => (item.json.error as { message: string }).message),
+		).toEqual(['Item 1 has only images shown inside the email text, no attached document']);
+	});
+});
+
+describe('Run → Create with a User-Defined ID, a 503 after the Run was made', () => {
+	const createThrough503 = (typeVersion: number, id: string) => {
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing: 'after' },
+		]);
+		return executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion,
+			parameters: createRunParameters({
+				waitForCompletion: false,
+				additionalFields: { userDefinedId: id },
+			}),
+			inputItems: [{ json: {}, binary: { data: { data: pdf(id), fileName: `${id}.pdf` } } }],
+		});
+	};
+	const runsWithId = (id: string) =>
+		[...ctx.emulator.state.runs.values()].filter((run) => run.userDefinedId === id);
+
+	it('version 1.5 finds the Run among the Agent’s newest by its ID and gives it: one Run, no error', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await createThrough503(1.5, 'mail-503-v15');
+		expect(result.error).toBeUndefined();
+		expect(uploads(seq).map((entry) => entry.status)).toEqual([503]);
+		expect(runsWithId('mail-503-v15')).toHaveLength(1);
+		expect(result.items.map((item) => item.json.run_id)).toEqual([
+			runsWithId('mail-503-v15')[0].runId,
+		]);
+	});
+
+	it('version 1.4 fails the item with the 503 and reads no list, as it did', async () => {
+		const seq = ctx.emulator.lastSeq;
+		const result = await createThrough503(1.4, 'mail-503-v14');
+		expect(result.error?.message).toBe('The Extraction Agents service failed (503)');
+		expect(ctx.emulator.requestsSince(seq).map((entry) => entry.method)).toEqual(['POST']);
+		expect(runsWithId('mail-503-v14')).toHaveLength(1);
+	});
+});

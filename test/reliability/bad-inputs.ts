@@ -419,7 +419,8 @@ export const BAD_INPUTS: BadInput[] = [
 		message: 'Item 1 has 301 files; a Run takes at most 300',
 		requests: [],
 		node: 'action',
-		parameters: createRun({ binarySource: 'all' }),
+		// One Run for all the item's files (with One Run per File, each file is its own Run).
+		parameters: createRun({ binarySource: 'all', filesPerRun: 'item' }),
 		items: 'files301',
 	},
 	{

@@ -34,6 +34,12 @@ const ctx = useEmulator({ runDurationMs: 200 });
 
 const RUN_CREATE = AGENT_RUNS;
 
+/**
+ * Version 1.4, which never repeats a POST that creates a Run, whatever the fault. From 1.5 a
+ * Run with a User-Defined ID is looked for among the Agent's newest Runs first (below, "1.5").
+ */
+const VERSION_1_4 = { typeVersion: 1.4 };
+
 afterEach(() => {
 	ctx.emulator.clearFaults();
 	ctx.emulator.knobs.retryAfterStyle = 'seconds';
@@ -62,7 +68,7 @@ async function runGet(
 /** Run → Create of one item with two files and a unique User-Defined ID, under the given faults. */
 async function createRun(
 	faults: InjectedFault[],
-	extra: { continueOnFail?: boolean; parameters?: INodeParameters } = {},
+	extra: { continueOnFail?: boolean; parameters?: INodeParameters; typeVersion?: number } = {},
 ) {
 	const userDefinedId = uniqueId('fault');
 	const seq = ctx.emulator.lastSeq;
@@ -76,6 +82,7 @@ async function createRun(
 		}),
 		inputItems: [itemWithFiles(userDefinedId, 2)],
 		continueOnFail: extra.continueOnFail,
+		typeVersion: extra.typeVersion,
 	});
 	expect(ctx.emulator.pendingFaults).toEqual([]);
 	const posts = ctx.emulator
@@ -193,11 +200,12 @@ describe('500, 502, 503, 504', () => {
 		for (const timing of ['before', 'after'] as const) creates.push([kind, timing]);
 
 	it.each(creates)(
-		'Run → Create after %s (%s the service made the Run): never repeated, at most one Run, a clear error',
+		'Run → Create 1.4 after %s (%s the service made the Run): never repeated, at most one Run, a clear error',
 		async (kind, timing) => {
-			const { error, posts, runs } = await createRun([
-				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing },
-			]);
+			const { error, posts, runs } = await createRun(
+				[{ match: { method: 'POST', path: RUN_CREATE }, kind, timing }],
+				VERSION_1_4,
+			);
 			expect(error?.message).toBe(`The Extraction Agents service failed (${kind})`);
 			expect(error?.description).toContain(
 				'so the node did not try again (that could make it twice)',
@@ -207,6 +215,46 @@ describe('500, 502, 503, 504', () => {
 			);
 			expect(posts).toHaveLength(1);
 			expect(runs).toHaveLength(timing === 'after' ? 1 : 0);
+		},
+	);
+});
+
+describe('Run → Create 1.5 with a User-Defined ID: every fault on creation, never a Run twice', () => {
+	// [fault, timing, what the user gets]: the Run found after 'after'; sent again after a
+	// passing fault before it was made; a 500 before it was made stays an error (no retry on 500).
+	const cases: Array<
+		[InjectedFault['kind'], 'before' | 'after', 'found' | 'sent again' | 'error']
+	> = [
+		['500', 'after', 'found'],
+		['502', 'after', 'found'],
+		['503', 'after', 'found'],
+		['504', 'after', 'found'],
+		['reset', 'after', 'found'],
+		['reset-mid-response', 'after', 'found'],
+		['truncated-json', 'after', 'found'],
+		['non-json', 'after', 'found'],
+		['500', 'before', 'error'],
+		['502', 'before', 'sent again'],
+		['503', 'before', 'sent again'],
+		['504', 'before', 'sent again'],
+		['reset', 'before', 'sent again'],
+	];
+	it.each(cases)(
+		'%s (%s the Run is made): %s, exactly one Run at most',
+		async (kind, timing, outcome) => {
+			const { result, error, posts, runs } = await createRun(
+				[{ match: { method: 'POST', path: RUN_CREATE }, kind, timing }],
+				{ typeVersion: 1.5 },
+			);
+			expect(runs.length).toBeLessThanOrEqual(1);
+			if (outcome === 'error') {
+				expect(error?.message).toBe('The Extraction Agents service failed (500)');
+				expect([posts.length, runs.length]).toEqual([1, 0]);
+				return;
+			}
+			expect(error).toBeUndefined();
+			expect([posts.length, runs.length]).toEqual([outcome === 'found' ? 1 : 2, 1]);
+			expect(result.items.map((item) => item.json.run_id)).toEqual([runs[0].runId]);
 		},
 	);
 });
@@ -243,11 +291,12 @@ describe('connection reset', () => {
 		['reset-mid-response', 'after', 1],
 		['reset', 'after', 1],
 	] as const)(
-		'Run → Create with %s (%s): not repeated, %i Run, a clear error',
+		'Run → Create 1.4 with %s (%s): not repeated, %i Run, a clear error',
 		async (kind, timing, expectedRuns) => {
-			const { error, posts, runs } = await createRun([
-				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing },
-			]);
+			const { error, posts, runs } = await createRun(
+				[{ match: { method: 'POST', path: RUN_CREATE }, kind, timing }],
+				VERSION_1_4,
+			);
 			expect(error?.message).toBe(
 				'The connection to the Extraction Agents service was interrupted',
 			);
@@ -344,11 +393,12 @@ describe('truncated or non-JSON bodies', () => {
 	});
 
 	it.each(['truncated-json', 'non-json'] as const)(
-		'Run → Create answered with %s: not repeated, the Run exists, the error says to check',
+		'Run → Create 1.4 answered with %s: not repeated, the Run exists, the error says to check',
 		async (kind) => {
-			const { error, posts, runs } = await createRun([
-				{ match: { method: 'POST', path: RUN_CREATE }, kind, timing: 'after' },
-			]);
+			const { error, posts, runs } = await createRun(
+				[{ match: { method: 'POST', path: RUN_CREATE }, kind, timing: 'after' }],
+				VERSION_1_4,
+			);
 			expect(error?.message).toBe(MESSAGE);
 			expect(error?.description).toContain(
 				'so the node did not try again (that could make it twice)',
@@ -461,6 +511,7 @@ describe('a 200 whose JSON lacks the expected fields', () => {
 		const { error, posts, runs } = await createRun([
 			{ match: { method: 'POST', path: RUN_CREATE }, kind: 'missing-fields' },
 		]);
+		// The same at 1.5: a 200 is an answer, so the Run's list is not read (createOnce.ts).
 		expect(error?.message).toBe(
 			'The Extraction Agents service sent an incomplete answer for the Run',
 		);

@@ -44,7 +44,8 @@ export function uploadOnlyParameters(
 	agentId: number = INVOICES,
 ): INodeParameters {
 	return createRunParameters(
-		{ binarySource: 'all', waitForCompletion: false, ...overrides },
+		// One Run for all the item's files, the Runs these tests count (1.5's default is one per file).
+		{ binarySource: 'all', filesPerRun: 'item', waitForCompletion: false, ...overrides },
 		agentId,
 	);
 }

@@ -174,7 +174,7 @@ describe('a service that stalls: the action node', () => {
 	});
 
 	it.each(['before', 'after'] as const)(
-		'Run → Create that stalls (%s the Run is made) is not sent again: one POST, a clear error saying to check',
+		'Run → Create 1.4 that stalls (%s the Run is made) is not sent again: one POST, a clear error saying to check',
 		async (timing) => {
 			const userDefinedId = uniqueId('stall');
 			const seq = ctx.emulator.lastSeq;
@@ -189,6 +189,8 @@ describe('a service that stalls: the action node', () => {
 					options: ONE_SECOND,
 				}),
 				inputItems: [itemWithFiles(userDefinedId, 2)],
+				// 1.5 looks for the Run by its User-Defined ID (test/reliability/faults.test.ts).
+				typeVersion: 1.4,
 			});
 			const error = result.error as ErrorWithDescription;
 			// 1 s, plus 1 s for the (started) first MB of the upload

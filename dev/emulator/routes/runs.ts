@@ -15,7 +15,7 @@ import {
 } from '../errors';
 import { countFileParts, FILES_FIELD, newUploadInfo, parseUpload } from '../multipart';
 import { chance } from '../random';
-import { runProgress, runResults, runView } from '../runs';
+import { runProgress, runResults, runView, type RunViewContext } from '../runs';
 import { parseIsoMicros, tsZulu } from '../time';
 import {
 	contentDisposition,
@@ -38,8 +38,12 @@ export const NESTED_CHUNK = 10;
 export const FIELD_USER_DEFINED_ID = 'user_defined_id';
 export const FIELD_DUE_DATE = 'due_date';
 
-function viewContext(ctx: RequestContext): { webUrl: string; billing: 'credits' | 'pages' } {
-	return { webUrl: ctx.webUrl, billing: ctx.user.billing };
+function viewContext(ctx: RequestContext): RunViewContext {
+	return {
+		webUrl: ctx.webUrl,
+		billing: ctx.user.billing,
+		omitUserDefinedId: ctx.knobs.omitUserDefinedId === true,
+	};
 }
 
 function requireRun(ctx: RequestContext, agentId: number): RunRecord {

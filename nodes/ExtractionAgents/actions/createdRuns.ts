@@ -7,6 +7,8 @@ import { ItemStopped, type ItemOutcome } from './itemPool';
 interface CreatedRun {
 	itemIndex: number;
 	run: Run;
+	/** One of the item's Runs, one per file (Runs → One Run per File). */
+	perFile?: boolean;
 }
 
 /**
@@ -17,8 +19,8 @@ interface CreatedRun {
 export class CreatedRuns {
 	private readonly created: CreatedRun[] = [];
 
-	/** The Runs waited for that finished, by item. */
-	private readonly finishedRuns = new Map<number, Run>();
+	/** The Runs waited for that finished, with their items (an item sends one Run per file from 1.5). */
+	private readonly finishedRuns: CreatedRun[] = [];
 
 	/** Whether any item waited for its Run. */
 	private anyWaited = false;
@@ -35,15 +37,15 @@ export class CreatedRuns {
 		);
 	}
 
-	record(itemIndex: number, run: Run): void {
-		this.created.push({ itemIndex, run });
+	record(itemIndex: number, run: Run, perFile = false): void {
+		this.created.push({ itemIndex, run, perFile });
 	}
 
 	/** Waits for the Run together with every other item's Run. */
 	async waitFor(itemIndex: number, run: Run, timeoutMs: number): Promise<Run> {
 		this.anyWaited = true;
 		const finished = await this.waiter.waitFor(run, { timeoutMs, itemIndex });
-		this.finishedRuns.set(itemIndex, finished);
+		this.finishedRuns.push({ itemIndex, run: finished });
 		return finished;
 	}
 
@@ -58,7 +60,7 @@ export class CreatedRuns {
 
 	/** The Runs waited for that finished (in whatever status), in item order. */
 	get finished(): Run[] {
-		return [...this.finishedRuns.entries()].sort(([a], [b]) => a - b).map(([, run]) => run);
+		return [...this.finishedRuns].sort((a, b) => a.itemIndex - b.itemIndex).map(({ run }) => run);
 	}
 
 	/** Whether the item created a Run. */
@@ -74,7 +76,14 @@ export class CreatedRuns {
 		const firstFailed = outcomes.findIndex((outcome) => outcome?.kind === 'failed');
 		if (firstFailed < 0) return undefined;
 		const error = (outcomes[firstFailed] as Extract<ItemOutcome, { kind: 'failed' }>).error;
-		const others = this.created.filter((created) => created.itemIndex !== firstFailed);
+		// With one Run per file, the failing item's other files' Runs too: all but the failed one.
+		const failedRunId = (error.context.errorItemFields as { run_id?: unknown } | undefined)?.run_id;
+		const others = this.created.filter(
+			(created) =>
+				created.itemIndex !== firstFailed ||
+				(created.perFile === true && created.run.run_id !== failedRunId),
+		);
+		const ofOtherItems = others.every((created) => created.itemIndex !== firstFailed);
 		const withRun = new Set(this.created.map((created) => created.itemIndex));
 		const notSent = outcomes.filter(
 			(outcome, itemIndex) => outcome?.kind === 'stopped' && !withRun.has(itemIndex),
@@ -88,7 +97,7 @@ export class CreatedRuns {
 						`item ${itemIndex + 1}: Run ${run.run_id}${run.run_url ? ` (${run.run_url})` : ''}`,
 				);
 			notes.push(
-				`Other items had already created ${others.length} Run(s), which go on in the service: ${lines.join('; ')}. Fetch them with Run → Get or the Extraction Agents Trigger rather than uploading those files again.`,
+				`Other ${ofOtherItems ? 'items' : 'files and items'} had already created ${others.length} Run(s), which go on in the service: ${lines.join('; ')}. Fetch them with Run → Get or the Extraction Agents Trigger rather than uploading those files again.`,
 			);
 		}
 		if (notSent > 0)

@@ -1,9 +1,10 @@
-import type { INode, INodeExecutionData } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
+import type { OperationOutput } from './types';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 /** What happened to one item. */
 export type ItemOutcome =
-	| { kind: 'done'; items: INodeExecutionData[] }
+	| { kind: 'done'; items: OperationOutput[] }
 	| { kind: 'failed'; error: NodeApiError | NodeOperationError }
 	/** Not started, or its wait given up, because another item failed first. */
 	| { kind: 'stopped' };
@@ -75,7 +76,7 @@ export class ItemPool {
 	/** Runs `work` for every item index and returns each item's outcome, in input order. */
 	async runItems(
 		count: number,
-		work: (itemIndex: number) => Promise<INodeExecutionData[]>,
+		work: (itemIndex: number) => Promise<OperationOutput[]>,
 	): Promise<ItemOutcome[]> {
 		const outcomes: ItemOutcome[] = new Array(count);
 		const one = async (itemIndex: number): Promise<void> => {

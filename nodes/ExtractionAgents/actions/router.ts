@@ -8,7 +8,7 @@ import type {
 import { CreatedRuns } from './createdRuns';
 import { asNodeError, ItemPool } from './itemPool';
 import { itemsInParallelFor, operationFor } from './operations';
-import type { ExecutionCache, ItemContext, Operation } from './types';
+import { FailedOutput, type ExecutionCache, type ItemContext, type Operation } from './types';
 
 /**
  * The json of a failed item: the message, what to do, and the Run's fields where the item
@@ -44,7 +44,7 @@ function itemContextOf(
 		item,
 		cache,
 		throwIfStopped: () => pool.throwIfStopped(),
-		runCreated: (run) => createdRuns.record(itemIndex, run),
+		runCreated: (run, perFile) => createdRuns.record(itemIndex, run, perFile),
 		waitForRun: async (run, timeoutMs) => {
 			pool.releasePlace(itemIndex);
 			return await createdRuns.waitFor(itemIndex, run, timeoutMs);
@@ -105,6 +105,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 		if (outcome.kind === 'done') {
 			// Operations return fresh items: pair them in place (a copy per item costs ~0.1 s per 100,000).
 			for (const result of outcome.items) {
+				if (result instanceof FailedOutput) {
+					returnData.push({
+						json: errorItemJson(result.error, toErrorOutput),
+						pairedItem: { item: itemIndex },
+					});
+					continue;
+				}
 				result.pairedItem = { item: itemIndex };
 				returnData.push(result);
 			}

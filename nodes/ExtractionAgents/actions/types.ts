@@ -1,4 +1,10 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeProperties } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	NodeApiError,
+	NodeOperationError,
+} from 'n8n-workflow';
 import type { Run } from '../helpers/runs';
 import type { CreatedRuns } from './createdRuns';
 import type { ItemOutcome } from './itemPool';
@@ -16,8 +22,11 @@ export interface ItemContext {
 	 * (without Continue On Fail) it throws, so nothing more is created.
 	 */
 	throwIfStopped(): void;
-	/** Records a Run the item created, to be named if the node stops on another item. */
-	runCreated(run: Run): void;
+	/**
+	 * Records a Run the item created, to be named if the node stops on another item;
+	 * `perFile`: one of the item's Runs, one per file.
+	 */
+	runCreated(run: Run, perFile?: boolean): void;
 	/**
 	 * Waits for the Run together with every other item's Run. The item gives up its
 	 * place meanwhile, so the next item's upload can start.
@@ -31,10 +40,21 @@ export interface ItemsSummary {
 	createdRuns: CreatedRuns;
 }
 
+/**
+ * One output item that failed on its own while the item's other output items stand (Run →
+ * Create, One Run per File, with On Error set to Continue): the router makes it an error item
+ * paired with the input item, in its place among the others.
+ */
+export class FailedOutput {
+	constructor(readonly error: NodeApiError | NodeOperationError) {}
+}
+
+export type OperationOutput = INodeExecutionData | FailedOutput;
+
 export interface Operation {
 	description: INodeProperties[];
 	/** Handles one input item; the router adds pairedItem and continueOnFail. */
-	execute(this: IExecuteFunctions, item: ItemContext): Promise<INodeExecutionData[]>;
+	execute(this: IExecuteFunctions, item: ItemContext): Promise<OperationOutput[]>;
 	/** Called once every item is done, before the node returns or fails. */
 	afterItems?(this: IExecuteFunctions, summary: ItemsSummary): void;
 }

@@ -97,6 +97,39 @@ export const optionsField: INodeProperties = {
 				},
 			},
 		},
+		// 'error' by default from version 1.5: a document whose Prompts were partly answered
+		// needs a person, and as a row it would only be a blank cell that nobody sees; on the
+		// error output it reaches the review place with the values read and the reasons.
+		{
+			displayName: 'Runs with Failed Prompts',
+			name: 'partlyReadRuns',
+			type: 'options',
+			default: 'error',
+			options: [
+				{
+					name: 'Send to Error Output',
+					value: 'error',
+					description:
+						'The item fails with the values that were read and the Prompts that failed, and why: for review, not a row with blank cells',
+				},
+				{
+					name: 'Output as Results',
+					value: 'results',
+					description:
+						'The Run is a result like any other; its failed_prompts column names the Prompts that failed (as before node version 1.5)',
+				},
+			],
+			description:
+				'What to do with a Run that succeeded although some of its Prompts could not be answered',
+			displayOptions: {
+				show: {
+					'/resource': ['run'],
+					'/operation': ['create'],
+					'/waitForCompletion': [true],
+					'@version': versionsWith('partlyReadRunsAreErrors'),
+				},
+			},
+		},
 		{
 			displayName: 'Request Timeout (Seconds)',
 			name: 'requestTimeout',

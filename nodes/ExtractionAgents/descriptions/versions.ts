@@ -6,7 +6,7 @@ import type { DisplayCondition, INode } from 'n8n-workflow';
  * a saved workflow would notice comes with a new node version); test/node/versions.test.ts
  * shows each one at both sides of its version.
  */
-export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2, 1.3, 1.4];
+export const ACTION_NODE_VERSIONS = [1, 1.1, 1.2, 1.3, 1.4, 1.5];
 
 const SINCE = {
 	/** Agent → Get / Get Many simplify by default. */
@@ -39,6 +39,27 @@ const SINCE = {
 	 * the Prompts that failed and why, the Agent's name) and leaves out n8n setup steps.
 	 */
 	reviewerErrorItems: 1.4,
+	/**
+	 * Run → Create: Runs (`filesPerRun`) is shown, One Run per File by default: each file its own
+	 * Run and its own output item (one Run per item before, as Runs → One Run per Item still does).
+	 */
+	runPerFile: 1.5,
+	/**
+	 * Run → Create: a Run that succeeded with failed Prompts is an item error carrying the values
+	 * read, unless Options → Runs with Failed Prompts says Output as Results (a result before).
+	 */
+	partlyReadRunsAreErrors: 1.5,
+	/**
+	 * Run → Create: an item whose only files are images shown in its email's text (a logo) gives
+	 * no output item and sends nothing (an item error before).
+	 */
+	noDocumentNoItem: 1.5,
+	/**
+	 * Run → Create with a User-Defined ID: after a 5xx or a dropped connection on creation, the
+	 * node looks for the Run among the Agent's newest Runs and uses it, or creates it again when
+	 * the service shows that it was not made (an item error before).
+	 */
+	createRetriedByUserDefinedId: 1.5,
 } as const;
 
 export type VersionedBehaviour = keyof typeof SINCE;

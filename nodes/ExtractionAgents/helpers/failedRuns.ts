@@ -41,6 +41,7 @@ export function failedRunError(
 	context: IExecuteFunctions,
 	run: Run,
 	itemIndex: number,
+	partlyRead?: { valuesRead: IDataObject },
 ): NodeOperationError {
 	if (!hasBehaviour(context.getNode(), 'reviewerErrorItems'))
 		return failedRunErrorOf1_3(context, run, itemIndex);
@@ -57,7 +58,7 @@ export function failedRunError(
 	const description = [
 		reasons.length > 0 ? `The service’s reasons: ${reasons.join('; ')}.` : '',
 		check,
-		context.continueOnFail() ? '' : SETUP_STEPS,
+		context.continueOnFail() ? '' : partlyRead ? PARTLY_READ_SETUP_STEPS : SETUP_STEPS,
 		// Last, so that no full stop follows the link.
 		run.run_url ? `See the Run: ${run.run_url}` : '',
 	]
@@ -71,8 +72,40 @@ export function failedRunError(
 		...reviewerFields(context, run),
 		failed_prompts: failedPrompts.map(({ name }) => name).join(', '),
 		failure_reasons: reasons.join('\n'),
+		// A partly read document: what was read, as the success output's columns would hold it.
+		...(partlyRead ? { values_read: partlyRead.valuesRead } : {}),
 		...reviewerFieldsAfter(run),
 	});
+}
+
+/** For whoever built the workflow: shown only when a partly read Run stops it. */
+const PARTLY_READ_SETUP_STEPS =
+	'To keep such Runs as rows, set Options → Runs with Failed Prompts to Output as Results; to send them on, set On Error to Continue (using error output).';
+
+/** Options → Runs with Failed Prompts of Run → Create (node version 1.5 on). */
+export type PartlyReadRunsMode = 'error' | 'results';
+
+/**
+ * What a Run that succeeded with failed Prompts is: from node version 1.5 an error of its
+ * item (the document needs a person: a blank cell in a row would pass unnoticed), unless
+ * Options → Runs with Failed Prompts says Output as Results; before, a result whose
+ * failed_prompts column names them.
+ */
+export function partlyReadRunsMode(
+	context: IExecuteFunctions,
+	itemIndex: number,
+): PartlyReadRunsMode {
+	if (!hasBehaviour(context.getNode(), 'partlyReadRunsAreErrors')) return 'results';
+	return context.getNodeParameter(
+		'options.partlyReadRuns',
+		itemIndex,
+		'error',
+	) as PartlyReadRunsMode;
+}
+
+/** Whether the Run succeeded but some of its Prompts failed. */
+export function isPartlyRead(run: Run): boolean {
+	return run.status === 'success' && failedPromptsOf(run).length > 0;
 }
 
 /** For whoever built the workflow, in the panel's words: shown only when a failed Run stops it. */
@@ -182,17 +215,21 @@ export function runCountsHint(
 	const finished = createdRuns.finished;
 	const byStatus = new Map<string, number>();
 	for (const run of finished) byStatus.set(run.status, (byStatus.get(run.status) ?? 0) + 1);
-	const succeeded = byStatus.get('success') ?? 0;
+	// From 1.5, succeeded Runs with failed Prompts go where failed Runs go (partlyReadRunsMode).
+	const partlyRead =
+		partlyReadRunsMode(context, 0) === 'error' ? finished.filter(isPartlyRead).length : 0;
+	const succeeded = (byStatus.get('success') ?? 0) - partlyRead;
 	byStatus.delete('success');
-	const unsuccessful = finished.length - succeeded;
+	const unsuccessful = finished.length - succeeded - partlyRead;
 	const parts = [`${succeeded} succeeded`];
+	if (partlyRead > 0) parts.push(`${partlyRead} with failed Prompts`);
 	for (const [status, count] of byStatus) parts.push(`${count} ${status}`);
 	const unfinished = createdRuns.createdCount - finished.length;
 	if (unfinished > 0) parts.push(`${unfinished} not finished`);
 	let hint = `${plural(createdRuns.createdCount, 'Run')}: ${parts.join(', ')}`;
-	if (unsuccessful > 0) {
+	if (unsuccessful > 0 || partlyRead > 0) {
 		const node = context.getNode();
-		if (failedRunsMode(context, 0) === 'results')
+		if (failedRunsMode(context, 0) === 'results' && partlyRead === 0)
 			hint += ' → in the results (Failed Runs: Output as Results)';
 		else if (node.onError === 'continueErrorOutput') hint += ' → error output';
 		else if (context.continueOnFail()) hint += ' → error items in the output';

@@ -299,3 +299,17 @@ export function runToItemsJson(
 	if (!simplify) return [run];
 	return [options.sheetReady ? sheetRowOfRun(run, options) : simplifyRun(run)];
 }
+
+/**
+ * The Prompt columns of the Run's sheet-ready row (sheetRowOfRun, collision-free names): the
+ * values a partly read Run's error item carries, named as the success output names them.
+ */
+export function valuesReadOf(run: Run): IDataObject {
+	const row = sheetRowOfRun(run, { collisionFree: true });
+	const values: IDataObject = {};
+	for (const [column, value] of Object.entries(row)) {
+		if (column === 'run_id') break;
+		setColumn(values, column, value);
+	}
+	return values;
+}

@@ -65,6 +65,21 @@ export interface RetryQuestion {
 	malformedBody?: boolean;
 }
 
+/** What a failed attempt came to, as far as retrying it goes (kept on the error: FAILURE_FACTS). */
+export type FailureFacts = Pick<RetryQuestion, 'status' | 'networkCode' | 'malformedBody'>;
+
+/** The key of an error's context under which serviceRequest keeps its FailureFacts. */
+export const FAILURE_FACTS = 'failureFacts';
+
+/** A 502/503/504, a dropped or timed-out connection, or an answer cut off: the service had a moment. */
+export function isTransient(facts: FailureFacts): boolean {
+	return (
+		facts.malformedBody === true ||
+		(facts.status !== undefined && TRANSIENT_STATUSES.has(facts.status)) ||
+		(facts.networkCode !== undefined && TRANSIENT_NETWORK_CODES.has(facts.networkCode))
+	);
+}
+
 /** How long to wait before repeating a failed request, or undefined to give up. */
 export function retryDelayMs(question: RetryQuestion): number | undefined {
 	if (question.status === 429) {
@@ -72,11 +87,7 @@ export function retryDelayMs(question: RetryQuestion): number | undefined {
 		const asked = retryAfterMs(question.retryAfterHeader);
 		return Math.min(asked ?? backoffMs(question.retries), RETRY_LIMITS.maxRetryAfterMs);
 	}
-	const transient =
-		question.malformedBody === true ||
-		(question.status !== undefined && TRANSIENT_STATUSES.has(question.status)) ||
-		(question.networkCode !== undefined && TRANSIENT_NETWORK_CODES.has(question.networkCode));
-	if (!transient) return undefined;
+	if (!isTransient(question)) return undefined;
 	if (!isIdempotent(question.method, question.idempotency)) return undefined;
 	if (question.retries >= RETRY_LIMITS.transientRetries) return undefined;
 	return backoffMs(question.retries);
@@ -92,7 +103,7 @@ const NEVER_SENT_NETWORK_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAI
  * connection never reached it. Only after such an unclear outcome may a retry's 404 mean
  * that the first attempt already deleted the thing.
  */
-export function mayHaveBeenProcessed(question: RetryQuestion): boolean {
+export function mayHaveBeenProcessed(question: FailureFacts & Partial<RetryQuestion>): boolean {
 	if (question.malformedBody === true) return true;
 	if (question.status !== undefined) return question.status >= 500;
 	if (question.networkCode !== undefined)

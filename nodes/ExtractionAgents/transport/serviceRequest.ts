@@ -7,6 +7,8 @@ import { toNodeApiError, type RequestFailure } from './errors';
 import { watchUpload, withUploadSignal } from './uploadWatch';
 import { rateLimitGateOf, type RateLimitGate } from './rateLimitGate';
 import {
+	FAILURE_FACTS,
+	type FailureFacts,
 	isIdempotent,
 	mayHaveBeenProcessed,
 	retryAfterMs,
@@ -80,7 +82,7 @@ function latestSendMs(plan: RequestPlan): number {
 
 function reportFailure(plan: RequestPlan, failure: RequestFailure): Error {
 	const { context, request } = plan;
-	return toNodeApiError(
+	const error = toNodeApiError(
 		context.getNode(),
 		failure,
 		request.subject,
@@ -88,6 +90,15 @@ function reportFailure(plan: RequestPlan, failure: RequestFailure): Error {
 		request.itemIndex,
 		context.getTimezone(),
 	);
+	// What the attempt came to: Run → Create tells from it whether the Run may have been made
+	// and whether to look for it (actions/run/createOnce.ts).
+	const facts: FailureFacts = {
+		status: failure.kind === 'http' ? failure.status : undefined,
+		networkCode: failure.kind === 'network' ? failure.code : undefined,
+		malformedBody: failure.kind === 'malformed',
+	};
+	error.context[FAILURE_FACTS] = facts;
+	return error;
 }
 
 function cancelled(plan: RequestPlan): Error {

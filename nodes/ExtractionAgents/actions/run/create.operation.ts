@@ -1,5 +1,6 @@
 import type {
 	DisplayCondition,
+	IDataObject,
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
@@ -8,12 +9,26 @@ import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, runOutputField, simplifyField } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
 import { encodeMultipartStream, type MultipartField } from '../../transport/multipart';
-import { asRun } from '../../helpers/runs';
-import { runToItemsJson, type RunOutputMode } from '../../helpers/shapeRun';
+import { asRun, type Run } from '../../helpers/runs';
+import { runToItemsJson, valuesReadOf, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
-import { serviceRequest } from '../../transport/serviceRequest';
-import type { ExecutionCache, ItemContext, ItemsSummary } from '../types';
-import { failedRunError, failedRunsMode, runCountsHint } from '../../helpers/failedRuns';
+import {
+	FailedOutput,
+	type ExecutionCache,
+	type ItemContext,
+	type ItemsSummary,
+	type OperationOutput,
+} from '../types';
+import { asNodeError, ItemStopped } from '../itemPool';
+import { attachErrorItemFields } from '../../helpers/runWaiter';
+import { createRunOnce } from './createOnce';
+import {
+	failedRunError,
+	failedRunsMode,
+	isPartlyRead,
+	partlyReadRunsMode,
+	runCountsHint,
+} from '../../helpers/failedRuns';
 import { filesForUpload, itemHasFiles, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
@@ -27,7 +42,15 @@ const show = { resource: ['run'], operation: ['create'] };
 function filesFields(
 	defaultSource: 'fields' | 'all',
 	versions: DisplayCondition[],
-	labels: { fields: string; all: string; fieldList: string; hint: string; links?: boolean },
+	labels: {
+		fields: string;
+		all: string;
+		fieldList: string;
+		hint: string;
+		links?: boolean;
+		/** The field's description, when not "Each input item becomes one Run". */
+		runs?: string;
+	},
 ): INodeProperties[] {
 	return [
 		{
@@ -48,7 +71,8 @@ function filesFields(
 						]
 					: []),
 			],
-			description: 'Which of the item’s files to upload. Each input item becomes one Run.',
+			description:
+				labels.runs ?? 'Which of the item’s files to upload. Each input item becomes one Run.',
 			displayOptions: { show: { '@version': versions } },
 		},
 		{
@@ -95,7 +119,37 @@ const properties: INodeProperties[] = [
 		fieldList: FILE_WORDS.fieldList,
 		hint: 'Names of the item’s file fields, separated by commas (e.g. attachment_0). To send several items’ files as one Run, combine them first with Aggregate.',
 		links: true,
+		// From 1.5, Runs says how the files make Runs.
+		runs: 'Which of the item’s files to upload',
 	}),
+	// One Run per File by default from 1.5: the Agent answers each Prompt once per Run, so two
+	// invoices in one email sent as one Run gave one row, and an unreadable scan sent beside an
+	// invoice vanished behind the invoice's values. A document is a file: each file its own Run,
+	// its own row or review entry. Before 1.5 every item was one Run, as One Run per Item still is.
+	{
+		displayName: 'Runs',
+		name: 'filesPerRun',
+		type: 'options',
+		default: 'file',
+		options: [
+			{
+				name: 'One Run per File',
+				value: 'file',
+				description:
+					'Each file is its own document: its own Run and its own output item, named in file_name',
+			},
+			{
+				name: 'One Run per Item (All Its Files Together)',
+				value: 'item',
+				description:
+					'The item’s files are read together as one document (e.g. an invoice and its delivery note)',
+			},
+		],
+		description:
+			'Whether each file is read as its own document. With several files, each Run’s User-Defined ID gets #1, #2… in file order.',
+		hint: 'An email whose only images are in its text (a logo) sends nothing and gives no item.',
+		displayOptions: { show: { '@version': versionsWith('runPerFile') } },
+	},
 	{
 		displayName: 'Wait for Completion',
 		name: 'waitForCompletion',
@@ -259,7 +313,7 @@ export function afterItems(this: IExecuteFunctions, summary: ItemsSummary): void
 export async function execute(
 	this: IExecuteFunctions,
 	{ itemIndex, item, cache, throwIfStopped, runCreated, waitForRun }: ItemContext,
-): Promise<INodeExecutionData[]> {
+): Promise<OperationOutput[]> {
 	const agentId = agentIdParameter(this, itemIndex);
 	const source = this.getNodeParameter('binarySource', itemIndex) as 'fields' | 'all' | 'links';
 	if (source !== 'links') refuseAsToolWithoutFiles(this, item, itemIndex);
@@ -287,11 +341,11 @@ export async function execute(
 		);
 	}
 
-	const fields: MultipartField[] = [];
+	const perFile =
+		hasBehaviour(this.getNode(), 'runPerFile') &&
+		this.getNodeParameter('filesPerRun', itemIndex, 'file') === 'file';
 	const userDefinedId = userDefinedIdField(this, additional.userDefinedId, itemIndex);
-	if (userDefinedId) fields.push(userDefinedId);
 	const dueDate = dueDateField(this, additional.dueDate, itemIndex);
-	if (dueDate) fields.push(dueDate);
 
 	const files =
 		source === 'links'
@@ -306,43 +360,116 @@ export async function execute(
 					selectFiles(this, item, itemIndex, source, fieldValue, (skipped) =>
 						hintOnce(this, cache, inlineImagesHint(this, skipped)),
 					),
+					{ perFile },
 				);
-	const body = encodeMultipartStream(files, fields);
+	if (files.length === 0) {
+		// Version 1.5: only images shown in an email's text (upload.ts), no document.
+		hintOnce(this, cache, NO_DOCUMENT_HINT);
+		return [];
+	}
 
-	let response;
-	try {
-		// Another item failed meanwhile (without Continue On Fail): create nothing more.
-		throwIfStopped();
-		// POST runs creates a Run, so a 5xx, a dropped connection or a timeout is never
-		// retried here (transport/retry.ts): a second attempt could create a duplicate Run.
-		// The request's timeout grows with the upload (helpers/requestTimeoutOption.ts).
-		response = await serviceRequest(this, {
-			method: 'POST',
-			path: `/agents/${agentId}/runs`,
-			upload: body,
-			subject: { agentId },
-			itemIndex,
-			timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
+	// One Run per file, or one for all the item's files. Each Run's User-Defined ID is the
+	// item's, numbered in file order when the item makes several (`INV-7#1`, `INV-7#2`): a
+	// Run is then found by its own ID (createOnce.ts), and a file sent again gets the same one.
+	const groups = perFile ? files.map((file) => [file]) : [files];
+	const runs = groups.map((group, index) => {
+		const fields: MultipartField[] = [];
+		const id =
+			userDefinedId && groups.length > 1
+				? { ...userDefinedId, value: `${userDefinedId.value}#${index + 1}` }
+				: userDefinedId;
+		if (id) fields.push(id);
+		if (dueDate) fields.push(dueDate);
+		return {
+			fileName: perFile ? group[0].fileName : undefined,
+			userDefinedId: id?.value,
+			body: encodeMultipartStream(group, fields),
+		};
+	});
+	const shape = (run: Run) =>
+		runToItemsJson(run, simplify, output, {
+			sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
+			collisionFree: hasBehaviour(this.getNode(), 'collisionFreeColumns'),
 		});
+	// An item of one Run fails as a whole, as before 1.5. With One Run per File a file's failure
+	// is that file's output item only (On Error: Continue); without Continue the item fails.
+	const oneFails = (error: unknown, fileName: string | undefined): FailedOutput => {
+		if (error instanceof ItemStopped) throw error;
+		const failure = asNodeError(this.getNode(), error, itemIndex);
+		if (fileName !== undefined) {
+			const fields = failure.context.errorItemFields as IDataObject | undefined;
+			attachErrorItemFields(failure, { file_name: fileName, ...(fields ?? {}) });
+		}
+		if (groups.length === 1 || !this.continueOnFail()) throw failure;
+		return new FailedOutput(failure);
+	};
+
+	const created: Array<Run | FailedOutput> = [];
+	try {
+		for (const { body, userDefinedId: id, fileName } of runs) {
+			try {
+				// POST runs creates a Run: never repeated blindly (createOnce.ts). The request's
+				// timeout grows with the upload (helpers/requestTimeoutOption.ts).
+				const response = await createRunOnce(this, {
+					agentId,
+					body,
+					userDefinedId: id,
+					itemIndex,
+					timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
+					throwIfStopped,
+				});
+				const run = asRun(this, response, itemIndex, { created: true });
+				runCreated(run, perFile);
+				created.push(run);
+			} catch (error) {
+				created.push(oneFails(error, fileName));
+			}
+		}
 	} finally {
 		// Links' answers held open for the upload and never read (it stopped before them).
-		body.release();
+		for (const { body } of runs) body.release();
 	}
-	let run = asRun(this, response.body, itemIndex, { created: true });
-	runCreated(run);
-	if (wait) {
-		const created = run;
-		run = await waitForRun(run, Number(timeoutMinutes) * 60_000).catch((error: unknown) => {
-			throw withReviewerFields(this, error, created);
-		});
-		if (run.status !== 'success' && failedRunsMode(this, itemIndex) === 'error') {
-			throw failedRunError(this, run, itemIndex);
-		}
-	} else {
+	if (!wait && created.some((run) => !(run instanceof FailedOutput)))
 		hintOnce(this, cache, STILL_RUNNING_HINT);
+
+	const outcomes = await Promise.all(
+		created.map(async (createdRun, index): Promise<OperationOutput[]> => {
+			if (createdRun instanceof FailedOutput) return [createdRun];
+			const fileName = runs[index].fileName;
+			try {
+				const run = wait
+					? await finishedRun(this, createdRun, itemIndex, timeoutMinutes, waitForRun)
+					: createdRun;
+				return shape(run).map((json) => ({
+					json: fileName === undefined ? json : { ...json, file_name: fileName },
+				}));
+			} catch (error) {
+				return [oneFails(error, fileName)];
+			}
+		}),
+	);
+	return outcomes.flat();
+}
+
+const NO_DOCUMENT_HINT =
+	'An item whose only files are images shown in its email’s text (a logo, a signature) has no document: nothing was sent for it, and it gives no item.';
+
+/** Waits for the Run; a Run that ended without success, or (1.5) with failed Prompts, fails its item. */
+async function finishedRun(
+	context: IExecuteFunctions,
+	created: Run,
+	itemIndex: number,
+	timeoutMinutes: number,
+	waitForRun: ItemContext['waitForRun'],
+): Promise<Run> {
+	const run = await waitForRun(created, Number(timeoutMinutes) * 60_000).catch((error: unknown) => {
+		throw withReviewerFields(context, error, created);
+	});
+	if (run.status !== 'success' && failedRunsMode(context, itemIndex) === 'error') {
+		throw failedRunError(context, run, itemIndex);
 	}
-	return runToItemsJson(run, simplify, output, {
-		sheetReady: hasBehaviour(this.getNode(), 'sheetReadyRuns'),
-		collisionFree: hasBehaviour(this.getNode(), 'collisionFreeColumns'),
-	}).map((json) => ({ json }));
+	if (isPartlyRead(run) && partlyReadRunsMode(context, itemIndex) === 'error') {
+		throw failedRunError(context, run, itemIndex, { valuesRead: valuesReadOf(run) });
+	}
+	return run;
 }

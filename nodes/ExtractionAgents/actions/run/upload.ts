@@ -196,6 +196,8 @@ function allFilesOf(
 			all.filter((file) => !attached.includes(file)).map(({ binary }) => binary.fileName ?? ''),
 		);
 	}
+	// From version 1.5 a logo alone is no document: nothing to send and no item to review.
+	if (attached.length === 0 && hasBehaviour(context.getNode(), 'noDocumentNoItem')) return [];
 	if (attached.length === 0) {
 		throw new NodeOperationError(
 			context.getNode(),
@@ -311,6 +313,7 @@ function notAFileError(
  * names, a binary object from an expression, or a list of either. Files are found as n8n's own
  * nodes find them, in either binary mode (filesOfItem). From node version 1.2, "all" leaves
  * out the images an email shows inside its text; `onInlineImagesSkipped` hears their names.
+ * From 1.5 an item with only such images gives no files (an error before).
  */
 export function selectFiles(
 	context: IExecuteFunctions,
@@ -368,9 +371,11 @@ export async function filesForUpload(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	chosen: ChosenFile[],
+	/** One Run per file: the item's files are not one Run's, so their count has no limit here. */
+	options: { perFile?: boolean } = {},
 ): Promise<MultipartFile[]> {
 	const words = fileWordsOf(context.getNode());
-	if (chosen.length > MAX_FILES_PER_RUN) {
+	if (chosen.length > MAX_FILES_PER_RUN && !options.perFile) {
 		throw new NodeOperationError(
 			context.getNode(),
 			`Item ${itemIndex + 1} has ${chosen.length} files; a Run takes at most ${MAX_FILES_PER_RUN}`,
