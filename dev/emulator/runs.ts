@@ -14,6 +14,7 @@
  * - runOutcome 'never' or holdRun(): the last Prompt never completes, so the Run stays `running`
  *   until finishRun() (service note 17 tolerance: "a Run that stays running forever").
  * - finishRun(status): every Prompt not yet done completes now; with 'failed' those Prompts fail.
+ * - failedPromptNames: those Prompts fail and the Run still ends `success` (a partly readable document).
  */
 import { chance } from './random';
 import { buildResult, summariseResult, FullPromptResult, promptCredits } from './results';
@@ -63,10 +64,11 @@ export function runProgress(run: RunRecord, at: number): RunProgress {
 		const failedByOutcome = finalStatus === 'failed' && (run.forced ? cut : i === n - 1);
 		const failedByRate =
 			run.failureRate > 0 && chance(run.seed, 'prompt-fail', run.runId, p.id) < run.failureRate;
+		const failedByName = run.failedPromptNames?.includes(p.name) ?? false;
 		return {
 			index: i,
 			done: endMs <= now,
-			failed: failedByOutcome || failedByRate,
+			failed: failedByOutcome || failedByRate || failedByName,
 			startMs: Math.floor(Math.min(schedStart, endMs)),
 			endMs: Math.floor(endMs),
 		};

@@ -292,6 +292,11 @@ export interface RunRecord {
 	createdText?: string;
 	/** A status the service reports instead of the computed one: a value added to the API later (service note 23), e.g. 'cancelled'. */
 	reportedStatus?: string;
+	/**
+	 * Prompts (by name) that fail while the Run still ends `success`: a partly readable
+	 * document (createRun's `failedPrompts`, or set on the record as a Run is made).
+	 */
+	failedPromptNames?: string[];
 }
 
 export interface UsageRecord {
