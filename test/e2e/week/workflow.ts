@@ -101,7 +101,28 @@ export function onlyWithAttachments(example: WorkflowJson): boolean {
 	return /has:attachment/.test(String(findKey(trigger?.parameters, 'q') ?? ''));
 }
 
+/** Names of the nodes reached from the Run → Create node's error output (its second output). */
+function afterErrorOutput(example: WorkflowJson): Set<string> {
+	const reached = new Set<string>();
+	const queue = (example.connections[createRunNode(example).name]?.main?.[1] ?? []).map(
+		(c) => c.node,
+	);
+	while (queue.length > 0) {
+		const name = queue.shift()!;
+		if (reached.has(name)) continue;
+		reached.add(name);
+		for (const output of example.connections[name]?.main ?? [])
+			for (const c of output ?? []) queue.push(c.node);
+	}
+	return reached;
+}
+
+/**
+ * The example's sheets: a review sheet is one its Run → Create node's error output leads to,
+ * or one whose name says "review" (a partly read document routed there by an If node, say).
+ */
 export function sheetStandIns(example: WorkflowJson, filesDir: string): SheetStandIn[] {
+	const fromErrors = afterErrorOutput(example);
 	return example.nodes
 		.filter((n) => n.type === 'n8n-nodes-base.googleSheets')
 		.map((n) => {
@@ -111,7 +132,7 @@ export function sheetStandIns(example: WorkflowJson, filesDir: string): SheetSta
 			return {
 				node: n.name,
 				sheetName,
-				review: /review/i.test(sheetName),
+				review: fromErrors.has(n.name) || /review/i.test(sheetName),
 				folder: path.join(filesDir, WEEK_WORKFLOW.sheetsFolder, sheetName.replace(/[^\w -]/g, '_')),
 			};
 		});
@@ -182,6 +203,8 @@ export function weekWorkflow(options: {
 		}
 		const sheet = sheets.find((s) => s.node === node.name);
 		if (sheet) {
+			// Two nodes may append to one sheet: the node's place in the list keeps their files apart.
+			const writerIndex = sheets.indexOf(sheet);
 			const writer = `${node.name} (row file)`;
 			nodes.push(
 				{
@@ -206,7 +229,7 @@ export function weekWorkflow(options: {
 					parameters: {
 						operation: 'write',
 						// One file per row: the execution and the item make it unique, never overwritten.
-						fileName: `=${sheet.folder.replace(/\\/g, '/')}/{{ $execution.id }}-{{ String($itemIndex).padStart(3, '0') }}.json`,
+						fileName: `=${sheet.folder.replace(/\\/g, '/')}/{{ $execution.id }}-${writerIndex}-{{ String($itemIndex).padStart(3, '0') }}.json`,
 						dataPropertyName: 'data',
 						options: {},
 					},
@@ -268,15 +291,15 @@ export function rowsOf(sheet: SheetStandIn): Array<Record<string, unknown>> {
 		.readdirSync(sheet.folder)
 		.filter((name) => name.endsWith('.json'))
 		.sort((a, b) => {
-			const [ea, ia] = a
+			const [ea, na, ia] = a
 				.replace(/\.json$/, '')
 				.split('-')
 				.map(Number);
-			const [eb, ib] = b
+			const [eb, nb, ib] = b
 				.replace(/\.json$/, '')
 				.split('-')
 				.map(Number);
-			return ea - eb || ia - ib;
+			return ea - eb || na - nb || ia - ib;
 		})
 		.map(
 			(name) =>
