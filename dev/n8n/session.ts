@@ -58,6 +58,8 @@ export interface SessionOptions {
 	/** More environment for n8n (e.g. N8N_DEFAULT_BINARY_DATA_MODE). */
 	env?: Record<string, string>;
 	quiet?: boolean;
+	/** How long n8n may take to become ready, at the start and at a restart (default 180 s). */
+	readyTimeoutMs?: number;
 }
 
 export interface Session {
@@ -176,7 +178,13 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
 		...options.env,
 	};
-	const hostOptions: host.HostOptions = { userFolder, port, env, quiet: options.quiet };
+	const hostOptions: host.HostOptions = {
+		userFolder,
+		port,
+		env,
+		quiet: options.quiet,
+		readyTimeoutMs: options.readyTimeoutMs,
+	};
 	const workflows = [
 		...(options.workflows ?? [
 			headlineWorkflow({ inputDir, outputDir }),

@@ -31,17 +31,22 @@ type Check =
  * node's version 1.5 (one Run per file, partly read Runs to the error output, no review row for
  * a logo, a 503 on creation retried when the Run was not made) and the rewritten example
  * (Remove Duplicates on the email id) are merged, a check that then holds makes its
- * `test.failing` fail: remove its name here.
+ * `test.failing` fail: remove its name here. WEEK_KNOWN=off runs every check as a plain test
+ * (to see the ideal assertions' own messages).
  */
-const KNOWN = new Set<Check>([
-	'nothing merged',
-	'no blank cell unannounced',
-	'nothing doubled',
-	'nothing in the wrong sheet',
-	'no row for a logo',
-	'no Run twice',
-	'every document in exactly one place',
-]);
+const KNOWN = new Set<Check>(
+	/^(off|none|0|false|no)$/i.test(process.env.WEEK_KNOWN ?? '')
+		? []
+		: [
+				'nothing merged',
+				'no blank cell unannounced',
+				'nothing doubled',
+				'nothing in the wrong sheet',
+				'no row for a logo',
+				'no Run twice',
+				'every document in exactly one place',
+			],
+);
 
 const describeE2e = SKIP ? describe.skip : describe;
 

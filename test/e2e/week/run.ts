@@ -86,6 +86,8 @@ export async function runWeek(options: WeekRunOptions): Promise<WeekRun> {
 			examples: false,
 			moreWorkflows: [weekWorkflow({ example, filesDir })],
 			quiet: true,
+			// n8n boots in about 30 s; on a machine shared with other test runs it took over 180 s.
+			readyTimeoutMs: 600_000,
 		});
 		log(
 			`[week] seed ${options.seed}: ${week.emails.length} emails in ${schedule.polls.length} polls, one Run per ${grouping === 'item' ? 'email' : 'file'}; n8n ${session.n8n.version} up after ${Math.round((Date.now() - started) / 1000)} s`,
