@@ -101,6 +101,8 @@ export interface CreateRunOptions {
 	prompts?: Array<{ name: string; value: unknown }>;
 	/** The Run's `order` as the service sends it, when not the Prompts' names (e.g. a name twice). */
 	order?: string[];
+	/** Prompts (by name) that fail while the Run ends `success`: a partly readable document. */
+	failedPrompts?: string[];
 }
 
 /** A request an afterRequest action waits for. */
@@ -379,6 +381,7 @@ export async function startEmulator(options: Partial<EmulatorOptions> = {}): Pro
 					value: prompt.value,
 				}));
 			if (o.order) run.order = [...o.order];
+			if (o.failedPrompts) run.failingPrompts = [...o.failedPrompts];
 			state.settle(now);
 			return fullView(run);
 		},

@@ -14,6 +14,7 @@
  * - runOutcome 'never' or holdRun(): the last Prompt never completes, so the Run stays `running`
  *   until finishRun() (service note 17 tolerance: "a Run that stays running forever").
  * - finishRun(status): every Prompt not yet done completes now; with 'failed' those Prompts fail.
+ * - failingPrompts: those Prompts fail and the Run still ends `success` (a partly readable document).
  */
 import { chance } from './random';
 import { buildResult, summariseResult, FullPromptResult, promptCredits } from './results';

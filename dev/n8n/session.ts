@@ -58,6 +58,8 @@ export interface SessionOptions {
 	/** More environment for n8n (e.g. N8N_DEFAULT_BINARY_DATA_MODE). */
 	env?: Record<string, string>;
 	quiet?: boolean;
+	/** How long n8n may take to become ready, at the start and at a restart (default 180 s). */
+	readyTimeoutMs?: number;
 }
 
 export interface Session {
@@ -77,6 +79,12 @@ export interface Session {
 	publish(workflowId: string): Promise<void>;
 	/** Unpublishes (deactivates) a workflow, as the editor's Unpublish does. */
 	unpublish(workflowId: string): Promise<void>;
+	/**
+	 * Stops the n8n process and starts it again on the same user folder and port, as a server
+	 * restart does: `server` and `api` are the new ones once it resolves, the published
+	 * workflows' webhooks registered again.
+	 */
+	restart(): Promise<void>;
 	/** Execution data of one execution (the flatted string n8n stores, parsed). */
 	execution(id: string): Promise<ExecutionDetails>;
 	/** Executions of a workflow, newest first. */
@@ -170,7 +178,13 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		N8N_RESTRICT_FILE_ACCESS_TO: filesDir,
 		...options.env,
 	};
-	const hostOptions: host.HostOptions = { userFolder, port, env, quiet: options.quiet };
+	const hostOptions: host.HostOptions = {
+		userFolder,
+		port,
+		env,
+		quiet: options.quiet,
+		readyTimeoutMs: options.readyTimeoutMs,
+	};
 	const workflows = [
 		...(options.workflows ?? [
 			headlineWorkflow({ inputDir, outputDir }),
@@ -196,27 +210,28 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		]);
 		await host.importWorkflows(n8n, hostOptions, [...workflows, ...examples]);
 	});
-	const server = await timed('start', () => host.startN8n(n8n, hostOptions));
+	let server = await timed('start', () => host.startN8n(n8n, hostOptions));
 	let api: RestClient;
+	const published = (options.publish ?? workflows.map((w) => w.id)).filter(
+		(id) => !options.publishLater?.includes(id),
+	);
+	const webhooksRegistered = async () => {
+		const paths = workflows
+			.filter((w) => published.includes(w.id))
+			.flatMap((w) =>
+				w.nodes.filter(
+					(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'POST',
+				),
+			)
+			.map((n) => String(n.parameters.path)); // a GET probe would run a GET webhook
+		for (const webhookPath of paths) await waitForWebhook(server.url, webhookPath);
+	};
 	try {
 		api = await timed('owner', () => host.setupOwner(server.url, OWNER));
-		const published = (options.publish ?? workflows.map((w) => w.id)).filter(
-			(id) => !options.publishLater?.includes(id),
-		);
 		await timed('publish', async () => {
 			for (const id of published) await host.publishWorkflowRest(api, n8n.version, id);
 		});
-		await timed('webhooks', async () => {
-			const paths = workflows
-				.filter((w) => published.includes(w.id))
-				.flatMap((w) =>
-					w.nodes.filter(
-						(n) => n.type === 'n8n-nodes-base.webhook' && n.parameters.httpMethod === 'POST',
-					),
-				)
-				.map((n) => String(n.parameters.path)); // a GET probe would run a GET webhook
-			for (const webhookPath of paths) await waitForWebhook(server.url, webhookPath);
-		});
+		await timed('webhooks', webhooksRegistered);
 	} catch (err) {
 		await server.stop();
 		throw err;
@@ -263,8 +278,12 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 
 	return {
 		n8n,
-		server,
-		api,
+		get server() {
+			return server;
+		},
+		get api() {
+			return api;
+		},
 		userFolder,
 		filesDir,
 		inputDir,
@@ -280,6 +299,12 @@ export async function startSession(options: SessionOptions): Promise<Session> {
 		},
 		async unpublish(workflowId: string) {
 			await host.unpublishWorkflowRest(api, n8n.version, workflowId);
+		},
+		async restart() {
+			await server.stop();
+			server = await host.startN8n(n8n, { ...hostOptions, port: server.port });
+			api = await host.setupOwner(server.url, OWNER);
+			await webhooksRegistered();
 		},
 		async stop({ keepFolder = false } = {}) {
 			await server.stop();

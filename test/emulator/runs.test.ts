@@ -393,6 +393,27 @@ describe('progression over time', () => {
 		).toBe(true);
 	});
 
+	test('failedPrompts: a partly readable document — the named Prompts fail, the others answer, the Run ends success', async () => {
+		const created = emu.createRun(1, [{ name: 'faded.pdf' }], {
+			durationMs: 50,
+			failedPrompts: ['Total amount', 'Vendor'],
+		});
+		await sleep(100);
+		const run = (await alice.get(`/agents/1/runs/${created.run_id}`)).json;
+		expect(run.status).toBe('success');
+		const statusOf = Object.fromEntries(
+			Object.entries(run.data as Record<string, { status: string; value: unknown }>).map(
+				([name, result]) => [name, [result.status, result.value === null]],
+			),
+		);
+		expect(statusOf).toEqual({
+			'Invoice number': ['success', false],
+			'Invoice date': ['success', false],
+			Vendor: ['failed', true],
+			'Total amount': ['failed', true],
+		});
+	});
+
 	test('results are deterministic under the seed', async () => {
 		const other = await startEmulator({ seed: 11, seedDemoData: true });
 		try {
