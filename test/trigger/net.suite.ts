@@ -1,0 +1,94 @@
+/**
+ * The reconciliation pass (docs/design/trigger-rules.md, "The net"): Runs that every fast rule
+ * misses are emitted once by the next sweeps of their Agent's whole list, and a Run pending
+ * across a long pause is not given up while its list shows it finished (issue 42, the two
+ * losses of its first bullet).
+ */
+import {
+	createPoller,
+	expectNothing,
+	heldRun,
+	listPath,
+	newAgent,
+	pendingRunIds,
+	runIdsOf,
+	simulatedClock,
+	triggerParameters,
+	useEmulator,
+} from './helpers';
+
+const MINUTE = 60_000;
+const DAY = 24 * 60 * MINUTE;
+
+/** Polls `polls` times, `everyMs` apart (simulated time); every Run id emitted, in order. */
+async function emittedOver(
+	poller: ReturnType<typeof createPoller>,
+	clock: ReturnType<typeof simulatedClock>,
+	polls: number,
+	everyMs: number,
+) {
+	const emitted: number[] = [];
+	for (let poll = 0; poll < polls; poll++) {
+		clock.advance(everyMs);
+		emitted.push(...runIdsOf(await poller.poll()));
+	}
+	return emitted;
+}
+
+describe('Extraction Agents Trigger: the reconciliation pass', () => {
+	const ctx = useEmulator({ runDurationMs: 60_000 });
+	let clock: ReturnType<typeof simulatedClock> | undefined;
+	afterEach(() => {
+		ctx.emulator.knobs.runsMissingFromLists = [];
+		ctx.emulator.knobs.singleReadLagMs = 0;
+		clock?.restore();
+		clock = undefined;
+	});
+
+	it.each([true, false])(
+		'a Run running for 2 hours that the activation poll’s list answer leaves out, finished 3 minutes after activation, is emitted once (Include Full Run %s)',
+		async (includeFullRun) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `old Run left out at activation ${includeFullRun}`);
+			clock = simulatedClock();
+			const old = heldRun(emulator, agentId, 'old.pdf', emulator.now() - 120 * MINUTE);
+			emulator.createRun(agentId, [{ name: 'newer.pdf' }], {
+				createdAt: emulator.now() - 10 * MINUTE,
+				durationMs: MINUTE,
+			});
+			// The activation poll's one list answer leaves the old Run out (a lagging replica).
+			emulator.knobs.runsMissingFromLists = [old];
+			emulator.afterRequest({ method: 'GET', path: listPath(agentId) }, () => {
+				emulator.knobs.runsMissingFromLists = [];
+			});
+			const poller = createPoller({
+				parameters: triggerParameters(agentId, { includeFullRun }),
+				credentials,
+			});
+			await expectNothing(poller);
+			clock.advance(3 * MINUTE);
+			emulator.finishRun(agentId, old);
+			// Every 10 minutes for 3 hours: the net's bound for one small Agent.
+			expect(await emittedOver(poller, clock, 18, 10 * MINUTE)).toEqual([old]);
+		},
+	);
+
+	it('a Run pending across a pause of 4 days, whose single read still says running while its list shows it finished, is emitted once the read catches up', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'pending across 4 days, read lagging');
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		clock = simulatedClock();
+		const running = heldRun(emulator, agentId);
+		clock.advance(MINUTE);
+		await expectNothing(poller);
+		expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual([running]);
+		// n8n is down 4 days; the Run finishes shortly before the first poll after, and its
+		// single read lags the list by 10 minutes.
+		clock.advance(4 * DAY);
+		emulator.finishRun(agentId, running);
+		emulator.knobs.singleReadLagMs = 10 * MINUTE;
+		clock.advance(MINUTE);
+		expect(await emittedOver(poller, clock, 12, 2 * MINUTE)).toEqual([running]);
+	});
+});
