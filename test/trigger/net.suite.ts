@@ -73,6 +73,62 @@ describe('Extraction Agents Trigger: the reconciliation pass', () => {
 		},
 	);
 
+	it('a Run the fast rules miss that the first sweep’s list answer leaves out too is emitted once by the second sweep', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'left out of the first sweep too');
+		clock = simulatedClock();
+		const old = heldRun(emulator, agentId, 'old.pdf', emulator.now() - 120 * MINUTE);
+		emulator.createRun(agentId, [{ name: 'newer.pdf' }], {
+			createdAt: emulator.now() - 10 * MINUTE,
+			durationMs: MINUTE,
+		});
+		// Left out of every answer in pages of 1,000 up to the first sweep's: the activation
+		// poll's first look, then the pass's first page.
+		emulator.knobs.runsMissingFromLists = [old];
+		let pagesOf1000 = 0;
+		emulator.afterRequest(
+			{ method: 'GET', path: listPath(agentId), query: { page_size: '1000' } },
+			() => {
+				if (++pagesOf1000 === 2) emulator.knobs.runsMissingFromLists = [];
+			},
+			2,
+		);
+		const poller = createPoller({ parameters: triggerParameters(agentId), credentials });
+		await expectNothing(poller);
+		clock.advance(3 * MINUTE);
+		emulator.finishRun(agentId, old);
+		expect(await emittedOver(poller, clock, 18, 10 * MINUTE)).toEqual([old]);
+		expect(pagesOf1000).toBe(2);
+	});
+
+	it('a Run the fast rules emitted is not emitted again by the sweeps, nor a Run that finished 2 minutes before activation', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'emitted once, history stays history');
+		clock = simulatedClock();
+		emulator.createRun(agentId, [{ name: 'history.pdf' }], {
+			createdAt: emulator.now() - 3 * MINUTE,
+			durationMs: MINUTE,
+		});
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock.advance(MINUTE);
+		const fresh = Number(
+			emulator.createRun(agentId, [{ name: 'fresh.pdf' }], { durationMs: 1 }).run_id,
+		);
+		clock.advance(MINUTE);
+		expect(runIdsOf(await poller.poll())).toEqual([fresh]);
+		const seq = emulator.lastSeq;
+		// 3 hours: three sweeps of the Agent's list, each of which lists both Runs finished.
+		expect(await emittedOver(poller, clock, 18, 10 * MINUTE)).toEqual([]);
+		const sweeps = emulator
+			.requestsSince(seq)
+			.filter((entry) => listPath(agentId).test(entry.path) && entry.query.page_size === '1000');
+		expect(sweeps.length).toBeGreaterThanOrEqual(2);
+	});
+
 	it('a Run pending across a pause of 4 days, whose single read still says running while its list shows it finished, is emitted once the read catches up', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'pending across 4 days, read lagging');

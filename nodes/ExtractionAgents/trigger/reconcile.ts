@@ -6,6 +6,7 @@ import { serviceTimestampMillis } from '../helpers/timestamps';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
+	isNewRun,
 	pendingStampOf,
 	type AgentPollState,
 	type NetSweep,
@@ -151,6 +152,9 @@ async function sweepPages(
 			const runId = Number(run.run_id);
 			const completed = serviceTimestampMillis(run.completed);
 			if (!isRunFinished(run) || completed === null || completed < cutoff) continue;
+			// New to the fast rules: their next read of the list emits it (a catch-up going on
+			// across polls, a Run listed since the last read). Not missed yet.
+			if (isNewRun(run, state)) continue;
 			if (!known.has(runId)) missed.set(runId, run);
 		}
 		net.page++;
