@@ -113,7 +113,10 @@ export async function reconcile(
 		pages += sweep.pages;
 		agents[String(agentId)] = sweep.state;
 		finished.push(...sweep.finished);
-		if (sweep.state.net?.page !== undefined) return { finished, netAgent: agentId };
+		// A list that failed (an Agent refused for good) must not hold the pass up: the others
+		// go on, and this one is tried again when the pass comes back to it.
+		if (sweep.state.net?.page !== undefined && !sweep.failed)
+			return { finished, netAgent: agentId };
 	}
 	return { finished, netAgent: undefined };
 }
@@ -130,7 +133,7 @@ async function sweepPages(
 	state: AgentPollState,
 	most: number,
 	poll: NetPoll,
-): Promise<{ state: AgentPollState; finished: Run[]; pages: number }> {
+): Promise<{ state: AgentPollState; finished: Run[]; pages: number; failed?: true }> {
 	const net = { ...(state.net as NetSweep) };
 	const cutoff = netCutoff(net);
 	const known = new Set([
@@ -139,6 +142,7 @@ async function sweepPages(
 	]);
 	const missed = new Map<number, Run>();
 	let pages = 0;
+	let failed: true | undefined;
 	while (pages < most && net.page !== undefined && !poll.budget.isSpent()) {
 		const page = await fetchRunPage(context, agentId, net.page, MAX_PAGE_SIZE).catch(
 			(error: unknown) => {
@@ -147,7 +151,10 @@ async function sweepPages(
 			},
 		);
 		pages++;
-		if (!page) break;
+		if (!page) {
+			if (!poll.budget.isSpent()) failed = true;
+			break;
+		}
 		for (const run of page.runs) {
 			const runId = Number(run.run_id);
 			const completed = serviceTimestampMillis(run.completed);
@@ -165,7 +172,8 @@ async function sweepPages(
 		}
 	}
 	const next: AgentPollState = { ...state, net };
-	if (missed.size === 0) return { state: withDone(next, [], poll.now), finished: [], pages };
+	if (missed.size === 0)
+		return { state: withDone(next, [], poll.now), finished: [], pages, ...(failed && { failed }) };
 	const adopted: PendingRun[] = [...missed.values()].map((run) => [
 		Number(run.run_id),
 		pendingStampOf(run, poll.now),
@@ -178,7 +186,12 @@ async function sweepPages(
 	// Known from now on to the fast rules too: a read of the list never finds them new.
 	next.seen = [...new Set([...next.seen, ...adopted.map(([runId]) => runId)])];
 	next.pending = [...next.pending, ...read.notReached, ...read.readThisPoll];
-	return { state: withDone(next, read.finished, poll.now), finished: read.finished, pages };
+	return {
+		state: withDone(next, read.finished, poll.now),
+		finished: read.finished,
+		pages,
+		...(failed && { failed }),
+	};
 }
 
 /** The Agents in order, from the one the pass stopped at. */
