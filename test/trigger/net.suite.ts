@@ -129,6 +129,38 @@ describe('Extraction Agents Trigger: the reconciliation pass', () => {
 		expect(sweeps.length).toBeGreaterThanOrEqual(2);
 	});
 
+	it('an Agent whose list is refused from some poll on does not hold the pass up for the other Agents (All Agents)', async () => {
+		const { emulator, credentials } = ctx;
+		// The pass takes Agents in GET /agents' order: the refused one comes first either way.
+		const refusedBefore = await newAgent(emulator, 'refused after activation (1)');
+		const agentId = await newAgent(emulator, 'old Run left out, beside a refused Agent');
+		const refusedAfter = await newAgent(emulator, 'refused after activation (2)');
+		clock = simulatedClock();
+		const old = heldRun(emulator, agentId, 'old.pdf', emulator.now() - 120 * MINUTE);
+		emulator.createRun(agentId, [{ name: 'newer.pdf' }], {
+			createdAt: emulator.now() - 10 * MINUTE,
+			durationMs: MINUTE,
+		});
+		emulator.knobs.runsMissingFromLists = [old];
+		emulator.afterRequest({ method: 'GET', path: listPath(agentId) }, () => {
+			emulator.knobs.runsMissingFromLists = [];
+		});
+		const poller = createPoller({
+			parameters: triggerParameters(undefined, { agentScope: 'all', includeFullRun: false }),
+			credentials,
+		});
+		await poller.poll();
+		emulator.knobs.failingRunLists = { [refusedBefore]: 403, [refusedAfter]: 403 };
+		clock.advance(3 * MINUTE);
+		emulator.finishRun(agentId, old);
+		try {
+			const emitted = await emittedOver(poller, clock, 18, 10 * MINUTE);
+			expect(emitted.filter((runId) => runId === old)).toEqual([old]);
+		} finally {
+			emulator.knobs.failingRunLists = {};
+		}
+	});
+
 	it('a Run pending across a pause of 4 days, whose single read still says running while its list shows it finished, is emitted once the read catches up', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'pending across 4 days, read lagging');
