@@ -257,6 +257,16 @@ export const MUTATIONS: Mutation[] = [
 		edits: [edit('runsCompletedSince.ts', '...(previous.net ? { net: previous.net } : {}),', '')],
 	},
 	{
+		name: 'an Agent whose list fails holds the pass up',
+		edits: [
+			edit(
+				'reconcile.ts',
+				'if (sweep.state.net?.page !== undefined && !sweep.failed)',
+				'if (sweep.state.net?.page !== undefined)',
+			),
+		],
+	},
+	{
 		name: 'a lagging read given up after 3 days though its list shows it finished',
 		edits: [
 			edit(
