@@ -209,4 +209,71 @@ export const MUTATIONS: Mutation[] = [
 			),
 		],
 	},
+	// The reconciliation pass (reconcile.ts, docs/design/trigger-rules.md "The net") and the
+	// three-day give-up's exception for a read that lags (issue 42). Each is caught by
+	// test/trigger/net.suite.ts (trigger-memory.test.ts).
+	{
+		name: 'the pass emits nothing',
+		edits: [
+			edit(
+				'reconcile.ts',
+				'if (!known.has(runId)) missed.set(runId, run);',
+				'if (false) missed.set(runId, run);',
+			),
+		],
+	},
+	{
+		name: 'the pass judges from the last sweep, not the one two back',
+		edits: [
+			edit(
+				'reconcile.ts',
+				'starts.length >= 2 ? Math.max(net.from, starts[0]) : net.from;',
+				'starts.length >= 1 ? Math.max(net.from, starts[starts.length - 1]) : net.from;',
+			),
+		],
+	},
+	{
+		name: "the fast path's emissions not remembered for the pass",
+		edits: [
+			edit(
+				'pollAgents.ts',
+				'withDone(agents[String(agentId)], result.finished, now);',
+				'withDone(agents[String(agentId)], [], now);',
+			),
+		],
+	},
+	{
+		name: 'history within the clock margin not remembered for the pass',
+		edits: [
+			edit(
+				'historyScan.ts',
+				'if (completed !== null && completed >= historyFrom)',
+				'if (false && completed !== null)',
+			),
+		],
+	},
+	{
+		name: "a read of the list forgets the pass's start",
+		edits: [edit('runsCompletedSince.ts', '...(previous.net ? { net: previous.net } : {}),', '')],
+	},
+	{
+		name: 'an Agent whose list fails holds the pass up',
+		edits: [
+			edit(
+				'reconcile.ts',
+				'if (sweep.state.net?.page !== undefined && !sweep.failed)',
+				'if (sweep.state.net?.page !== undefined)',
+			),
+		],
+	},
+	{
+		name: 'a lagging read given up after 3 days though its list shows it finished',
+		edits: [
+			edit(
+				'pendingRuns.ts',
+				'if (listed && isRunFinished(listed)) return false;',
+				'if (false) return false;',
+			),
+		],
+	},
 ];

@@ -702,7 +702,7 @@ describe('Extraction Agents Trigger: statuses it does not know', () => {
 describe('Extraction Agents Trigger: static data size', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 
-	it('watching 200 Agents that each emitted 60 Runs over an hour, the static data stays under 64 KB', async () => {
+	it('watching 200 Agents that each emitted 60 Runs over an hour, the static data stays under 128 KB', async () => {
 		const { emulator, credentials } = ctx;
 		const agents: number[] = [];
 		for (let n = 0; n < 200; n++) agents.push(await newAgent(emulator, `size ${n}`));
@@ -722,7 +722,9 @@ describe('Extraction Agents Trigger: static data size', () => {
 		console.log(
 			`static data watching ${agents.length} Agents after ${emitted} emitted Runs: ${bytes} bytes`,
 		);
-		expect(bytes).toBeLessThan(64 * 1024);
+		// 58 KB before the reconciliation pass; its `done` (the Runs found finished within two of
+		// each Agent's sweeps) adds about 3 bytes a Run: 36 KB for this hour's 12,000.
+		expect(bytes).toBeLessThan(128 * 1024);
 	}, 120_000);
 });
 

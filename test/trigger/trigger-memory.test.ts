@@ -4,5 +4,6 @@
  */
 import { useHarness } from '../../dev/harness';
 import './memory.suite';
+import './net.suite';
 
 useHarness();

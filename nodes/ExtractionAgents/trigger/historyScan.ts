@@ -3,6 +3,7 @@ import { MAX_PAGE_SIZE } from '../transport/pagination';
 import { isRunFinished, type Run } from '../helpers/runs';
 import { detectOrder, finishedAtOf } from '../helpers/runList';
 import { ranOutOfBudget, type PollBudget } from './pollBudget';
+import { serviceTimestampMillis } from '../helpers/timestamps';
 import {
 	CLOCK_MARGIN_MS,
 	historyBeforeKept,
@@ -50,6 +51,7 @@ export async function continueHistoryScan(
 		stamps: new Map<number, number>(scanning.scanSeen ?? []),
 		pending: new Map<number, number>(scanning.pending),
 		before: scanning.before ? { ...scanning.before } : undefined,
+		done: new Map<number, number>(scanning.done ?? []),
 	};
 	const firstPageNumber = scanning.scanPage ?? 0;
 	let firstPage: Run[] | undefined;
@@ -78,6 +80,7 @@ export async function continueHistoryScan(
 					...pendingLeftOut(pending, look.before, historyBefore),
 					seen: [...new Set([...look.stamps.keys(), ...knownNotPending(scanning)])],
 					...shapeOfScan(firstPage, runs, listed),
+					...netOf(scanning, look),
 				},
 				listed,
 			};
@@ -93,6 +96,16 @@ interface ScanProgress {
 	stamps: Map<number, number>;
 	pending: Map<number, number>;
 	before: AgentPollState['before'];
+	/** History the reconciliation pass could take for a miss (AgentPollState's `done`). */
+	done: Map<number, number>;
+}
+
+/** The look's share of the reconciliation pass's state: where it starts, and `done`. */
+function netOf(scanning: AgentPollState, look: ScanProgress): Pick<AgentPollState, 'net' | 'done'> {
+	return {
+		...(scanning.net ? { net: scanning.net } : {}),
+		...(look.done.size > 0 ? { done: [...look.done.entries()] } : {}),
+	};
 }
 
 /**
@@ -106,6 +119,9 @@ function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now
 		? undefined
 		: (historyBefore ?? now) - CLOCK_MARGIN_MS;
 	const { before } = look;
+	// Only the poll of the moment the pass starts from takes what it lists for history; a Run a
+	// later page lists finished since is the pass's to find if this look takes it for history.
+	const historyFrom = scanning.net?.from === now ? scanning.net.from - CLOCK_MARGIN_MS : undefined;
 	const beforeState = before && { ...before, seen: scanning.seen };
 	const known = new Set(scanning.seen);
 	if (before?.unlisted) before.unlisted = stillUnlisted(before.unlisted, runs);
@@ -121,6 +137,13 @@ function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now
 			finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
 		if (!isRunFinished(run) || finishedAfter)
 			look.pending.set(Number(run.run_id), pendingStampOf(run, now));
+		else if (historyFrom !== undefined) {
+			// History that finished within the clock margin before the pass's start: the pass
+			// would take it for a Run finished after it (reconcile.ts).
+			const completed = serviceTimestampMillis(run.completed);
+			if (completed !== null && completed >= historyFrom)
+				look.done.set(Number(run.run_id), completed);
+		}
 	}
 	const since = look.watermark - LOOKBACK_MS;
 	look.stamps = new Map([...look.stamps].filter(([, created]) => created >= since));
@@ -139,6 +162,7 @@ function goesOnNextPoll(
 		...(floor !== undefined ? { floor } : {}),
 		...(historyBefore !== undefined ? { historyBefore } : {}),
 		...(look.before ? { before: look.before } : {}),
+		...netOf(scanning, look),
 		seen: scanning.seen,
 		scanPage: pageNumber,
 		scanSeen: [...look.stamps.entries()],

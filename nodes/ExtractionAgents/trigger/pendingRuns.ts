@@ -19,10 +19,36 @@ function givenUp(
 ): boolean {
 	if (!isPendingTooLong(entry, now)) return false;
 	context.logger.warn(
-		`Extraction Agents Trigger: Run ${entry[0]} of Agent ${agentId} is still running ${Math.floor(PENDING_GIVE_UP_MS / 86_400_000)}+ days after it was created; it is no longer checked and will not be emitted`,
+		`Extraction Agents Trigger: Run ${entry[0]} of Agent ${agentId} is still running ${Math.floor(PENDING_GIVE_UP_MS / 86_400_000)}+ days after it was created; it is no longer read at every poll (if it finishes, the trigger's sweep of the Agent's whole Run list emits it)`,
 		{ agentId, runId: entry[0] },
 	);
 	return true;
+}
+
+/**
+ * givenUp, for a pending Run whose single read has just said running: only when its list does
+ * not show it finished. A single read lagging the list (a read replica) says running for a Run
+ * that finished: it stays pending until the read shows it finished, however long it was
+ * pending (a pause of days; issue 42). The list is asked (the `run_id` filter) when this poll's
+ * read of it did not reach the Run; with no budget left, or no answer, the Run waits.
+ */
+async function givenUpWhileListedRunning(
+	context: IPollFunctions,
+	agentId: number,
+	entry: PendingRun,
+	fromList: Run | undefined,
+	options: PendingReadOptions,
+): Promise<boolean> {
+	if (!isPendingTooLong(entry, options.now)) return false;
+	let listed = fromList;
+	if (!listed) {
+		if (options.budget.isSpent()) return false;
+		const answer = await askList(context, agentId, entry[0]);
+		if (answer.failed) return false;
+		listed = answer.run;
+	}
+	if (listed && isRunFinished(listed)) return false;
+	return givenUp(context, agentId, entry, options.now);
 }
 
 /** What a poll's reads of the pending Runs came to. */
@@ -118,7 +144,9 @@ async function readPendingRun(
 	if ('gone' in read) return await afterNotFound(context, agentId, entry, fromList, options, read);
 	if ('run' in read) {
 		if (isRunFinished(read.run)) return { finished: read.run };
-		return givenUp(context, agentId, entry, options.now) ? {} : { keep: true };
+		return (await givenUpWhileListedRunning(context, agentId, entry, fromList, options))
+			? {}
+			: { keep: true };
 	}
 	if (read.retryLater) return { keep: true };
 	// Its list data is the next poll's (the read fails again there, counted once more).

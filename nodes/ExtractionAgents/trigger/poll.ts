@@ -27,6 +27,7 @@ import {
 	stateIdOf,
 } from './uncommittedState';
 import { pollIntervalMs } from './pollInterval';
+import { reconcile } from './reconcile';
 
 /** Trigger polls under way in this n8n process (polls run on the main instance only). */
 const pollsInProgress = new Set<string>();
@@ -130,6 +131,7 @@ async function pollForFinishedRuns(
 	writeTriggerState(startState, {
 		...outcome,
 		resumeAgent: state.resumeAgent,
+		netAgent: state.netAgent,
 		legacyEmitted: legacyEmittedOf(state),
 	});
 	startState.stateId = base;
@@ -147,8 +149,21 @@ async function pollForFinishedRuns(
 		triggerKey,
 		now,
 	});
-	const items = itemsToEmit(finished, state, settings);
-	writeTriggerState(stored, { ...outcome, resumeAgent, legacyEmitted: legacyEmittedOf(state) });
+	// The reconciliation pass's share of this poll: what every fast rule missed (reconcile.ts).
+	const net = await reconcile(this, agents, {
+		agentIds,
+		startAt: state.netAgent,
+		budget,
+		triggerKey,
+		now,
+	});
+	const items = itemsToEmit([...finished, ...net.finished], state, settings);
+	writeTriggerState(stored, {
+		...outcome,
+		resumeAgent,
+		netAgent: net.netAgent,
+		legacyEmitted: legacyEmittedOf(state),
+	});
 	commitPoll(stored, { triggerKey, base, startJson, emitted: items.length > 0, now });
 	return items.length > 0 ? [items] : null;
 }

@@ -5,6 +5,7 @@ import { ranOutOfBudget } from './pollBudget';
 import { isHistoryMoment, LOOKBACK_MS, type AgentPollState } from './pollState';
 import { continueHistoryScan } from './historyScan';
 import { needsNoRead, readAt } from './runCounters';
+import { withDone } from './reconcile';
 import { runsCompletedSince, type AgentPollOptions } from './runsCompletedSince';
 
 /** What every Agent's step of one poll shares. */
@@ -115,6 +116,8 @@ async function pollAgent(
 				counterBefore ?? previous,
 				counterBefore ? 0 : result.discovered,
 			);
+	// Remembered for the reconciliation pass, which would otherwise take them for misses.
+	agents[String(agentId)] = withDone(agents[String(agentId)], result.finished, now);
 	finished.push(...result.finished);
 	return result.stoppedEarly ? 'stopHere' : 'next';
 }
@@ -250,7 +253,7 @@ function warnAgentSkipped(
  */
 function firstSeenNow(now: number): AgentPollState {
 	const floor = now - LOOKBACK_MS;
-	return { watermark: floor, seen: [], pending: [], scanPage: 0, floor };
+	return { watermark: floor, seen: [], pending: [], scanPage: 0, floor, net: { from: now } };
 }
 
 /** The watched Agent after `agentId`, the first after the last. */

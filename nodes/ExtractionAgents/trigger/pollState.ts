@@ -159,6 +159,27 @@ export interface AgentPollState extends IDataObject {
 		page: number;
 		watermark: number;
 	};
+	/** The reconciliation pass over the Agent's whole list (reconcile.ts). */
+	net?: NetSweep;
+	/**
+	 * Runs found finished and dealt with (emitted, or history) whose `completed` is at or after
+	 * the pass's cutoff (reconcile.ts netCutoff), each with that `completed` (ms): the pass
+	 * emits a finished Run it lists only when it is not here (nor pending).
+	 */
+	done?: RunStamp[];
+}
+
+/**
+ * Where the reconciliation pass over one Agent's whole list stands (reconcile.ts): the moment
+ * from which its Runs are the trigger's to emit (`from`, n8n's clock), the sweep under way
+ * (its next page and when it started), and when the last two completed sweeps started.
+ */
+export interface NetSweep extends IDataObject {
+	from: number;
+	page?: number;
+	startedAt?: number;
+	/** Starts of the last two completed sweeps, oldest first. */
+	starts?: number[];
 }
 
 export interface TriggerState extends IDataObject {
@@ -176,6 +197,8 @@ export interface TriggerState extends IDataObject {
 	historyBefore?: number;
 	/** The Agent a poll stopped at for its budget: the next poll starts there. */
 	resumeAgent?: number;
+	/** The Agent the reconciliation pass goes on with at the next poll (reconcile.ts). */
+	netAgent?: number;
 	/**
 	 * Set by each poll that emits (the state n8n saves with its execution); a poll that emits
 	 * nothing keeps it. What this n8n process remembers of unsaved polls is tied to it
@@ -315,6 +338,8 @@ export function isPendingTooLong([, created]: PendingRun, now: number): boolean 
 interface StoredAgentPollState extends IDataObject {
 	seen: string | number[];
 	leftOut?: string | Array<number | RunStamp>;
+	/** `done` as `leftOut` is stored: id gaps and whole minutes of `completed` (rounded up). */
+	done?: string;
 }
 
 /** `leftOut` times are stored in whole minutes, counted from the watermark's minute. */
@@ -352,6 +377,37 @@ function decodeLeftOut(
 	});
 }
 
+/** `done` is stored in groups of DONE_BUCKET_MINUTES of `completed`, rounded up. */
+const DONE_BUCKET_MINUTES = 15;
+
+/**
+ * `done` as stored: its Runs grouped by `completed` (whole buckets of DONE_BUCKET_MINUTES,
+ * counted from the watermark's minute, rounded up: kept up to a bucket longer), each group
+ * its bucket and its ids as `seen` stores them: `bucket:ids;bucket:ids`.
+ */
+function encodeDone(done: RunStamp[], watermark: number): string {
+	const base = Math.floor(watermark / MINUTE_MS);
+	const groups = new Map<number, number[]>();
+	for (const [runId, completed] of done) {
+		const minutes = Math.ceil(completed / MINUTE_MS) - base;
+		const bucket = Math.ceil(minutes / DONE_BUCKET_MINUTES);
+		groups.set(bucket, [...(groups.get(bucket) ?? []), runId]);
+	}
+	return [...groups.entries()]
+		.map(([bucket, ids]) => `${bucket.toString(36)}:${encodeIds(ids)}`)
+		.join(';');
+}
+
+function decodeDone(stored: string | undefined, watermark: number): RunStamp[] {
+	if (!stored) return [];
+	const base = Math.floor(watermark / MINUTE_MS);
+	return stored.split(';').flatMap((group) => {
+		const [bucket, ids] = group.split(':');
+		const completed = (base + parseInt(bucket, 36) * DONE_BUCKET_MINUTES) * MINUTE_MS;
+		return decodeIds(ids).map((runId): RunStamp => [runId, completed]);
+	});
+}
+
 function encodeIds(ids: number[]): string {
 	const sorted = [...new Set(ids)].sort((a, b) => a - b);
 	return sorted
@@ -374,11 +430,13 @@ function storedAgents(
 	for (const [agentId, agentState] of Object.entries(agents)) {
 		const leftOut = agentState.leftOut ?? [];
 		const leftOutIds = new Set(leftOut.map(([runId]) => runId));
+		const { done, ...rest } = agentState;
 		stored[agentId] = {
-			...agentState,
+			...rest,
 			seen: encodeIds(agentState.seen.filter((runId) => !leftOutIds.has(runId))),
 		};
 		if (leftOut.length > 0) stored[agentId].leftOut = encodeLeftOut(leftOut, agentState.watermark);
+		if (done && done.length > 0) stored[agentId].done = encodeDone(done, agentState.watermark);
 	}
 	return stored;
 }
@@ -391,6 +449,8 @@ function withDecodedSeen(stored: TriggerState, now: number): TriggerState {
 		const decoded = { ...(agentState as AgentPollState), seen: decodeIds(agentState.seen) };
 		const leftOut = decodeLeftOut(agentState.leftOut, decoded.watermark, now);
 		delete decoded.leftOut;
+		delete decoded.done;
+		if (agentState.done) decoded.done = decodeDone(agentState.done, decoded.watermark);
 		if (leftOut.length > 0) {
 			decoded.leftOut = leftOut;
 			decoded.seen = [...new Set([...decoded.seen, ...leftOut.map(([runId]) => runId)])];
@@ -435,7 +495,14 @@ export function legacyEmittedStillMatters(
  * look reads its whole list (historyScan.ts), at this poll or a later one.
  */
 export function firstLookOwed(historyBefore: number): AgentPollState {
-	return { watermark: 0, seen: [], pending: [], scanPage: 0, historyBefore };
+	return {
+		watermark: 0,
+		seen: [],
+		pending: [],
+		scanPage: 0,
+		historyBefore,
+		net: { from: historyBefore },
+	};
 }
 
 /**
@@ -451,6 +518,7 @@ export function firstLookAfterSkip(known: AgentPollState, historyBefore: number)
 		...firstLookOwed(historyBefore),
 		seen: [...new Set([...known.seen, ...pending])],
 		...(known.absentSince !== undefined ? { absentSince: known.absentSince } : {}),
+		...(known.done !== undefined ? { done: known.done } : {}),
 		before: {
 			watermark: known.watermark,
 			...(known.floor !== undefined ? { floor: known.floor } : {}),
@@ -525,6 +593,8 @@ interface PollOutcome {
 	scope: string;
 	/** The Agent the next poll starts at; undefined: every Agent had its turn. */
 	resumeAgent: number | undefined;
+	/** The Agent the reconciliation pass goes on with at the next poll. */
+	netAgent?: number;
 	agents: Record<string, AgentPollState>;
 	/** What is left of a state's `recentlyEmitted` written before 0.4, and its date. */
 	legacyEmitted?: { runs: number[]; before: number };
@@ -539,6 +609,8 @@ export function writeTriggerState(stored: TriggerState, outcome: PollOutcome): v
 	delete stored.historyBefore;
 	if (outcome.resumeAgent === undefined) delete stored.resumeAgent;
 	else stored.resumeAgent = outcome.resumeAgent;
+	if (outcome.netAgent === undefined) delete stored.netAgent;
+	else stored.netAgent = outcome.netAgent;
 	// Stored with `seen` encoded; readTriggerState decodes it.
 	stored.agents = storedAgents(outcome.agents) as unknown as TriggerState['agents'];
 	const legacy = outcome.legacyEmitted;

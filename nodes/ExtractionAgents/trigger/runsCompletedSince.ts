@@ -417,5 +417,8 @@ function stateAfterRead(
 		...(historyBeforeKept(previous.historyBefore, { watermark, recheckSince })
 			? { historyBefore: previous.historyBefore }
 			: {}),
+		// The reconciliation pass's, as they were (reconcile.ts).
+		...(previous.net ? { net: previous.net } : {}),
+		...(previous.done ? { done: previous.done } : {}),
 	};
 }
