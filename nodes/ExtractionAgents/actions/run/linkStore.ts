@@ -120,6 +120,14 @@ class DownloadProblems {
 		);
 	}
 
+	/** A link sent straight on that gave more than it announced: its size went out already. */
+	longerThanAnnounced(): NodeOperationError {
+		return this.error(
+			`The link ${shownLink(this.link)} gave more than the ${(this.announced ?? 0).toLocaleString('en-US')} bytes it announced`,
+			`${NO_RUN} Its host may have compressed the file on the way although n8n asked for it as it is (some S3 buckets do). n8n keeps files in memory here, so a link's file is sent on as it downloads, with the length its host announced; in n8n's filesystem mode (N8N_DEFAULT_BINARY_DATA_MODE=filesystem) such a link is downloaded whole first and works.`,
+		);
+	}
+
 	notStored(reason: string): NodeOperationError {
 		return this.error(
 			`The file at ${shownLink(this.link)} could not be kept for the upload: ${reason}`,
@@ -324,6 +332,9 @@ export function streamLinkFile(
 				}
 				if (stalled) throw asReadFailure(problems.stalled(received));
 				if (next.done) break;
+				if (received + next.value.length > file.size) {
+					throw asReadFailure(problems.longerThanAnnounced());
+				}
 				received += next.value.length;
 				lastByteAt = Date.now();
 				yield next.value;

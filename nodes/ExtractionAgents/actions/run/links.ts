@@ -133,10 +133,6 @@ const contentTypeOf = (headers: IDataObject): string => {
 const STORED_LINK_ADVICE =
 	'The upload stopped before the file was sent whole, so the service made no Run from it. n8n could not read back the file it had downloaded from the link; check that n8n’s disk (or wherever n8n keeps files) works, then run the item again.';
 
-/** A link sent straight on whose host gave more bytes than it announced. */
-const STREAMED_LINK_ADVICE =
-	'The upload stopped before the file was sent whole, so the service made no Run from it. The link’s host sent more than the length it announced (a host that compresses files on the way does this). Open the link in a browser to check the file; with n8n’s filesystem mode (N8N_DEFAULT_BINARY_DATA_MODE=filesystem) such a link is downloaded whole first and works.';
-
 /** One link as a multipart file part: read once, into n8n's binary store or straight on. */
 async function linkPart(
 	context: IExecuteFunctions,
@@ -157,7 +153,6 @@ async function linkPart(
 		return {
 			...part,
 			size: streamed.size,
-			readFailureAdvice: STREAMED_LINK_ADVICE,
 			open: streamed.open,
 			release: streamed.release,
 		};
