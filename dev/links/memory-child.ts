@@ -4,10 +4,16 @@
  * mode asked, so that its RSS is the engine's alone (the emulator and the file host run in
  * the parent). It samples its own RSS every 10 ms while the node runs.
  *
- * in (argv[2], JSON): { binaryMode, apiUrl, apiKey, links: string[], warmUpLink }
+ * in (argv[2], JSON): { binaryMode, apiUrl, apiKey, links: string[], warmUpLink, nodeFrom?, storeWhole? }
  * out (IPC): { type: 'done', ok, errors, rssBefore, rssPeak, ms }
  */
-import { executeNode, shutdownHarness, type BinaryMode } from '../harness';
+import type { IExecuteFunctions, INodeExecutionData, INodeType } from 'n8n-workflow';
+import {
+	executeNode,
+	loadExtractionAgentsNode,
+	shutdownHarness,
+	type BinaryMode,
+} from '../harness';
 
 export interface LinksChildArgs {
 	binaryMode: BinaryMode;
@@ -15,6 +21,13 @@ export interface LinksChildArgs {
 	apiKey: string;
 	links: string[];
 	warmUpLink: string;
+	/** Another version's node file to run instead of this checkout's (a baseline). */
+	nodeFrom?: string;
+	/**
+	 * 0.4.0's way, as a baseline: every link read whole into n8n's store, whatever the store
+	 * (the node is told its store keeps files on disk).
+	 */
+	storeWhole?: boolean;
 }
 
 export interface LinksChildResult {
@@ -26,9 +39,40 @@ export interface LinksChildResult {
 	ms: number;
 }
 
+/** The node as the child runs it: this checkout's, another version's, or told to store every link. */
+function nodeOf(args: LinksChildArgs): INodeType | 'extractionAgents' {
+	let node: INodeType | undefined;
+	if (args.nodeFrom) {
+		const loaded = require(args.nodeFrom) as Record<string, new () => INodeType>;
+		node = new loaded.ExtractionAgents();
+	}
+	if (!args.storeWhole) return node ?? 'extractionAgents';
+	const base = node ?? (loadExtractionAgentsNode() as INodeType);
+	const wrapped = Object.create(base) as INodeType;
+	wrapped.execute = async function (this: IExecuteFunctions) {
+		return await executeTold(base, this);
+	};
+	return wrapped;
+}
+
+/** Runs `base` with a context whose store-mode probe answers "on disk". */
+async function executeTold(
+	base: INodeType,
+	context: IExecuteFunctions,
+): Promise<INodeExecutionData[][]> {
+	const helpers = Object.create(context.helpers) as IExecuteFunctions['helpers'];
+	helpers.prepareBinaryData = async (data, fileName, mimeType) => {
+		const stored = await context.helpers.prepareBinaryData(data, fileName, mimeType);
+		// The store-mode probe (linkStore.ts) answered as if the store kept files on disk.
+		return fileName === 'store-mode' ? { ...stored, id: 'filesystem-v2:baseline' } : stored;
+	};
+	const told = Object.create(context, { helpers: { value: helpers } }) as IExecuteFunctions;
+	return (await base.execute!.call(told)) as INodeExecutionData[][];
+}
+
 async function run(args: LinksChildArgs, links: string[]) {
 	return await executeNode({
-		nodeType: 'extractionAgents',
+		nodeType: nodeOf(args),
 		credentials: { apiKey: args.apiKey, baseUrl: args.apiUrl },
 		parameters: {
 			resource: 'run',
