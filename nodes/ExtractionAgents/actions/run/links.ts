@@ -188,12 +188,13 @@ export async function filesFromLinks(
 	};
 	for (const link of links) refuseServiceApiLink(context, itemIndex, link, limits.apiRoot);
 	const files: MultipartFile[] = [];
+	let complete = false;
 	try {
 		for (const link of links) files.push(await linkPart(context, itemIndex, link, limits));
-	} catch (error) {
+		complete = true;
+	} finally {
 		// A link that failed: the answers held open for the upload are let go.
-		for (const file of files) file.release?.();
-		throw error;
+		if (!complete) for (const file of files) file.release?.();
 	}
 	return files;
 }
