@@ -7,6 +7,8 @@
  *   --files=N --file-mib=N --usage=N --runs=N --reps=N --upload-reps=N (or BENCH_* env) override sizes;
  *   --out=PATH writes the results elsewhere; --no-write prints only (default for --smoke).
  *   --only=trigger runs figures 4 and 8 only and prints their rows (writes nothing).
+ *   --only=links runs figure 9 only (Files → Links in each store) and prints its rows and runs.
+ *   --link-items=N --link-mb=N (or BENCH_LINK_ITEMS, BENCH_LINK_MB) size figure 9.
  *
  * What each figure measures is in bench/figures.ts.
  */
@@ -19,6 +21,7 @@ import { setSecretScanning, shutdownHarness } from '../dev/harness';
 import { DEFAULT_ITEMS_IN_PARALLEL } from '../nodes/ExtractionAgents/descriptions/options';
 import {
 	benchBatch,
+	benchLinks,
 	benchPackage,
 	benchTrigger,
 	benchTriggerAllAgents,
@@ -29,6 +32,8 @@ import {
 	sizesFrom,
 	type BatchFigures,
 	type BenchSizes,
+	type LinkFigures,
+	type LinkRun,
 	type PackageFigures,
 	type Row,
 	type AllAgentsFigures,
@@ -46,6 +51,7 @@ export interface BenchResults {
 	allAgents: AllAgentsFigures;
 	pkg: PackageFigures;
 	batch: BatchFigures;
+	links: LinkFigures;
 }
 
 export async function runBench(
@@ -76,6 +82,8 @@ export async function runBench(
 		const pkg = await timed('package', () => benchPackage(sizes));
 		log(`batch: ${sizes.batchItems} items, Runs of ${sizes.batchRunMs / 1000} s…`);
 		const batch = await timed('batch', () => benchBatch(emu, sizes, DEFAULT_ITEMS_IN_PARALLEL));
+		log(`links: ${sizes.linkItems} items × ${sizes.linkMB} MB links in each store…`);
+		const links = await timed('links', () => benchLinks(sizes));
 		return {
 			sizes,
 			rows: [
@@ -85,6 +93,7 @@ export async function runBench(
 				...pkg.rows,
 				...batch.rows,
 				...allAgents.rows,
+				...links.rows,
 			],
 			upload,
 			usage,
@@ -92,6 +101,7 @@ export async function runBench(
 			allAgents,
 			pkg,
 			batch,
+			links,
 		};
 	} finally {
 		await Promise.all([emu.stop(), usageEmu.stop()]);
@@ -108,6 +118,12 @@ function versionOf(pkgName: string): string {
 	} catch {
 		return 'unknown';
 	}
+}
+
+const MIB = 1024 * 1024;
+
+export function linkRunLine(r: LinkRun): string {
+	return `- Links, ${r.variant}, ${r.store} store, ${r.items} × ${r.megabytes} MB: ${(r.ms / 1000).toFixed(1)} s, RSS growth ${(r.rssGrowth / MIB).toFixed(1)} MiB, emulator received ${r.bytesReceived} bytes, each link read at most ${r.maxReads} time(s)${r.ok ? '' : `, NOT every file uploaded whole${r.errors.length ? `: ${r.errors[0]}` : ''}`}`;
 }
 
 export function renderResults(results: BenchResults): string {
@@ -145,6 +161,7 @@ export function renderResults(results: BenchResults): string {
 			(r) =>
 				`- Create + Wait, ${r.link}, ${r.items} item(s), Items in Parallel ${r.itemsInParallel}, waited by ${r.waitBy}${r.faultRate ? `, ${r.faultRate * 100} % of reads faulty` : ''}: ${r.ms.toFixed(0)} ms, ${r.listReads} list reads + ${r.statusReads} Run reads, RSS growth ${(r.rssGrowth / MiB).toFixed(1)} MiB${r.ok ? '' : ', NOT every item succeeded'}`,
 		),
+		...results.links.runs.map(linkRunLine),
 		`- Package: ${pkg.packedBytes} bytes packed, ${pkg.unpackedBytes} unpacked, ${pkg.files} files, ${pkg.runtimeDependencies} runtime dependencies, classes ${pkg.loadedClasses.join(', ')} loaded in ${pkg.loadMs.toFixed(1)} ms`,
 		'',
 	].join('\n');
@@ -155,6 +172,13 @@ async function main(): Promise<void> {
 	const sizes = sizesFrom(argv);
 	// The harness's secret scan is a test check; timing it would bill it to the node (figure 3).
 	setSecretScanning(false);
+	if (argv.includes('--only=links')) {
+		const links = await benchLinks(sizes);
+		await shutdownHarness();
+		console.log(renderTable(links.rows));
+		console.log(links.runs.map(linkRunLine).join('\n'));
+		return;
+	}
 	if (argv.includes('--only=trigger')) {
 		const emu = await startEmulator({ logErrors: false, seed: 42 });
 		try {

@@ -7,7 +7,8 @@ import { SMOKE } from '../../bench/figures';
 import { renderResults, runBench, type BenchResults } from '../../bench/run';
 import { shutdownHarness } from '../../dev/harness';
 
-jest.setTimeout(120_000);
+// Figure 9 runs twelve child processes (three stores, four ways each).
+jest.setTimeout(300_000);
 
 let results: BenchResults;
 
@@ -43,6 +44,7 @@ test('prints one row per figure with a goal verdict', () => {
 		'8.',
 		'8.',
 		'8.',
+		...Array.from({ length: 9 }, () => '9.'),
 	]);
 	const md = renderResults(results);
 	expect(md).toContain('| Figure | Ours | Baseline | Ratio | Goal | Met? |');
@@ -145,4 +147,19 @@ test('trigger, All Agents: a quiet poll costs the Agent listing and a share of t
 	expect(latency.runs).toBe(3 * SMOKE.latencyMinutes);
 	expect(latency.maxS).toBeLessThanOrEqual(60);
 	expect(latency.offMaxS).toBeLessThanOrEqual(60);
+});
+
+test('links: in each store, ours, 0.3.0 and 0.4.0 upload every link whole; ours reads each once', () => {
+	const { runs } = results.links;
+	expect(runs.map((r) => `${r.variant} ${r.store}`).sort()).toEqual(
+		['default', 'database', 'filesystem']
+			.flatMap((store) => [`ours ${store}`, `ours ${store}`, `0.3.0 ${store}`, `0.4.0 ${store}`])
+			.sort(),
+	);
+	for (const r of runs) {
+		expect(r.errors).toEqual([]);
+		expect(r.bytesReceived).toBe(Math.round(r.megabytes * 1_000_000) * r.items);
+		expect(Number.isFinite(r.rssGrowth)).toBe(true);
+		if (r.variant !== '0.3.0') expect(r.maxReads).toBe(1);
+	}
 });

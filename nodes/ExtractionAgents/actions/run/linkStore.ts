@@ -1,15 +1,28 @@
 import type { IBinaryData, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 import { cancelSignalOf, executionCancelledError } from '../../transport/cancellation';
+import { FileReadError } from '../../transport/multipart';
 import { MAX_FILE_BYTES, formatBytes, formatMegabytes } from '../../transport/serviceLimits';
 import { linkError, shownLink, type LinkAnswer } from './linkDownload';
 
 /**
- * A link's one read, into n8n's binary store (`prepareBinaryData` with a stream: on disk in
- * filesystem mode, so memory stays flat whatever the file's size). The upload then sends the
- * stored file like any other, so what is uploaded is exactly what that one read gave, however
- * often the upload is sent (a 429 resends it), and a host whose bytes differ on each read, a
- * one-time link or a host that closes connections left unread cannot break it.
+ * A link's one read, and where its bytes go on the way to the upload. Which way depends on
+ * where n8n's binary store keeps files:
+ *
+ * - **On disk** (filesystem mode, n8n 2.x's default outside queue mode): the link is read
+ *   whole into the store (`storeLinkFile`: `prepareBinaryData` with a stream, written as it
+ *   comes, so memory stays flat whatever the file's size), and the upload sends the stored
+ *   file like any other. What is uploaded is exactly what that one read gave, however often
+ *   the upload is sent (a 429 resends it), and a host whose bytes differ on each read, a
+ *   one-time link or a host that closes connections left unread cannot break it.
+ * - **Anywhere else** (memory mode, n8n 1.x's default; the database store of n8n 2.x in queue
+ *   mode; S3): the store takes a file whole into memory before it answers, so ten items of
+ *   250 MB links would hold gigabytes. A link whose host announces its length (and sends it
+ *   unencoded) is therefore not stored: its one answer is sent straight on into the upload as
+ *   the upload reads it (`streamLinkFile`), and memory holds only what is in flight. Nothing
+ *   of it stays in n8n's store afterwards. A link without a length (or gzip-encoded) must be
+ *   measured before the upload can announce its size, so it is still read whole into the
+ *   store (docs/limits.md says what that costs).
  *
  * While the file comes in, the stall rule holds: no byte for Request Timeout and the link is
  * cut. A file past the service's limit is cut as soon as it passes it.
@@ -93,6 +106,25 @@ class DownloadProblems {
 		return this.error(
 			`The file at ${shownLink(this.link)} is empty (0 bytes)`,
 			`${NO_RUN} Check that the link gives the file itself.`,
+		);
+	}
+
+	/**
+	 * A link sent straight on can be read only once: a second pass of the upload (after the
+	 * service asked n8n to wait, a 429) would need it again.
+	 */
+	alreadySent(): NodeOperationError {
+		return this.error(
+			`The file at ${shownLink(this.link)} could not be sent again: a link is downloaded only once, and the service asked to wait (429) after its upload had begun`,
+			`${NO_RUN} Run the item again later; if the service is often busy, lower Options → Items in Parallel. (n8n keeps files in memory here, so a link's file is sent on as it downloads, not kept for a second try.)`,
+		);
+	}
+
+	/** A link sent straight on that gave more than it announced: its size went out already. */
+	longerThanAnnounced(): NodeOperationError {
+		return this.error(
+			`The link ${shownLink(this.link)} gave more than the ${(this.announced ?? 0).toLocaleString('en-US')} bytes it announced`,
+			`${NO_RUN} Its host may have compressed the file on the way although n8n asked for it as it is (some S3 buckets do). n8n keeps files in memory here, so a link's file is sent on as it downloads, with the length its host announced; in n8n's filesystem mode (N8N_DEFAULT_BINARY_DATA_MODE=filesystem) such a link is downloaded whole first and works.`,
 		);
 	}
 
@@ -189,4 +221,141 @@ export async function storeLinkFile(
 		body.off('data', countBytes);
 		answer.abort();
 	}
+}
+
+/** Whether n8n's binary store writes files to disk as it reads them, per execution. */
+const storesOnDisk = new WeakMap<object, Promise<boolean>>();
+
+/**
+ * Whether n8n's binary store keeps a file on disk (filesystem mode) rather than taking it into
+ * memory (memory mode, the database store, S3). n8n tells nodes its store only through what
+ * the store gives back: a stored file's id starts with its mode (`filesystem-v2:…`,
+ * `database:…`, `s3:…`), and in memory mode a file has no id. So one empty file is stored
+ * once per execution to ask; the answer does not change while n8n runs.
+ */
+export async function storeKeepsFilesOnDisk(context: IExecuteFunctions): Promise<boolean> {
+	let answer = storesOnDisk.get(context);
+	if (!answer) {
+		answer = context.helpers
+			.prepareBinaryData(Buffer.alloc(0), 'store-mode', 'application/octet-stream')
+			.then((probe) => (probe.id ?? '').startsWith('filesystem'));
+		storesOnDisk.set(context, answer);
+	}
+	return await answer;
+}
+
+/**
+ * The file's length, when its host announced one and sent the file as it is (no
+ * Content-Encoding, or identity, as the node asks); otherwise undefined, and the file must be
+ * measured by reading it whole before an upload can announce its size. A host that compresses
+ * the file anyway, against the node's Accept-Encoding: identity, is unpacked by n8n's client,
+ * which drops the Content-Encoding header and leaves the packed length: streamed, such a file
+ * stops the upload at the first byte past that length (no Run is made, and the message says
+ * so; in filesystem mode it is read whole first and works).
+ */
+export function streamableLength(answer: LinkAnswer): number | undefined {
+	const announced = announcedLength(answer);
+	const value = answer.headers['content-encoding'];
+	const encoding = String(Array.isArray(value) ? value.join(',') : (value ?? ''))
+		.trim()
+		.toLowerCase();
+	return encoding === '' || encoding === 'identity' ? announced : undefined;
+}
+
+export interface StreamedLinkFile {
+	size: number;
+	/** The link's bytes, read as the upload takes them; only once. */
+	open: () => AsyncIterable<Uint8Array>;
+	/** Stops the download if the upload never reached it. */
+	release: () => void;
+}
+
+/**
+ * A link sent straight on into the upload, read once as the upload reads it (for a store that
+ * would hold the file in memory, see the top of this file). Its length is the one its host
+ * announced (`streamableLength`), checked against the service's limit before any Run is
+ * made. While the upload waits for its bytes the stall rule holds; a host that closes the
+ * connection early, or pauses too long, stops the upload before the service has the whole
+ * body, so no Run is made, and the message names the link as a stored link's would.
+ */
+export function streamLinkFile(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	link: string,
+	answer: LinkAnswer,
+	timeoutMs: number,
+	file: { fileName: string; size: number },
+): StreamedLinkFile {
+	const problems = new DownloadProblems(context, itemIndex, link, timeoutMs, file.size);
+	if (file.size > MAX_FILE_BYTES) {
+		answer.abort();
+		throw problems.announcedTooLarge(file.fileName);
+	}
+	if (file.size === 0) {
+		answer.abort();
+		throw problems.empty();
+	}
+	const asReadFailure = (error: NodeOperationError) =>
+		new FileReadError(error.message, error.description ?? NO_RUN);
+	let opened = false;
+	const read = async function* (): AsyncGenerator<Uint8Array> {
+		const body = answer.body as unknown as AsyncIterable<Uint8Array>;
+		const chunks = body[Symbol.asyncIterator]();
+		let received = 0;
+		let lastByteAt = Date.now();
+		let waiting = false;
+		let stalled = false;
+		let done = false;
+		// One clock, waking when the rule would break: a stall is told at exactly Request
+		// Timeout after the last byte, before the upload's own watch would call it the source's.
+		void (async () => {
+			while (!done) {
+				await sleep(Math.max(1, Math.min(1000, lastByteAt + timeoutMs - Date.now())));
+				if (!done && waiting && Date.now() - lastByteAt >= timeoutMs) {
+					stalled = true;
+					answer.abort();
+					return;
+				}
+			}
+		})();
+		try {
+			for (;;) {
+				waiting = true;
+				let next: IteratorResult<Uint8Array>;
+				try {
+					next = await chunks.next();
+				} catch {
+					// The host broke the connection, or the stall rule cut it.
+					throw asReadFailure(stalled ? problems.stalled(received) : problems.endedEarly(received));
+				} finally {
+					waiting = false;
+				}
+				if (stalled) throw asReadFailure(problems.stalled(received));
+				if (next.done) break;
+				if (received + next.value.length > file.size) {
+					throw asReadFailure(problems.longerThanAnnounced());
+				}
+				received += next.value.length;
+				lastByteAt = Date.now();
+				yield next.value;
+				lastByteAt = Date.now();
+			}
+			if (received < file.size) throw asReadFailure(problems.endedEarly(received));
+		} finally {
+			done = true;
+			answer.abort();
+		}
+	};
+	return {
+		size: file.size,
+		open: () => {
+			if (opened) throw asReadFailure(problems.alreadySent());
+			opened = true;
+			// The upload closes a pass it left midway (MultipartBody.closePass): the download too.
+			return Object.assign(read(), { destroy: () => answer.abort() });
+		},
+		release: () => {
+			if (!opened) answer.abort();
+		},
+	};
 }

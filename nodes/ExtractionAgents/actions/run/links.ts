@@ -11,17 +11,24 @@ import {
 	shownLink,
 	type LinkLimits,
 } from './linkDownload';
-import { storeLinkFile } from './linkStore';
+import {
+	storeKeepsFilesOnDisk,
+	storeLinkFile,
+	streamLinkFile,
+	streamableLength,
+} from './linkStore';
 import { isTokenSegment } from './shownLink';
 
 /**
  * Files given as links (Run → Create, Files: Links, from node version 1.2). Before any Run is
- * created, every link is read once, in order, into n8n's binary store (linkDownload.ts: no
- * credential, redirects checked hop by hop; linkStore.ts: the stall rule and the size limit):
- * an error status, a web page, a redirect loop, a link into the service's own API, a stalled
- * or cut download, or a file over the service's limit fails the item there. The upload then
- * sends the stored files, so the bytes sent are the bytes that one read gave, even when the
- * upload is sent again after a 429. In filesystem binary mode no file is held in memory.
+ * created, every link is asked for its file once, in order (linkDownload.ts: no credential,
+ * redirects checked hop by hop): an error status, a web page, a redirect loop, a link into the
+ * service's own API or a file over the service's limit fails the item there. Each link is read
+ * once (linkStore.ts): where n8n keeps files on disk, whole into n8n's binary store before the
+ * upload (a stalled or cut download fails the item before any Run), and the upload sends the
+ * stored files, the same bytes even when it is sent again after a 429; where n8n's store would
+ * hold the file in memory, a link that announces its length is sent straight on into the
+ * upload as it downloads, so no file is held whole in memory in any store.
  */
 
 /**
@@ -132,7 +139,7 @@ const contentTypeOf = (headers: IDataObject): string => {
 const STORED_LINK_ADVICE =
 	'The upload stopped before the file was sent whole, so the service made no Run from it. n8n could not read back the file it had downloaded from the link; check that n8n’s disk (or wherever n8n keeps files) works, then run the item again.';
 
-/** One link, read once into n8n's binary store, as a multipart file part. */
+/** One link as a multipart file part: read once, into n8n's binary store or straight on. */
 async function linkPart(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -142,17 +149,28 @@ async function linkPart(
 	const answer = await fetchLink(context, itemIndex, link, limits);
 	const fileName = fileNameOf(answer.url, answer.headers['content-disposition']);
 	const contentType = contentTypeOf(answer.headers);
+	const part = { fieldName: 'files', fileName, contentType, source: `its link ${shownLink(link)}` };
+	const length = streamableLength(answer);
+	if (length !== undefined && !(await storeKeepsFilesOnDisk(context))) {
+		const streamed = streamLinkFile(context, itemIndex, link, answer, limits.timeoutMs, {
+			fileName,
+			size: length,
+		});
+		return {
+			...part,
+			size: streamed.size,
+			open: streamed.open,
+			release: streamed.release,
+		};
+	}
 	const { binary, size } = await storeLinkFile(context, itemIndex, link, answer, limits.timeoutMs, {
 		fileName,
 		contentType,
 	});
 	const binaryId = binary.id;
 	return {
-		fieldName: 'files',
-		fileName,
-		contentType,
+		...part,
 		size,
-		source: `its link ${shownLink(link)}`,
 		readFailureAdvice: STORED_LINK_ADVICE,
 		open: binaryId
 			? async () => await context.helpers.getBinaryStream(binaryId, 256 * 1024)
@@ -161,9 +179,9 @@ async function linkPart(
 }
 
 /**
- * The links as multipart file parts: each link, in order, read once into n8n's binary store
- * before any Run is created (a link that fails fails the item there), then uploaded from
- * there like any other file.
+ * The links as multipart file parts: each link, in order, asked for its file before any Run
+ * is created (a link that fails fails the item there). A part the upload never reaches is
+ * released by the caller (MultipartBody.release).
  */
 export async function filesFromLinks(
 	context: IExecuteFunctions,
@@ -176,6 +194,13 @@ export async function filesFromLinks(
 	};
 	for (const link of links) refuseServiceApiLink(context, itemIndex, link, limits.apiRoot);
 	const files: MultipartFile[] = [];
-	for (const link of links) files.push(await linkPart(context, itemIndex, link, limits));
+	let complete = false;
+	try {
+		for (const link of links) files.push(await linkPart(context, itemIndex, link, limits));
+		complete = true;
+	} finally {
+		// A link that failed: the answers held open for the upload are let go.
+		if (!complete) for (const file of files) file.release?.();
+	}
 	return files;
 }
