@@ -31,7 +31,13 @@ async function createFromLinks(fileLinks: string, binaryMode: 'default' | 'datab
 	const result = await executeNode({
 		nodeType: 'extractionAgents',
 		credentials: ctx.credentials,
-		parameters: createRunParameters({ binarySource: 'links', fileLinks, waitForCompletion: false }),
+		// One Run of all the item's links: the test reads the upload's parts side by side.
+		parameters: createRunParameters({
+			binarySource: 'links',
+			fileLinks,
+			filesPerRun: 'item',
+			waitForCompletion: false,
+		}),
 		inputItems: [{ json: { n: 1 } }],
 		binaryMode,
 	});
