@@ -73,6 +73,8 @@ import {
 
 useHarness();
 
+const ERROR_WORKFLOW = 'error-workflow-email-the-owner.json';
+
 function newestVersion(description: { version: number | number[]; defaultVersion?: number }) {
 	return (
 		description.defaultVersion ??
@@ -81,14 +83,16 @@ function newestVersion(description: { version: number | number[]; defaultVersion
 }
 
 describe('examples/: structure', () => {
-	it('has the ten documented examples', () => {
+	it('has the twelve documented examples', () => {
 		expect(exampleFiles).toEqual([
 			'ai-agent-questions-about-runs.json',
+			'error-workflow-email-the-owner.json',
 			'failed-documents-alert-in-slack.json',
 			'finished-run-to-excel-by-email.json',
 			'form-upload-shows-extracted-values.json',
 			'gmail-invoices-to-google-sheets.json',
 			'google-drive-folder-as-one-run.json',
+			'google-drive-new-files-to-excel-365.json',
 			'google-drive-new-files-to-google-sheets.json',
 			'invoice-line-items-to-google-sheets.json',
 			'monthly-usage-report-to-google-sheets.json',
@@ -181,7 +185,9 @@ describe('examples/: structure', () => {
 					expect([node.type, node.typeVersion]).toEqual([node.type, CORE_NODE_VERSIONS[node.type]]);
 				}
 			}
-			expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
+			// The Error Workflow example watches the others: it has none of our nodes.
+			if (file !== ERROR_WORKFLOW)
+				expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
 		});
 
 		it('references credentials by placeholder name only (no ids, no secrets)', () => {
@@ -266,10 +272,26 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 
 	const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
-	it('(a) Gmail → Run Create: one Run per email with all its attachments, one sheet-ready row; a failed email to Needs review with what went wrong', async () => {
+	it('(a) Gmail → emails not seen before → Run Create: one Run per attachment, one sheet-ready row each; a failed file to Needs review with what went wrong', async () => {
 		const workflow = loadExample('gmail-invoices-to-google-sheets.json');
 		const node = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
-		expect(successors(workflow, 'Gmail Trigger')).toEqual([node.name]);
+		// An email delivered twice makes no second Run: n8n's Remove Duplicates, across
+		// executions, on the email's id.
+		const skip = nodeNamed(workflow, successors(workflow, 'Gmail Trigger')[0]);
+		expect(skip).toMatchObject({
+			type: 'n8n-nodes-base.removeDuplicates',
+			parameters: {
+				operation: 'removeItemsSeenInPreviousExecutions',
+				dedupeField: '={{ $json.id }}',
+			},
+		});
+		expect(successors(workflow, skip.name)).toEqual([node.name]);
+		// Two invoices in one email are two documents: one Run each; a partly read one is
+		// announced on the error output.
+		expect(node.parameters).toMatchObject({
+			filesPerRun: 'file',
+			options: { partlyReadRuns: 'error' },
+		});
 		// Success to one sheet, n8n's error output to another.
 		expect(node.onError).toBe('continueErrorOutput');
 		const [toRows, toReviewRow] = (workflow.connections[node.name].main ?? []).map((targets) =>
@@ -316,7 +338,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 				},
 			},
 		};
-		shapeRunsByFileName(emulator, { failed: 'blurred-scan.pdf' }, 2);
+		shapeRunsByFileName(emulator, { failed: 'blurred-scan.pdf' }, 3);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			typeVersion: node.typeVersion,
@@ -328,14 +350,12 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		});
 		expect(result.error).toBeUndefined();
 		const [rows, review] = result.outputs;
-		expect(rows).toHaveLength(1);
+		expect(rows.map((item) => [item.json.files, item.json.user_defined_id])).toEqual([
+			['INV-3001.pdf', gmailItem.json.id],
+			['INV-3002.pdf', gmailItem.json.id],
+		]);
 		const row = rows[0].json;
-		expect(row).toMatchObject({
-			status: 'success',
-			agent_id: INVOICES,
-			user_defined_id: gmailItem.json.id,
-			files: 'INV-3001.pdf, INV-3002.pdf',
-		});
+		expect(row).toMatchObject({ status: 'success', agent_id: INVOICES });
 		// Google Sheets' auto-map makes one row of it, a column per field: the Prompt values
 		// first, every cell a value a sheet shows as it is (no object, no JSON).
 		expect(Object.keys(row).slice(0, 3)).toEqual(['Invoice number', 'Invoice date', 'Vendor']);
@@ -346,13 +366,13 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			});
 			expect(String(cell)).not.toMatch(/^[[{]|\[object Object\]/);
 		}
-		// The email without attachments and the email whose Run failed go to Needs review, the
-		// failed Run with its link and status: every field the review row reads is there.
+		// The email whose Run failed goes to Needs review, with its link and status: every field
+		// the review row reads is there. The email without a document makes no review row.
 		const reviewed = review.map((item) => item.json as IDataObject & { error: IDataObject });
-		expect(reviewed.map((json) => json.id)).toEqual([noAttachment.json.id, unreadable.json.id]);
-		const [failed, failedRun] = reviewed;
-		expect(failed.error.message).toMatch(/^Item 2 has no files/);
+		expect(reviewed.map((json) => json.id)).toEqual([unreadable.json.id]);
+		const [failedRun] = reviewed;
 		expect(failedRun.error).toMatchObject({
+			files: 'blurred-scan.pdf',
 			status: 'failed',
 			run_url: expect.stringMatching(/\/runs\/\d+/),
 		});
@@ -689,12 +709,19 @@ const SHEET_WRITES: Array<{
 	},
 ];
 
-/** A Run as Simplify gives it at node version 1.2 and later (the Prompt values first). */
+/** From this row on, the Agent has a Prompt more (added in the web app during the week). */
+const PROMPT_ADDED_AT = 51;
+
+/**
+ * A Run as Simplify gives it at node version 1.2 and later (the Prompt values first, in the
+ * Agent's order); from row PROMPT_ADDED_AT on, with the Prompt *Due date* added after *Vendor*.
+ */
 function sheetReadyRun(n: number): IDataObject {
 	return {
 		'Invoice number': `INV-${n}`,
 		'Invoice date': '2026-03-01',
 		Vendor: 'Vendor Ltd',
+		...(n >= PROMPT_ADDED_AT ? { 'Due date': '2026-04-01' } : {}),
 		'Total amount › amount': 100 + n,
 		'Total amount › currency': 'EUR',
 		run_id: 4000 + n,
@@ -799,11 +826,22 @@ describe(`examples/: every sheet they append to, with n8n ${N8N_VERSION}'s own G
 				const rows = spreadsheet.rows(sheetName);
 				expect(rows).toHaveLength(ROWS + 1);
 				const columns = rows[0] as string[];
-				expect(columns).toEqual(header ?? Object.keys(written[0]));
+				// Row 1 names every field a row brought, the first row's in its order, then each
+				// field that came later (a Prompt added to the Agent) as a new column at the end:
+				// no value left out, no column typed by hand.
+				const fields = [...new Set(written.flatMap((json) => Object.keys(json)))];
+				expect(columns).toEqual(header ?? fields);
+				if (!header)
+					expect(columns.slice(0, Object.keys(written[0]).length)).toEqual(Object.keys(written[0]));
+				const trimmed = (cells: unknown[]) => {
+					const copy = cells.map((cell) => cell ?? '');
+					while (copy.length && copy[copy.length - 1] === '') copy.pop();
+					return copy;
+				};
 				for (const [index, json] of written.entries())
-					expect({ row: index + 2, cells: rows[index + 1] }).toEqual({
+					expect({ row: index + 2, cells: trimmed(rows[index + 1]) }).toEqual({
 						row: index + 2,
-						cells: columns.map((column) => json[column] ?? ''),
+						cells: trimmed(columns.map((column) => json[column] ?? '')),
 					});
 			},
 			120_000,
