@@ -190,6 +190,33 @@ describe('examples/: structure', () => {
 				expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
 		});
 
+		it('asks no one to type column names: no note names a header row, and every Excel 365 append follows the step that writes row 1', () => {
+			for (const note of workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote'))
+				expect(String(note.parameters.content)).not.toMatch(
+					/needs the header row|write them first|column names (of|in) row 1:/i,
+				);
+			// n8n's Excel 365 append maps items only under the names in row 1, and fails on an
+			// empty worksheet: the examples write row 1 themselves, then append raw rows in its order.
+			for (const append of workflow.nodes.filter(
+				(node) =>
+					node.type === 'n8n-nodes-base.microsoftExcel' && node.parameters.operation === 'append',
+			)) {
+				expect({ node: append.name, dataMode: append.parameters.dataMode }).toEqual({
+					node: append.name,
+					dataMode: 'raw',
+				});
+				const before = workflow.nodes.find((node) =>
+					successors(workflow, node.name).includes(append.name),
+				)!;
+				expect(before.parameters).toMatchObject({
+					operation: 'update',
+					dataMode: 'raw',
+					useRange: true,
+					range: expect.stringMatching(/^=\{\{ 'A1:' \+ /),
+				});
+			}
+		});
+
 		it('references credentials by placeholder name only (no ids, no secrets)', () => {
 			for (const node of workflow.nodes) {
 				for (const [type, reference] of Object.entries(node.credentials ?? {})) {
@@ -282,7 +309,8 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			type: 'n8n-nodes-base.removeDuplicates',
 			parameters: {
 				operation: 'removeItemsSeenInPreviousExecutions',
-				dedupeField: '={{ $json.id }}',
+				logic: 'removeItemsWithAlreadySeenKeyValues',
+				dedupeValue: '={{ $json.id }}',
 			},
 		});
 		expect(successors(workflow, skip.name)).toEqual([node.name]);
@@ -575,13 +603,18 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(uploads[0].upload?.files.map((file) => file.filename)).toEqual(files);
 	});
 
-	it('(d) monthly Usage Get Many: exactly last month, with the fields Summarize and Google Sheets read', async () => {
+	it('(d) monthly Usage Get Many: exactly last month, with the fields Summarize and the sheet row read', async () => {
 		const workflow = loadExample('monthly-usage-report-to-google-sheets.json');
 		const usage = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'getAll');
 		expect(usage.parameters.resource).toBe('usage');
 		const summarize = nodeNamed(workflow, successors(workflow, usage.name)[0]);
-		const sheets = nodeNamed(workflow, successors(workflow, summarize.name)[0]);
+		// The sheet row (Edit Fields), then the sheet: its column names come from the row.
+		const sheetRow = nodeNamed(workflow, successors(workflow, summarize.name)[0]);
 		expect(summarize.type).toBe('n8n-nodes-base.summarize');
+		expect([sheetRow.type, successors(workflow, sheetRow.name)]).toEqual([
+			'n8n-nodes-base.set',
+			['Google Sheets'],
+		]);
 		const summarized = (
 			summarize.parameters.fieldsToSummarize as {
 				values: Array<{ aggregation: string; field: string }>;
@@ -630,7 +663,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			[splitBy]: [...sums.keys()][0],
 			[`sum_${summarized[0].field}`]: [...sums.values()][0],
 		};
-		for (const name of jsonFieldsRead(sheets.parameters))
+		for (const name of jsonFieldsRead(sheetRow.parameters))
 			expect(summaryItem).toHaveProperty([name]);
 	});
 });
@@ -642,7 +675,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 /**
  * Where each Google Sheets append of the examples gets its items, and an item of the kind
  * that reaches it (the `n`th of many): `from` is the first node after our node (or the
- * Summarize) on the way to the sheet; the test runs the example's nodes from there on.
+ * Summarize) on the way to the sheet, which starts empty (no column name typed by hand); the test runs the example's nodes from there on.
  */
 const SHEET_WRITES: Array<{
 	file: string;
@@ -704,7 +737,8 @@ const SHEET_WRITES: Array<{
 	{
 		file: 'monthly-usage-report-to-google-sheets.json',
 		sheetsNode: 'Google Sheets',
-		from: 'Google Sheets',
+		// The row Edit Fields makes of Summarize's item: the sheet gets its column names from it.
+		from: 'Row per Agent',
 		item: (n) => ({ agent_id: n, sum_credits_used: 10 * n }),
 	},
 ];
