@@ -723,6 +723,21 @@ const SHEET_WRITES: Array<{
 		}),
 	},
 	{
+		file: 'invoice-line-items-to-google-sheets.json',
+		sheetsNode: 'Add row to Needs review',
+		from: 'Add row to Needs review',
+		// The row *Row for review* makes of a file that was not read whole.
+		item: (n) => ({
+			Received: `2026-03-02T09:${String(n % 60).padStart(2, '0')}:00.000Z`,
+			From: `billing${n}@vendor.example`,
+			Subject: `Invoice ${n}`,
+			Files: `scan-${n}.pdf`,
+			Run: `https://extraction.example.com/app/agents/1/runs/${5000 + n}`,
+			'Prompts that failed': 'Line items',
+			Why: 'Line items: the table is cut off',
+		}),
+	},
+	{
 		file: 'failed-documents-alert-in-slack.json',
 		sheetsNode: 'Add row to Invoices',
 		from: 'Add row to Invoices',
