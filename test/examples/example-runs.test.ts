@@ -13,7 +13,8 @@ import { createPoller, useHarness } from '../../dev/harness';
 import type { HarnessInputItem } from '../../dev/harness/nodes/HarnessInput.node';
 import { shapeRunsByFileName } from '../node/fixtures';
 import { INVOICES, loadExample, nodeNamed, withDemoAgent } from './helpers';
-import { canRunExamples, runExample, type StandInCall } from './run-example';
+import { InMemoryWorkbook } from './excel-365';
+import { canRunExamples, runExample, type ExcelWorkbook, type StandInCall } from './run-example';
 
 useHarness();
 
@@ -55,6 +56,34 @@ function failureReasonsOf(emulator: Emulator, runUrl: string): string {
 		)
 		.join('\n');
 }
+
+/** What an email is in Outlook Trigger's output (Output: Simple, attachments downloaded). */
+function outlookEmail(id: string, subject: string, attachments: string[]): HarnessInputItem {
+	return {
+		json: {
+			id,
+			conversationId: `conv-${id}`,
+			subject,
+			bodyPreview: 'Please find attached.',
+			from: 'billing@vendor.example',
+			to: ['ap@example.com'],
+			categories: [],
+			hasAttachments: true,
+		},
+		binary: Object.fromEntries(attachments.map((name, i) => [`attachment_${i}`, file(name)])),
+	};
+}
+
+/** An empty workbook for the Excel 365 nodes, each node on the worksheet `worksheetOf` names. */
+function excelWorkbook(worksheets: string[], worksheetOf: (node: string) => string): ExcelWorkbook {
+	return { workbook: new InMemoryWorkbook(worksheets), worksheetOf };
+}
+
+/** A row's cells as Excel holds them: the item's value under each column, as text. */
+const cellsOf = (header: string[], json: IDataObject) =>
+	header.map((column) =>
+		json[column] === undefined || json[column] === null ? '' : String(json[column]),
+	);
 
 const parametersOf = (calls: StandInCall[], name: string) =>
 	calls.map((call) => call.parameters[name]);
@@ -113,36 +142,37 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			expect(String(nodeNamed(workflow, 'Setup').parameters.content)).toContain('300 files');
 		});
 
-		it('Outlook → Excel 365: a row for the email that was read; for the unreadable one, a Needs review row with its files, the Prompts that failed, why and the Run', async () => {
+		it('Outlook → Excel 365, no column name typed by hand: the workflow writes row 1, one row per attachment under it, a Prompt added later gets its column; the unreadable file a Needs review row', async () => {
 			const workflow = loadExample('outlook-invoices-to-excel-365.json');
-			// Outlook Trigger's output (Output: Simple, attachments downloaded).
-			const email = (id: string, subject: string, attachment: string): HarnessInputItem => ({
-				json: {
-					id,
-					conversationId: `conv-${id}`,
-					subject,
-					bodyPreview: 'Please find attached.',
-					from: 'billing@vendor.example',
-					to: ['ap@example.com'],
-					categories: [],
-					hasAttachments: true,
-				},
-				binary: { attachment_0: file(attachment) },
-			});
-			shapeRunsByFileName(emulator, { failed: UNREADABLE }, 2);
-			const run = await runExample(
-				workflow,
-				[email('AAMk-1', 'Invoice 8001', 'INV-8001.pdf'), email('AAMk-2', 'Scan', UNREADABLE)],
-				credentials,
+			const excel = excelWorkbook(['Invoices', 'Needs review'], (name) =>
+				name.endsWith('Needs review') ? 'Needs review' : 'Invoices',
 			);
-			expect(run.result.error).toBeUndefined();
-			const invoices = run.calls['Add row to Invoices'].map((call) => call.json);
-			expect(invoices.map((row) => [row.files, row.user_defined_id])).toEqual([
+			shapeRunsByFileName(emulator, { failed: UNREADABLE }, 3);
+			const first = await runExample(
+				workflow,
+				[
+					outlookEmail('AAMk-1', 'Invoices 8001 and 8002', ['INV-8001.pdf', 'INV-8002.pdf']),
+					outlookEmail('AAMk-2', 'Scan', [UNREADABLE]),
+				],
+				credentials,
+				undefined,
+				excel,
+			);
+			expect(first.result.error).toBeUndefined();
+			// Both worksheets started empty.
+			const runs = first.outputOf('Extract invoice data').map((item) => item.json);
+			const [header, ...rows] = excel.workbook.rows('Invoices');
+			expect(header).toEqual(Object.keys(runs[0]));
+			expect(header.slice(0, 3)).toEqual(['Invoice number', 'Invoice date', 'Vendor']);
+			expect(rows).toEqual(runs.map((run) => cellsOf(header, run)));
+			expect(
+				rows.map((row) => [row[header.indexOf('files')], row[header.indexOf('user_defined_id')]]),
+			).toEqual([
 				['INV-8001.pdf', 'AAMk-1'],
+				['INV-8002.pdf', 'AAMk-1'],
 			]);
-			const review = run.calls['Add row to Needs review'].map((call) => call.json);
-			expect(review).toHaveLength(1);
-			expect(Object.keys(review[0])).toEqual([
+			const [reviewHeader, ...reviewRows] = excel.workbook.rows('Needs review');
+			expect(reviewHeader).toEqual([
 				'From',
 				'Subject',
 				'Files',
@@ -150,14 +180,84 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 				'Prompts that failed',
 				'Why',
 			]);
-			expect(review[0]).toMatchObject({
+			expect(reviewRows).toHaveLength(1);
+			const review = Object.fromEntries(
+				reviewHeader.map((column, i) => [column, reviewRows[0][i]]),
+			);
+			expect(review).toMatchObject({
 				From: 'billing@vendor.example',
 				Subject: 'Scan',
 				Files: UNREADABLE,
 				'Prompts that failed': 'Invoice number, Invoice date, Vendor, Total amount',
 				Run: expect.stringMatching(RUN_LINK),
 			});
-			expect(review[0].Why).toBe(failureReasonsOf(emulator, String(review[0].Run)));
+			expect(review.Why).toBe(failureReasonsOf(emulator, review.Run));
+
+			// A week later the Agent has a Prompt more: it gets its column, the rows before keep theirs.
+			const agent = emulator.state.agents.get(INVOICES)!;
+			const prompts = agent.prompts;
+			agent.prompts = [...prompts, { ...prompts[0], id: 106, name: 'Due date' }];
+			try {
+				const later = await runExample(
+					workflow,
+					[outlookEmail('AAMk-3', 'Invoice 8003', ['INV-8003.pdf'])],
+					credentials,
+					undefined,
+					excel,
+				);
+				expect(later.result.error).toBeUndefined();
+				const [newHeader, ...allRows] = excel.workbook.rows('Invoices');
+				expect(newHeader).toEqual([...header, 'Due date']);
+				expect(allRows.slice(0, 2)).toEqual(rows);
+				const [run] = later.outputOf('Extract invoice data').map((item) => item.json);
+				expect(run['Due date']).toEqual(expect.any(String));
+				expect(allRows[2]).toEqual(cellsOf(newHeader, run));
+			} finally {
+				agent.prompts = prompts;
+			}
+		});
+
+		it('Google Drive → Excel 365 → Done folder: a row for each read file under the row 1 the workflow writes, then the file to Done; the unreadable one to Needs review and a Slack message from the error item alone', async () => {
+			const workflow = loadExample('google-drive-new-files-to-excel-365.json');
+			// Its alert reads nothing of the trigger: it would work after any trigger.
+			const alertNode = JSON.stringify(nodeNamed(workflow, 'Write the alert').parameters);
+			expect(alertNode).not.toMatch(/\$\(|\$json\.(subject|from|name)/);
+			const excel = excelWorkbook(['Results'], () => 'Results');
+			const names = ['INV-7101.pdf', UNREADABLE, 'INV-7102.pdf'];
+			const driveFiles = names.map((name, i) => ({
+				json: { id: `drive-file-${i}`, name, mimeType: 'application/pdf' },
+				binary: { data: file(name) },
+			}));
+			shapeRunsByFileName(emulator, { failed: UNREADABLE }, names.length);
+			const run = await runExample(workflow, driveFiles, credentials, undefined, excel);
+			expect(run.result.error).toBeUndefined();
+			const runs = run.outputOf('Extract data').map((item) => item.json);
+			const [header, ...rows] = excel.workbook.rows('Results');
+			expect(header).toEqual(Object.keys(runs[0]));
+			expect(rows).toEqual(runs.map((json) => cellsOf(header, json)));
+			expect(rows.map((row) => row[header.indexOf('files')]).sort()).toEqual([
+				'INV-7101.pdf',
+				'INV-7102.pdf',
+			]);
+			expect(parametersOf(run.calls['Move file to Done'], 'fileId').sort()).toEqual([
+				'drive-file-0',
+				'drive-file-2',
+			]);
+			expect(parametersOf(run.calls['Move file to Needs review'], 'fileId')).toEqual([
+				'drive-file-1',
+			]);
+			const [message] = parametersOf(run.calls['Tell the team in Slack'], 'text');
+			const runUrl = /Run: (\S+)$/.exec(message)![1];
+			expect(runUrl).toMatch(RUN_LINK);
+			expect(message).toBe(
+				[
+					`Please check this document: "${UNREADABLE}": none of the 4 Prompts could be answered`,
+					`File: ${UNREADABLE}`,
+					'Prompts that failed: Invoice number, Invoice date, Vendor, Total amount',
+					`Why: ${failureReasonsOf(emulator, runUrl)}`,
+					`Run: ${runUrl}`,
+				].join('\n'),
+			);
 		});
 
 		it('Form upload: the last page shows the values read, with the Run’s link; an unreadable file’s page says which file, why and where to see it', async () => {
@@ -246,8 +346,11 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			}
 		});
 
-		it('a document that cannot be read → Slack: the message names the email, the file, the Prompts that failed, why and the Run; the other email is a row', async () => {
+		it('a document that cannot be read → Slack: the message, built from the error item alone, names the file, the Prompts that failed, why and the Run; the other email is a row', async () => {
 			const workflow = loadExample('failed-documents-alert-in-slack.json');
+			// Nothing of Gmail in the alert: it works after any trigger.
+			const alertNode = JSON.stringify(nodeNamed(workflow, 'Write the alert').parameters);
+			expect(alertNode).not.toMatch(/\$\(|\$json\.(subject|from|name)/);
 			shapeRunsByFileName(emulator, { failed: UNREADABLE }, 2);
 			const run = await runExample(
 				workflow,
@@ -266,8 +369,7 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			expect(runUrl).toMatch(RUN_LINK);
 			expect(message).toBe(
 				[
-					'A document could not be read.',
-					'Email: Scan from the printer (from billing@vendor.example)',
+					`Please check this document: "${UNREADABLE}": none of the 4 Prompts could be answered`,
 					`File: ${UNREADABLE}`,
 					'Prompts that failed: Invoice number, Invoice date, Vendor, Total amount',
 					`Why: ${failureReasonsOf(emulator, runUrl)}`,
@@ -277,9 +379,9 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			expect(message).not.toMatch(/Options →|Output as Results/);
 		});
 
-		it('Gmail → Google Sheets: the Needs review row is for the person checking the document (email, files, Prompts that failed, why, Run), without n8n setup hints', async () => {
+		it('Gmail → Google Sheets: one row per attachment (two invoices in one email are two rows); the Needs review row is for the person checking the document (email, file, Prompts that failed, why, Run), without n8n setup hints; an email without a document makes none', async () => {
 			const workflow = loadExample('gmail-invoices-to-google-sheets.json');
-			shapeRunsByFileName(emulator, { failed: UNREADABLE }, 2);
+			shapeRunsByFileName(emulator, { failed: UNREADABLE }, 3);
 			const run = await runExample(
 				workflow,
 				[
@@ -291,7 +393,8 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			);
 			expect(run.result.error).toBeUndefined();
 			expect(run.calls['Add row to Invoices'].map((call) => call.json.files)).toEqual([
-				'INV-3001.pdf, INV-3002.pdf',
+				'INV-3001.pdf',
+				'INV-3002.pdf',
 			]);
 			const review = run.calls['Add row to Needs review'].map((call) => call.json);
 			expect(review.map((row) => Object.keys(row))).toEqual(
@@ -305,7 +408,8 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 					'Why',
 				]),
 			);
-			const [scan, empty] = review;
+			expect(review).toHaveLength(1);
+			const [scan] = review;
 			expect(scan).toMatchObject({
 				From: 'billing@vendor.example',
 				Subject: 'Scan',
@@ -314,13 +418,6 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 				Run: expect.stringMatching(RUN_LINK),
 			});
 			expect(scan.Why).toBe(failureReasonsOf(emulator, String(scan.Run)));
-			expect(empty).toMatchObject({
-				Subject: 'No attachment',
-				Files: '',
-				'Prompts that failed': '',
-				Why: expect.stringMatching(/^Item 3 has no files/),
-				Run: '',
-			});
 			for (const row of review)
 				expect(Object.values(row).join(' ')).not.toMatch(/Options →|Output as Results/);
 		});

@@ -73,6 +73,8 @@ import {
 
 useHarness();
 
+const ERROR_WORKFLOW = 'error-workflow-email-the-owner.json';
+
 function newestVersion(description: { version: number | number[]; defaultVersion?: number }) {
 	return (
 		description.defaultVersion ??
@@ -81,14 +83,16 @@ function newestVersion(description: { version: number | number[]; defaultVersion
 }
 
 describe('examples/: structure', () => {
-	it('has the ten documented examples', () => {
+	it('has the twelve documented examples', () => {
 		expect(exampleFiles).toEqual([
 			'ai-agent-questions-about-runs.json',
+			'error-workflow-email-the-owner.json',
 			'failed-documents-alert-in-slack.json',
 			'finished-run-to-excel-by-email.json',
 			'form-upload-shows-extracted-values.json',
 			'gmail-invoices-to-google-sheets.json',
 			'google-drive-folder-as-one-run.json',
+			'google-drive-new-files-to-excel-365.json',
 			'google-drive-new-files-to-google-sheets.json',
 			'invoice-line-items-to-google-sheets.json',
 			'monthly-usage-report-to-google-sheets.json',
@@ -181,7 +185,36 @@ describe('examples/: structure', () => {
 					expect([node.type, node.typeVersion]).toEqual([node.type, CORE_NODE_VERSIONS[node.type]]);
 				}
 			}
-			expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
+			// The Error Workflow example watches the others: it has none of our nodes.
+			if (file !== ERROR_WORKFLOW)
+				expect(workflow.nodes.some((node) => OUR_TYPES.has(node.type))).toBe(true);
+		});
+
+		it('asks no one to type column names: no note names a header row, and every Excel 365 append follows the step that writes row 1', () => {
+			for (const note of workflow.nodes.filter((node) => node.type === 'n8n-nodes-base.stickyNote'))
+				expect(String(note.parameters.content)).not.toMatch(
+					/needs the header row|write them first|column names (of|in) row 1:/i,
+				);
+			// n8n's Excel 365 append maps items only under the names in row 1, and fails on an
+			// empty worksheet: the examples write row 1 themselves, then append raw rows in its order.
+			for (const append of workflow.nodes.filter(
+				(node) =>
+					node.type === 'n8n-nodes-base.microsoftExcel' && node.parameters.operation === 'append',
+			)) {
+				expect({ node: append.name, dataMode: append.parameters.dataMode }).toEqual({
+					node: append.name,
+					dataMode: 'raw',
+				});
+				const before = workflow.nodes.find((node) =>
+					successors(workflow, node.name).includes(append.name),
+				)!;
+				expect(before.parameters).toMatchObject({
+					operation: 'update',
+					dataMode: 'raw',
+					useRange: true,
+					range: expect.stringMatching(/^=\{\{ 'A1:' \+ /),
+				});
+			}
 		});
 
 		it('references credentials by placeholder name only (no ids, no secrets)', () => {
@@ -266,10 +299,27 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 
 	const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
-	it('(a) Gmail → Run Create: one Run per email with all its attachments, one sheet-ready row; a failed email to Needs review with what went wrong', async () => {
+	it('(a) Gmail → emails not seen before → Run Create: one Run per attachment, one sheet-ready row each; a failed file to Needs review with what went wrong', async () => {
 		const workflow = loadExample('gmail-invoices-to-google-sheets.json');
 		const node = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'create');
-		expect(successors(workflow, 'Gmail Trigger')).toEqual([node.name]);
+		// An email delivered twice makes no second Run: n8n's Remove Duplicates, across
+		// executions, on the email's id.
+		const skip = nodeNamed(workflow, successors(workflow, 'Gmail Trigger')[0]);
+		expect(skip).toMatchObject({
+			type: 'n8n-nodes-base.removeDuplicates',
+			parameters: {
+				operation: 'removeItemsSeenInPreviousExecutions',
+				logic: 'removeItemsWithAlreadySeenKeyValues',
+				dedupeValue: '={{ $json.id }}',
+			},
+		});
+		expect(successors(workflow, skip.name)).toEqual([node.name]);
+		// Two invoices in one email are two documents: one Run each; a partly read one is
+		// announced on the error output.
+		expect(node.parameters).toMatchObject({
+			filesPerRun: 'file',
+			options: { partlyReadRuns: 'error' },
+		});
 		// Success to one sheet, n8n's error output to another.
 		expect(node.onError).toBe('continueErrorOutput');
 		const [toRows, toReviewRow] = (workflow.connections[node.name].main ?? []).map((targets) =>
@@ -316,7 +366,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 				},
 			},
 		};
-		shapeRunsByFileName(emulator, { failed: 'blurred-scan.pdf' }, 2);
+		shapeRunsByFileName(emulator, { failed: 'blurred-scan.pdf' }, 3);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			typeVersion: node.typeVersion,
@@ -328,14 +378,12 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		});
 		expect(result.error).toBeUndefined();
 		const [rows, review] = result.outputs;
-		expect(rows).toHaveLength(1);
+		expect(rows.map((item) => [item.json.files, item.json.user_defined_id])).toEqual([
+			['INV-3001.pdf', gmailItem.json.id],
+			['INV-3002.pdf', gmailItem.json.id],
+		]);
 		const row = rows[0].json;
-		expect(row).toMatchObject({
-			status: 'success',
-			agent_id: INVOICES,
-			user_defined_id: gmailItem.json.id,
-			files: 'INV-3001.pdf, INV-3002.pdf',
-		});
+		expect(row).toMatchObject({ status: 'success', agent_id: INVOICES });
 		// Google Sheets' auto-map makes one row of it, a column per field: the Prompt values
 		// first, every cell a value a sheet shows as it is (no object, no JSON).
 		expect(Object.keys(row).slice(0, 3)).toEqual(['Invoice number', 'Invoice date', 'Vendor']);
@@ -346,13 +394,13 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			});
 			expect(String(cell)).not.toMatch(/^[[{]|\[object Object\]/);
 		}
-		// The email without attachments and the email whose Run failed go to Needs review, the
-		// failed Run with its link and status: every field the review row reads is there.
+		// The email whose Run failed goes to Needs review, with its link and status: every field
+		// the review row reads is there. The email without a document makes no review row.
 		const reviewed = review.map((item) => item.json as IDataObject & { error: IDataObject });
-		expect(reviewed.map((json) => json.id)).toEqual([noAttachment.json.id, unreadable.json.id]);
-		const [failed, failedRun] = reviewed;
-		expect(failed.error.message).toMatch(/^Item 2 has no files/);
+		expect(reviewed.map((json) => json.id)).toEqual([unreadable.json.id]);
+		const [failedRun] = reviewed;
 		expect(failedRun.error).toMatchObject({
+			files: 'blurred-scan.pdf',
 			status: 'failed',
 			run_url: expect.stringMatching(/\/runs\/\d+/),
 		});
@@ -555,13 +603,18 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(uploads[0].upload?.files.map((file) => file.filename)).toEqual(files);
 	});
 
-	it('(d) monthly Usage Get Many: exactly last month, with the fields Summarize and Google Sheets read', async () => {
+	it('(d) monthly Usage Get Many: exactly last month, with the fields Summarize and the sheet row read', async () => {
 		const workflow = loadExample('monthly-usage-report-to-google-sheets.json');
 		const usage = nodeOfType(workflow, EXTRACTION_AGENTS_TYPE, 'getAll');
 		expect(usage.parameters.resource).toBe('usage');
 		const summarize = nodeNamed(workflow, successors(workflow, usage.name)[0]);
-		const sheets = nodeNamed(workflow, successors(workflow, summarize.name)[0]);
+		// The sheet row (Edit Fields), then the sheet: its column names come from the row.
+		const sheetRow = nodeNamed(workflow, successors(workflow, summarize.name)[0]);
 		expect(summarize.type).toBe('n8n-nodes-base.summarize');
+		expect([sheetRow.type, successors(workflow, sheetRow.name)]).toEqual([
+			'n8n-nodes-base.set',
+			['Google Sheets'],
+		]);
 		const summarized = (
 			summarize.parameters.fieldsToSummarize as {
 				values: Array<{ aggregation: string; field: string }>;
@@ -610,7 +663,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			[splitBy]: [...sums.keys()][0],
 			[`sum_${summarized[0].field}`]: [...sums.values()][0],
 		};
-		for (const name of jsonFieldsRead(sheets.parameters))
+		for (const name of jsonFieldsRead(sheetRow.parameters))
 			expect(summaryItem).toHaveProperty([name]);
 	});
 });
@@ -622,7 +675,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 /**
  * Where each Google Sheets append of the examples gets its items, and an item of the kind
  * that reaches it (the `n`th of many): `from` is the first node after our node (or the
- * Summarize) on the way to the sheet; the test runs the example's nodes from there on.
+ * Summarize) on the way to the sheet, which starts empty (no column name typed by hand); the test runs the example's nodes from there on.
  */
 const SHEET_WRITES: Array<{
 	file: string;
@@ -670,6 +723,21 @@ const SHEET_WRITES: Array<{
 		}),
 	},
 	{
+		file: 'invoice-line-items-to-google-sheets.json',
+		sheetsNode: 'Add row to Needs review',
+		from: 'Add row to Needs review',
+		// The row *Row for review* makes of a file that was not read whole.
+		item: (n) => ({
+			Received: `2026-03-02T09:${String(n % 60).padStart(2, '0')}:00.000Z`,
+			From: `billing${n}@vendor.example`,
+			Subject: `Invoice ${n}`,
+			Files: `scan-${n}.pdf`,
+			Run: `https://extraction.example.com/app/agents/1/runs/${5000 + n}`,
+			'Prompts that failed': 'Line items',
+			Why: 'Line items: the table is cut off',
+		}),
+	},
+	{
 		file: 'failed-documents-alert-in-slack.json',
 		sheetsNode: 'Add row to Invoices',
 		from: 'Add row to Invoices',
@@ -684,17 +752,25 @@ const SHEET_WRITES: Array<{
 	{
 		file: 'monthly-usage-report-to-google-sheets.json',
 		sheetsNode: 'Google Sheets',
-		from: 'Google Sheets',
+		// The row Edit Fields makes of Summarize's item: the sheet gets its column names from it.
+		from: 'Row per Agent',
 		item: (n) => ({ agent_id: n, sum_credits_used: 10 * n }),
 	},
 ];
 
-/** A Run as Simplify gives it at node version 1.2 and later (the Prompt values first). */
+/** From this row on, the Agent has a Prompt more (added in the web app during the week). */
+const PROMPT_ADDED_AT = 51;
+
+/**
+ * A Run as Simplify gives it at node version 1.2 and later (the Prompt values first, in the
+ * Agent's order); from row PROMPT_ADDED_AT on, with the Prompt *Due date* added after *Vendor*.
+ */
 function sheetReadyRun(n: number): IDataObject {
 	return {
 		'Invoice number': `INV-${n}`,
 		'Invoice date': '2026-03-01',
 		Vendor: 'Vendor Ltd',
+		...(n >= PROMPT_ADDED_AT ? { 'Due date': '2026-04-01' } : {}),
 		'Total amount › amount': 100 + n,
 		'Total amount › currency': 'EUR',
 		run_id: 4000 + n,
@@ -799,11 +875,22 @@ describe(`examples/: every sheet they append to, with n8n ${N8N_VERSION}'s own G
 				const rows = spreadsheet.rows(sheetName);
 				expect(rows).toHaveLength(ROWS + 1);
 				const columns = rows[0] as string[];
-				expect(columns).toEqual(header ?? Object.keys(written[0]));
+				// Row 1 names every field a row brought, the first row's in its order, then each
+				// field that came later (a Prompt added to the Agent) as a new column at the end:
+				// no value left out, no column typed by hand.
+				const fields = [...new Set(written.flatMap((json) => Object.keys(json)))];
+				expect(columns).toEqual(header ?? fields);
+				if (!header)
+					expect(columns.slice(0, Object.keys(written[0]).length)).toEqual(Object.keys(written[0]));
+				const trimmed = (cells: unknown[]) => {
+					const copy = cells.map((cell) => cell ?? '');
+					while (copy.length && copy[copy.length - 1] === '') copy.pop();
+					return copy;
+				};
 				for (const [index, json] of written.entries())
-					expect({ row: index + 2, cells: rows[index + 1] }).toEqual({
+					expect({ row: index + 2, cells: trimmed(rows[index + 1]) }).toEqual({
 						row: index + 2,
-						cells: columns.map((column) => json[column] ?? ''),
+						cells: trimmed(columns.map((column) => json[column] ?? '')),
 					});
 			},
 			120_000,

@@ -64,6 +64,9 @@ export const CORE_NODE_VERSIONS: Record<string, number> = {
 	'n8n-nodes-base.scheduleTrigger': 1.3,
 	'n8n-nodes-base.manualTrigger': 1,
 	'n8n-nodes-base.stickyNote': 1,
+	// Remove Items Processed in Previous Executions (both n8n lines have version 2).
+	'n8n-nodes-base.removeDuplicates': 2,
+	'n8n-nodes-base.errorTrigger': 1,
 	[`${LANGCHAIN}.chatTrigger`]: 1.4,
 	[`${LANGCHAIN}.agent`]: 3,
 	[`${LANGCHAIN}.lmChatOpenAi`]: 1.3,
@@ -75,6 +78,7 @@ export const TRIGGER_TYPES = new Set([
 	'n8n-nodes-base.formTrigger',
 	'n8n-nodes-base.scheduleTrigger',
 	'n8n-nodes-base.manualTrigger',
+	'n8n-nodes-base.errorTrigger',
 	`${LANGCHAIN}.chatTrigger`,
 	EXTRACTION_AGENTS_TRIGGER_TYPE,
 ]);

@@ -9,6 +9,9 @@
  *   Slack, Gmail, the Form pages) becomes a node of the same name that passes its items on and
  *   records, per item, the item it got and its own text parameters as n8n evaluated them (the
  *   row a sheet gets, the folder a file moves to, the text of a message or a page).
+ * With a workbook (test/examples/excel-365.ts), the Microsoft Excel 365 nodes are n8n's own,
+ * their Graph calls answered by it. n8n's Remove Duplicates across executions needs n8n's
+ * database: here it is a stand-in that passes every item on (each test's items are new).
  * n8n-core routes the error output and resolves `$('Node').item` through the paired items, as
  * in n8n.
  */
@@ -31,6 +34,7 @@ import {
 	createHarnessInput,
 	type HarnessInputItem,
 } from '../../dev/harness/nodes/HarnessInput.node';
+import { installedMicrosoftExcelNode, type InMemoryWorkbook } from './excel-365';
 import {
 	N8N_VERSION,
 	TRIGGER_TYPES,
@@ -131,6 +135,12 @@ export interface ExampleRun {
 	outputOf(name: string, outputIndex?: number): INodeExecutionData[];
 }
 
+/** n8n's Excel 365 nodes against an in-memory workbook, each node on the worksheet named. */
+export interface ExcelWorkbook {
+	workbook: InMemoryWorkbook;
+	worksheetOf: (nodeName: string) => string;
+}
+
 /**
  * One execution of `workflow` from its trigger, the trigger giving `triggerItems`; our nodes'
  * Agent is `agentId` (the demo Agent "Invoices" by default).
@@ -140,6 +150,7 @@ export async function runExample(
 	triggerItems: HarnessInputItem[],
 	credentials: { apiKey: string; baseUrl: string },
 	agentId?: number,
+	excel?: ExcelWorkbook,
 ): Promise<ExampleRun> {
 	const calls: Record<string, StandInCall[]> = {};
 	const nodeTypes: Record<string, AnyNodeType> = {};
@@ -158,6 +169,17 @@ export async function runExample(
 				const parameters = withDemoAgent(node.parameters);
 				if (agentId !== undefined) (parameters.agent as IDataObject).value = String(agentId);
 				return { ...node, parameters };
+			}
+			if (excel && node.type === 'n8n-nodes-base.microsoftExcel') {
+				// The workbook and worksheet as the user picks them.
+				nodeTypes[node.type] ??= installedMicrosoftExcelNode(excel.workbook)!;
+				node.parameters.workbook = { __rl: true, mode: 'list', value: 'workbook-1' };
+				node.parameters.worksheet = {
+					__rl: true,
+					mode: 'list',
+					value: excel.worksheetOf(node.name),
+				};
+				return node;
 			}
 			if (LOGIC_NODES[node.type]) {
 				nodeTypes[node.type] ??= installedLogicNode(node.type);
