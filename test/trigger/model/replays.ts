@@ -2480,7 +2480,9 @@ export const KNOWN_FAILURES: Record<string, string> = {
  * Generated seeds (of those `npm test` runs) that fail for a known reason, named by the replay
  * that shows it: reported at each run, not counted as new failures.
  */
-export const KNOWN_FAILING_SEEDS: Record<number, string> = {};
+export const KNOWN_FAILING_SEEDS: Record<number, string> = {
+	86: 'issue #42, first bullet: n8n down 3 days and an hour, a Run pending across it finishes with its single read lagging (replay "issue 42: n8n down 4 days; …")',
+};
 
 /** Why a generated schedule's failure is known, or undefined. */
 export function knownFailure(schedule: Schedule): string | undefined {

@@ -159,6 +159,8 @@ interface ModelRun {
 	status?: string;
 	/** When it finished by the service's clock (its `completed`). */
 	serviceFinished?: number;
+	/** A single read of it answered 404 (read404): the trigger takes it for deleted. */
+	answered404?: boolean;
 }
 
 interface ModelAgent {
@@ -667,21 +669,26 @@ export async function runSchedule(
 				(['success', 'failed'].includes(run.status)
 					? statuses.includes(run.status as 'success')
 					: statuses.includes('other'));
-			const candidates = made.filter(
-				(run) =>
-					run.serviceFinished !== undefined &&
-					run.deletedAt === undefined &&
-					listedNow.has(run.agent) &&
-					readableNow.has(run.agent) &&
-					chosen(run),
-			);
+			const candidatesNow = () =>
+				made.filter(
+					(run) =>
+						run.serviceFinished !== undefined &&
+						run.deletedAt === undefined &&
+						listedNow.has(run.agent) &&
+						chosen(run),
+				);
 			const perAgent = (agent: number) => runs.filter((run) => run.agent === agent).length;
 			const inReach =
 				emulator.knobs.listOrder !== 'random' ||
 				[...listedNow].every((agent) => perAgent(agent) <= 1000);
 			const requests = 1 + 2 * listedNow.size;
+			// Every watched Agent readable (an Agent refused or gone fails the test event), and no
+			// deletion between page reads still to come (it would delete the Run found before its
+			// full read).
 			if (
-				candidates.length === 0 ||
+				candidatesNow().length === 0 ||
+				[...listedNow].some((agent) => !readableNow.has(agent)) ||
+				deletesWaiting > 0 ||
 				!inReach ||
 				requests * setup.requestCostMs >= setup.budgetMs * 0.6
 			)
@@ -697,6 +704,7 @@ export async function runSchedule(
 			} finally {
 				inPoll = false;
 			}
+			const candidates = candidatesNow();
 			const newest = candidates.reduce((a, b) =>
 				(b.serviceFinished as number) > (a.serviceFinished as number) ? b : a,
 			);
@@ -705,7 +713,8 @@ export async function runSchedule(
 				violations.push(
 					`Fetch Test Event gave Run ${id}, not a finished Run of a watched Agent with a status Trigger On chose (the newest: Run ${newest.id}, Agent ${newest.agent})`,
 				);
-			else if ((got.serviceFinished as number) < (newest.serviceFinished as number))
+			// Runs the schedule's end finished together are a tie (a second: the real time between them).
+			else if ((got.serviceFinished as number) < (newest.serviceFinished as number) - 1_000)
 				violations.push(
 					`Fetch Test Event gave Run ${id} (Agent ${got.agent}), finished ${(newest.serviceFinished as number) - (got.serviceFinished as number)} ms before the newest finished Run across the Agents, Run ${newest.id} (Agent ${newest.agent})`,
 				);
@@ -805,6 +814,7 @@ export async function runSchedule(
 				case 'read404':
 				case 'readHang': {
 					const run = runAt(step.run);
+					if (run && step.do === 'read404') run.answered404 = true;
 					if (run)
 						emulator.injectFaults([
 							{
@@ -1153,7 +1163,8 @@ function judge(judged: Judged): void {
  * chose, never `running` (docs: a lagging full read keeps the Run pending, "it is never
  * emitted as running"), the Run's own final status; with Include Full Run, the full read's
  * fields (its `usage`: the list's data has none), unless its read failed for good
- * (`read_error`) or the Run was deleted (a 404 on the full read: emitted from its list data).
+ * (`read_error`) or the Run was deleted (a 404 on the full read: emitted from its list data;
+ * also when the 404 came from a proxy, read404: the trigger cannot tell).
  */
 function judgeItem(judged: Judged, run: ModelRun, item: IDataObject): void {
 	const label = `${run.history ? 'history Run' : 'Run'} ${run.id}${run.history ? '' : ` (#${run.index})`}`;
@@ -1172,7 +1183,8 @@ function judgeItem(judged: Judged, run: ModelRun, item: IDataObject): void {
 		judged.setup.includeFullRun &&
 		!('usage' in item) &&
 		item.read_error === undefined &&
-		run.deletedAt === undefined
+		run.deletedAt === undefined &&
+		!run.answered404
 	)
 		judged.violations.push(
 			`${label} emitted without its full read (Include Full Run): no \`usage\`, no \`read_error\` (${Object.keys(item).join(', ')})`,
