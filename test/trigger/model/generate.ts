@@ -228,7 +228,9 @@ export function generateSchedule(seed: number): Schedule {
 		steps.push({ do: 'missOnce', run: 0 }, { do: 'activate' });
 		running.delete(0);
 		finished.push(0);
-		later.push({ atMinute: int(0, 4), step: { do: 'finish', run: 0, status: 'success' } });
+		// At least a minute after activation: a Run finishing as the activation poll ends may
+		// count as either side (run.ts), and real time would decide which.
+		later.push({ atMinute: int(1, 4), step: { do: 'finish', run: 0, status: 'success' } });
 	}
 	/** A Run of `agent` still running (by index), taken out of `running`: it finishes now. */
 	const takeRunning = (): number | undefined => {
