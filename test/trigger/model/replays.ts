@@ -2459,6 +2459,29 @@ export const REPLAYS: NamedSchedule[] = [
 			...minutes(3),
 		],
 	},
+	{
+		name: 'issue 42: Fetch Test Event with two Agents gives the newest finished Run, on the second Agent',
+		why: 'A Fetch Test Event that stopped at the first Agent with a finished Run returned an older Run than the newest with All Agents; no test used several Agents.',
+		setup: setup({ scope: 'all', agents: 2 }),
+		steps: [
+			{ do: 'create', agent: 0, done: 'success' },
+			...minutes(2),
+			{ do: 'create', agent: 1, done: 'success' },
+			...minutes(2),
+		],
+	},
+	{
+		name: 'issue 42: Include Full Run on a slow service, 40 Runs finished at once: every item carries its full read',
+		why: 'A trigger that emitted the Runs whose single read the budget left from their list data (no `usage`, no `read_error`) passed every test: nothing checked what an item holds.',
+		setup: setup({
+			scope: 'one',
+			agents: 1,
+			includeFullRun: true,
+			// Four requests a poll: the single reads take polls of their own.
+			requestCostMs: 6_000,
+		}),
+		steps: [{ do: 'create', agent: 0, done: 'success', count: 40 }, ...minutes(16)],
+	},
 ];
 
 /**
