@@ -83,6 +83,13 @@ export const HAZARD_BOUNDS = {
 	 * deleted (between the polls of a read the budget cut: its pages go on next poll).
 	 */
 	slowBurst: 0.2,
+	/**
+	 * Share of slow schedules with such a burst (one): their history is short and the burst's
+	 * Runs mostly finished at once, without Include Full Run mostly, so that hundreds of
+	 * single reads at four a poll do not take npm test's time (the replay of a slow Include
+	 * Full Run covers the reads).
+	 */
+	slowBurstShare: 0.5,
 	slowBurstMin: 200,
 	slowBurstMax: 500,
 	slowDelete: 0.25,
@@ -191,6 +198,12 @@ export function generateSchedule(seed: number): Schedule {
 		requestCostMs: hang ? 5 : slow ? int(5_500, 7_000) : int(10, 200),
 		requestTimeoutSeconds: hang ? 5 : 60,
 	};
+	const slowBursts = slow && chance(b.slowBurstShare);
+	let burstsLeft = slowBursts ? 1 : 0;
+	if (slowBursts) {
+		setup.history = int(0, b.maxHistory);
+		if (chance(0.75)) setup.includeFullRun = false;
+	}
 	if (setup.runningAtActivation && chance(b.runningForHours))
 		setup.runningSinceMs = int(60, 360) * MINUTE;
 	if (setup.scope === 'one') setup.agents = 1;
@@ -264,8 +277,11 @@ export function generateSchedule(seed: number): Schedule {
 		if (chance(m.create)) {
 			const step: Step = { do: 'create', agent: int(0, agents - 1) };
 			if (chance(0.35)) step.done = chance(0.8) ? 'success' : 'failed';
-			if (slow && chance(b.slowBurst)) step.count = int(b.slowBurstMin, b.slowBurstMax);
-			else if (chance(m.burst)) step.count = int(2, m.burstMax);
+			if (burstsLeft > 0 && chance(b.slowBurst)) {
+				burstsLeft--;
+				step.count = int(b.slowBurstMin, b.slowBurstMax);
+				if (chance(0.8)) step.done = 'success';
+			} else if (chance(m.burst)) step.count = int(2, m.burstMax);
 			if (chance(m.lateListing)) {
 				const edge = random();
 				step.lateMs =
