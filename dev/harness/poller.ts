@@ -139,6 +139,13 @@ export interface PollHazards {
 	 * The poll still resolves to what it returned; PollRecord.abandoned says so.
 	 */
 	abandonAfterMs?: number;
+	/**
+	 * How long the poll took as the test accounts it, read when the poll ends: what
+	 * abandonAfterMs and PollRecord.durationMs go by (default: Date.now's difference). A model
+	 * in simulated time counts only the time it simulates and the waits the trigger chose, so
+	 * that a busy machine's late timers neither abandon a poll nor make it overrun its budget.
+	 */
+	accountedMs?: () => number;
 }
 
 export interface PollRecord {
@@ -150,8 +157,10 @@ export interface PollRecord {
 	hazards?: PollHazards;
 	/** It ran past PollHazards.abandonAfterMs: n8n dropped its result. */
 	abandoned?: boolean;
-	/** How long the node's poll() ran (Date.now). */
+	/** How long the node's poll() ran (Date.now, or PollHazards.accountedMs). */
 	durationMs?: number;
+	/** How long the node's poll() ran by Date.now (real time included). */
+	wallMs?: number;
 	error?: Error;
 }
 
@@ -323,7 +332,8 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			await workflow.expression.releaseIsolate();
 		}
 
-		const durationMs = Date.now() - startedAt;
+		const wallMs = Date.now() - startedAt;
+		const durationMs = hazards.accountedMs?.() ?? wallMs;
 		const abandoned = hazards.abandonAfterMs !== undefined && durationMs > hazards.abandonAfterMs;
 		const emitted = (result?.[0]?.length ?? 0) > 0;
 		let staticDataSaved = false;
@@ -352,6 +362,7 @@ export function createPoller(options: CreatePollerOptions): Poller {
 			...hazardsRecord,
 			...(abandoned ? { abandoned } : {}),
 			durationMs,
+			wallMs,
 		});
 		return result;
 	}

@@ -40,7 +40,8 @@ export function prng(seed: number): () => number {
  * page_number, durable poll cursors (the harness has no staged copy:
  * test/e2e/trigger.e2e.test.ts runs them in real n8n), a change of what is watched
  * (test/trigger/options.suite.ts), overlapping polls on one main other than the
- * re-activation replay (item 8), Fetch Test Event.
+ * re-activation replay (item 8). Fetch Test Event is not a step: every schedule ends with one
+ * (run.ts, judgeTestEvent).
  */
 export const HAZARD_BOUNDS = {
 	/** Share of schedules watching All Agents (else One Agent). */
@@ -59,6 +60,13 @@ export const HAZARD_BOUNDS = {
 	/** Finished Runs per Agent before activation: 0 to this (slow schedules: 1,001 to 1,600, two pages). */
 	maxHistory: 6,
 	runningAtActivation: 0.3,
+	/** Of those: made 1 to 6 hours before activation (else 30 minutes before). */
+	runningForHours: 0.4,
+	/**
+	 * Of those made hours before: the activation poll's list answer leaves the oldest out, a
+	 * newer Run made 10 minutes before activation (issue 42: nothing else remembers the old Run).
+	 */
+	missedAtActivation: 0.4,
 	/** n_runs counting every Run made / the Runs there are / left out. */
 	counter: { made: 0.7, existing: 0.15, absent: 0.15 },
 	durableScheduler: 0.5,
@@ -70,6 +78,29 @@ export const HAZARD_BOUNDS = {
 	 * a poll ends in time and no request is cut short.
 	 */
 	slowService: 0.06,
+	/**
+	 * On a slow service, per minute: a burst of slowBurstMin to slowBurstMax Runs, and a Run
+	 * deleted (between the polls of a read the budget cut: its pages go on next poll).
+	 */
+	slowBurst: 0.2,
+	/**
+	 * Share of slow schedules with such a burst (one): their history is short and the burst's
+	 * Runs mostly finished at once, without Include Full Run mostly, so that hundreds of
+	 * single reads at four a poll do not take npm test's time (the replay of a slow Include
+	 * Full Run covers the reads).
+	 */
+	slowBurstShare: 0.5,
+	slowBurstMin: 200,
+	slowBurstMax: 500,
+	slowDelete: 0.25,
+	/**
+	 * A pause of days (n8n down, the workflow inactive 4 days, an Agent hidden a month) that
+	 * ends with a Run pending across it finishing while single reads lag the list (they say
+	 * running, the list finished).
+	 */
+	lagAfterPause: 0.5,
+	/** An Agent added is refused (403) right after it is first listed, 61 to 90 minutes, a Run made meanwhile. */
+	refusedWhenAdded: 0.4,
 	/**
 	 * A hanging single read (costs real time: budget 4 s, Request Timeout 5 s, longer than the
 	 * budget as 60 s is than 2.41's 45 s; at 0.8 s a loaded machine's timer delays overran the
@@ -167,6 +198,14 @@ export function generateSchedule(seed: number): Schedule {
 		requestCostMs: hang ? 5 : slow ? int(5_500, 7_000) : int(10, 200),
 		requestTimeoutSeconds: hang ? 5 : 60,
 	};
+	const slowBursts = slow && chance(b.slowBurstShare);
+	let burstsLeft = slowBursts ? 1 : 0;
+	if (slowBursts) {
+		setup.history = int(0, b.maxHistory);
+		if (chance(0.75)) setup.includeFullRun = false;
+	}
+	if (setup.runningAtActivation && chance(b.runningForHours))
+		setup.runningSinceMs = int(60, 360) * MINUTE;
 	if (setup.scope === 'one') setup.agents = 1;
 	else if (chance(b.manyAgentsShare)) setup.agents = int(6, b.manyAgents);
 	if (chance(b.otherPollTimes)) setup.pollMinutes = pick([2, 5, 15]);
@@ -189,18 +228,60 @@ export function generateSchedule(seed: number): Schedule {
 	let lagOn = false;
 	let hangs = hang ? 1 : 0;
 	const later: Array<{ atMinute: number; step: Step }> = [];
+	if (setup.runningSinceMs && chance(b.missedAtActivation)) {
+		// Activated by a step: a newer Run made 10 minutes before, and the activation poll's
+		// answer leaves out Agent 0's Run made hours before, which finishes minutes later.
+		setup.inactiveAtStart = true;
+		const newer: Step = { do: 'create', agent: 0, createdAgoMs: 10 * MINUTE };
+		if (chance(0.5)) newer.done = 'success';
+		steps.push(newer);
+		if (newer.done) finished.push(runs);
+		else running.add(runs);
+		runs++;
+		steps.push({ do: 'missOnce', run: 0 }, { do: 'activate' });
+		running.delete(0);
+		finished.push(0);
+		// At least a minute after activation: a Run finishing as the activation poll ends may
+		// count as either side (run.ts), and real time would decide which.
+		later.push({ atMinute: int(1, 4), step: { do: 'finish', run: 0, status: 'success' } });
+	}
+	/** A Run of `agent` still running (by index), taken out of `running`: it finishes now. */
+	const takeRunning = (): number | undefined => {
+		if (running.size === 0) return undefined;
+		const run = pick([...running]);
+		running.delete(run);
+		finished.push(run);
+		return run;
+	};
+	/** Single reads lag the list from now until `minutes` later. */
+	const lagFor = (minute: number, ms: number, minutes: number) => {
+		lagOn = true;
+		steps.push({ do: 'readLag', ms });
+		later.push({ atMinute: minute + minutes, step: { do: 'readLag', ms: 0 } });
+	};
 	const minutes = int(...b.minutes);
 	for (let minute = 0; minute < minutes; minute++) {
 		for (const due of later.filter((entry) => entry.atMinute === minute)) steps.push(due.step);
 		if (minute === nearGiveUpAt) {
 			// n8n down close to 3 days with Runs running: at the edge, or just past it.
 			steps.push({ do: 'restart' });
-			steps.push({ do: 'wait', ms: 3 * DAY + pick([-2, -1, 1, 2]) * HOUR });
+			// n8n down close to 3 days, or 4 days (issue 42).
+			steps.push({ do: 'wait', ms: 3 * DAY + pick([-2, -1, 1, 2, 24]) * HOUR });
+			if (!lagOn && running.size > 0 && chance(b.lagAfterPause)) {
+				// A Run pending across it finishes just before the first poll after it, while
+				// single reads still say running (the list: finished).
+				lagFor(minute, (setup.pollMinutes ?? 1) * MINUTE + int(60, 180) * 1000, int(2, 4));
+				steps.push({ do: 'finish', run: takeRunning() as number, status: 'success' });
+			}
 		}
 		if (chance(m.create)) {
 			const step: Step = { do: 'create', agent: int(0, agents - 1) };
 			if (chance(0.35)) step.done = chance(0.8) ? 'success' : 'failed';
-			if (chance(m.burst)) step.count = int(2, m.burstMax);
+			if (burstsLeft > 0 && chance(b.slowBurst)) {
+				burstsLeft--;
+				step.count = int(b.slowBurstMin, b.slowBurstMax);
+				if (chance(0.8)) step.done = 'success';
+			} else if (chance(m.burst)) step.count = int(2, m.burstMax);
 			if (chance(m.lateListing)) {
 				const edge = random();
 				step.lateMs =
@@ -256,13 +337,22 @@ export function generateSchedule(seed: number): Schedule {
 				do: 'clockStep',
 				ms: pick([-1, -1, -1, 1]) * int(1, b.skewBoundMs / 1000) * 1000,
 			});
-		if (runs > 0 && chance(m.delete)) {
+		if (runs > 0 && chance(slow ? b.slowDelete : m.delete)) {
 			const run = int(0, runs - 1);
 			running.delete(run);
 			steps.push({ do: 'delete', run });
 		}
-		if (finished.length > 0 && chance(m.missOnce))
-			steps.push({ do: 'missOnce', run: pick(finished) });
+		// A lagging list leaves out a finished Run, or (a third of the time) a running one.
+		if (runs > 0 && chance(m.missOnce))
+			steps.push({
+				do: 'missOnce',
+				run:
+					running.size > 0 && (finished.length === 0 || chance(0.33))
+						? pick([...running])
+						: finished.length > 0
+							? pick(finished)
+							: int(0, runs - 1),
+			});
 		if (running.size > 0 && setup.includeFullRun && chance(m.read404))
 			steps.push({ do: 'read404', run: pick([...running]) });
 		if (hangs > 0 && running.size > 0 && chance(0.3)) {
@@ -282,17 +372,47 @@ export function generateSchedule(seed: number): Schedule {
 		}
 		if (all && agents < setup.agents + 2 && chance(m.addAgent)) {
 			steps.push({ do: 'addAgent' });
-			agents++;
+			const added = agents++;
+			if (chance(b.refusedWhenAdded)) {
+				// Refused right after the poll that first lists it, for over an hour (issue 42: 72
+				// minutes), with a Run made on it right after that first listing.
+				refusedAgents.add(added);
+				steps.push({ do: 'refuse', agent: added, status: 403 });
+				const made: Step = { do: 'create', agent: added };
+				if (chance(0.5)) made.done = 'success';
+				if (made.done) finished.push(runs);
+				else running.add(runs);
+				runs++;
+				later.push(
+					{ atMinute: minute + 1, step: made },
+					{ atMinute: minute + 1, step: { do: 'wait', ms: int(61, 90) * MINUTE } },
+					{ atMinute: minute + 1, step: { do: 'allow', agent: added } },
+				);
+			}
 		}
 		if (all && chance(m.hide)) {
 			const agent = int(0, agents - 1);
 			if (!hiddenAgents.has(agent)) {
 				hiddenAgents.add(agent);
 				steps.push({ do: 'hide', agent });
+				const showAt = minute + int(1, 8);
 				if (chance(m.hideLong)) {
 					steps.push({ do: 'wait', ms: pick([29 * DAY, 30 * DAY + 2 * HOUR, 31 * DAY]) });
+					if (!lagOn && running.size > 0 && chance(b.lagAfterPause)) {
+						// A Run pending across the month finishes as the Agent is listed again,
+						// while single reads still say running.
+						lagFor(
+							minute,
+							(showAt - minute + 2) * MINUTE + (setup.pollMinutes ?? 1) * MINUTE,
+							showAt - minute + 2,
+						);
+						later.push({
+							atMinute: showAt,
+							step: { do: 'finish', run: takeRunning() as number, status: 'success' },
+						});
+					}
 				}
-				later.push({ atMinute: minute + int(1, 8), step: { do: 'show', agent } });
+				later.push({ atMinute: showAt, step: { do: 'show', agent } });
 			}
 		}
 		if (all && chance(m.refuse)) {
@@ -311,14 +431,15 @@ export function generateSchedule(seed: number): Schedule {
 			steps.push({ do: 'deactivate' });
 			active = false;
 			// While inactive: Runs go on finishing, no poll.
-			steps.push({ do: 'wait', ms: chance(m.longInactive) ? 4 * DAY : int(5, 120) * MINUTE });
-			if (running.size > 0) {
-				const run = pick([...running]);
-				running.delete(run);
-				finished.push(run);
-				steps.push({ do: 'finish', run, status: 'success' });
-			}
-			steps.push({ do: 'wait', ms: int(1, 60) * MINUTE });
+			const long = chance(m.longInactive);
+			steps.push({ do: 'wait', ms: long ? 4 * DAY : int(5, 120) * MINUTE });
+			const lagging = long && !lagOn && running.size > 0 && chance(b.lagAfterPause);
+			// A Run pending across a 4-day pause finishing just before the re-activation, while
+			// single reads still say running.
+			if (lagging) lagFor(minute, int(2, 4) * MINUTE, int(2, 4));
+			if (running.size > 0)
+				steps.push({ do: 'finish', run: takeRunning() as number, status: 'success' });
+			steps.push({ do: 'wait', ms: lagging ? MINUTE : int(1, 60) * MINUTE });
 			steps.push({ do: 'activate' });
 			active = true;
 			continue;

@@ -13,7 +13,12 @@
  *    but for the duplicate docs/design/trigger-rules.md states for two mains: a poll handed the state from
  *    before another process's save, or a later poll going on from its save, emits a Run that
  *    lost save held as emitted (tolerated, emittedAgainAfterLostSave);
- *  - no poll runs longer than its budget (getPollBudgetMs).
+ *  - no poll runs longer than its budget (getPollBudgetMs), by the simulated time its requests
+ *    cost and the timeouts the trigger gave those that never answered (its own accounting:
+ *    stalledWaitMs), never by the wall clock, so that a busy machine cannot fail a schedule;
+ *  - every emitted item is what the user should get (judgeItem): a final status Trigger On
+ *    chose, the Run's own; with Include Full Run, the full read's fields;
+ *  - Fetch Test Event, after the schedule, gives the newest finished Run across the Agents.
  *
  * Every Run is judged: the schedule runs on until each Run still running has finished and each
  * Run listed late is listed, and a Run emitted twice (even when the two-mains duplicate excuses
@@ -26,7 +31,7 @@
  * the most its service's clock is off n8n's, n8n's clock steps, a poll's duration): a Run that
  * finishes as the activation poll runs may count as either side.
  */
-import { startEmulator, type Emulator } from '../../../dev/emulator';
+import { startEmulator, type Emulator, type RequestLogEntry } from '../../../dev/emulator';
 import {
 	createPoller,
 	createPollerStorage,
@@ -152,6 +157,10 @@ interface ModelRun {
 	serviceCreated?: number;
 	/** Its final status. */
 	status?: string;
+	/** When it finished by the service's clock (its `completed`). */
+	serviceFinished?: number;
+	/** A single read of it answered 404 (read404): the trigger takes it for deleted. */
+	answered404?: boolean;
 }
 
 interface ModelAgent {
@@ -297,7 +306,18 @@ export async function runSchedule(
 	});
 	const clock = simulatedClock();
 	let inPoll = false;
-	emulator.afterRequest({}, () => inPoll && clock.advance(setup.requestCostMs), Infinity);
+	// The simulated time requests have cost so far: a poll's duration is judged by it and the
+	// waits the trigger chose (stalledWaitMs), not by the real time a busy machine adds.
+	let simulatedMs = 0;
+	emulator.afterRequest(
+		{},
+		() => {
+			if (!inPoll) return;
+			clock.advance(setup.requestCostMs);
+			simulatedMs += setup.requestCostMs;
+		},
+		Infinity,
+	);
 	const hidden = new Set<number>([5]);
 	const failing: Record<number, number> = {};
 	const setHidden = () => (emulator.knobs.hiddenAgentIds = [...hidden]);
@@ -339,6 +359,8 @@ export async function runSchedule(
 			agent: ModelAgent,
 			step: Extract<Step, { do: 'create' }>,
 			createdAt: number,
+			/** Made before the schedule starts and listed since its `created` (not a late upload). */
+			listedSinceCreated = false,
 		) => {
 			const serviceCreated = createdAt - steppedBack + skew;
 			const serviceLate = step.lateMs ? { listedAt: serviceCreated + step.lateMs } : {};
@@ -363,9 +385,11 @@ export async function runSchedule(
 				agent: agent.index,
 				createdAt,
 				// Not listed before it exists (a Run stamped in the past: a burst, a late upload).
-				listedAt: Math.max(createdAt + (step.lateMs ?? 0), now()),
-				listedLateMs: Math.max(step.lateMs ?? 0, now() - createdAt),
-				...(step.done ? { finishedAt: createdAt, status: step.done } : {}),
+				listedAt: listedSinceCreated ? createdAt : Math.max(createdAt + (step.lateMs ?? 0), now()),
+				listedLateMs: listedSinceCreated ? 0 : Math.max(step.lateMs ?? 0, now() - createdAt),
+				...(step.done
+					? { finishedAt: createdAt, status: step.done, serviceFinished: serviceCreated }
+					: {}),
 				...(step.aheadMs || step.badCreated ? { oddCreated: true } : {}),
 				...(step.badCreated ? {} : { serviceCreated: serviceCreated + (step.aheadMs ?? 0) }),
 			};
@@ -374,7 +398,13 @@ export async function runSchedule(
 		};
 		if (setup.runningAtActivation)
 			for (const agent of agents)
-				makeRun(agent, { do: 'create', agent: agent.index }, now() - 30 * MINUTE);
+				makeRun(
+					agent,
+					{ do: 'create', agent: agent.index },
+					now() - (setup.runningSinceMs ?? 30 * MINUTE),
+					// Running (and listed) since then: made hours before, it is not a late upload.
+					true,
+				);
 
 		// n8n's side: one stored state; main A and B each a poller with its own process memory.
 		const store = createPollerStorage();
@@ -411,6 +441,8 @@ export async function runSchedule(
 		const activations: Activation[] = [];
 		const polls: PollRecordModel[] = [];
 		const emissions = new Map<number, number[]>();
+		/** What each emission held (the items of polls n8n kept), by Run id. */
+		const emittedItems = new Map<number, IDataObject[]>();
 		let failedPolls = 0;
 		let lastHazardAt = -Infinity;
 		let lastSaver: string | undefined;
@@ -477,6 +509,20 @@ export async function runSchedule(
 				(emulator.knobs.singleReadLagMs ?? 0) > 0;
 			inPoll = true;
 			const seq = emulator.lastSeq;
+			const simulatedBefore = simulatedMs;
+			const authenticatedBefore = poller.authenticatedRequests.length;
+			// The poll's duration as the trigger spent it: the simulated cost of its requests, and
+			// for each request that never answered, the timeout the trigger gave it (its own
+			// accounting against the budget). Real time is left out: a busy machine's late timers
+			// and slow event loop neither make a poll overrun its budget nor get it abandoned.
+			const accountedMs = () =>
+				simulatedMs -
+				simulatedBefore +
+				stalledWaitMs(
+					emulator.requestsSince(seq),
+					poller.authenticatedRequests.slice(authenticatedBefore),
+					setup.requestTimeoutSeconds * 1000,
+				);
 			let items: IDataObject[] = [];
 			let ok = true;
 			try {
@@ -484,6 +530,7 @@ export async function runSchedule(
 					...(late ? { staticDataBeforeLastSave: true } : {}),
 					...(drop ? { dropResult: true } : {}),
 					...(setup.scheduler === 'durable' ? { abandonAfterMs: setup.budgetMs / 0.8 } : {}),
+					accountedMs,
 				});
 				items = (result?.[0] ?? []).map((item) => item.json);
 			} catch (error) {
@@ -510,10 +557,10 @@ export async function runSchedule(
 				saveBeforeLast = storedSave;
 				storedSave = savedAs;
 			}
-			const took = record?.durationMs ?? now() - at;
+			const took = record?.durationMs ?? accountedMs();
 			if (process.env.MODEL_DEBUG)
 				console.log(
-					`poll ${index} (${main}) took ${took} ms, ${emulator.requestsSince(seq).length} requests, ${items.length} items`,
+					`poll ${index} (${main}) took ${took} ms (${record?.wallMs} ms by the wall clock), ${emulator.requestsSince(seq).length} requests, ${items.length} items`,
 					emulator
 						.requestsSince(seq)
 						.map((r) => `\n  ${r.method} ${r.path} ${JSON.stringify(r.query)} → ${r.status}`)
@@ -525,12 +572,13 @@ export async function runSchedule(
 				);
 			if (took > setup.budgetMs)
 				violations.push(
-					`poll ${index} (main ${main}) took ${took} ms; its budget is ${setup.budgetMs} ms`,
+					`poll ${index} (main ${main}) took ${took} ms (requests' simulated cost and the timeouts the trigger gave the requests that never answered); its budget is ${setup.budgetMs} ms`,
 				);
 			if (!drop && !record?.abandoned)
 				for (const json of items) {
 					const runId = Number(json.run_id);
 					emissions.set(runId, [...(emissions.get(runId) ?? []), index]);
+					emittedItems.set(runId, [...(emittedItems.get(runId) ?? []), json]);
 				}
 			if (late || drop) lastHazardAt = now();
 			const listsRead = new Set<number>();
@@ -604,6 +652,74 @@ export async function runSchedule(
 			activation.endedAt = now();
 		};
 
+		/**
+		 * Fetch Test Event (issue 42: no test used several Agents): with every Run settled, it
+		 * gives the newest finished Run (by `completed`) of Trigger On's statuses across the
+		 * watched Agents. Judged where the docs promise it: each list's newest end within reach
+		 * (not a list in no order past one page) and the budget enough to read every Agent.
+		 */
+		const judgeTestEvent = async () => {
+			const poller = pollers.A;
+			if (!poller) return;
+			const listedNow = listedAgents();
+			const readableNow = readableAgents();
+			const statuses = setup.statuses ?? ['success', 'failed'];
+			const chosen = (run: ModelRun) =>
+				run.status !== undefined &&
+				(['success', 'failed'].includes(run.status)
+					? statuses.includes(run.status as 'success')
+					: statuses.includes('other'));
+			const candidatesNow = () =>
+				made.filter(
+					(run) =>
+						run.serviceFinished !== undefined &&
+						run.deletedAt === undefined &&
+						listedNow.has(run.agent) &&
+						chosen(run),
+				);
+			const perAgent = (agent: number) => runs.filter((run) => run.agent === agent).length;
+			const inReach =
+				emulator.knobs.listOrder !== 'random' ||
+				[...listedNow].every((agent) => perAgent(agent) <= 1000);
+			const requests = 1 + 2 * listedNow.size;
+			// Every watched Agent readable (an Agent refused or gone fails the test event), and no
+			// deletion between page reads still to come (it would delete the Run found before its
+			// full read).
+			if (
+				candidatesNow().length === 0 ||
+				[...listedNow].some((agent) => !readableNow.has(agent)) ||
+				deletesWaiting > 0 ||
+				!inReach ||
+				requests * setup.requestCostMs >= setup.budgetMs * 0.6
+			)
+				return;
+			let id: number | undefined;
+			inPoll = true;
+			try {
+				const result = await poller.poll('manual');
+				id = Number(result?.[0]?.[0]?.json.run_id);
+			} catch (error) {
+				violations.push(`Fetch Test Event failed: ${(error as Error).message}`);
+				return;
+			} finally {
+				inPoll = false;
+			}
+			const candidates = candidatesNow();
+			const newest = candidates.reduce((a, b) =>
+				(b.serviceFinished as number) > (a.serviceFinished as number) ? b : a,
+			);
+			const got = candidates.find((run) => run.id === id);
+			if (!got)
+				violations.push(
+					`Fetch Test Event gave Run ${id}, not a finished Run of a watched Agent with a status Trigger On chose (the newest: Run ${newest.id}, Agent ${newest.agent})`,
+				);
+			// Runs the schedule's end finished together are a tie (a second: the real time between them).
+			else if ((got.serviceFinished as number) < (newest.serviceFinished as number) - 1_000)
+				violations.push(
+					`Fetch Test Event gave Run ${id} (Agent ${got.agent}), finished ${(newest.serviceFinished as number) - (got.serviceFinished as number)} ms before the newest finished Run across the Agents, Run ${newest.id} (Agent ${newest.agent})`,
+				);
+		};
+
 		const runAt = (index: number) => (index >= 0 && index < made.length ? made[index] : undefined);
 		const agentAt = (index: number) =>
 			index >= 0 && index < agents.length ? agents[index] : undefined;
@@ -633,6 +749,7 @@ export async function runSchedule(
 					const record = emulator.state.runOf(agentId, run.id);
 					if (record && step.status === 'cancelled') record.reportedStatus = 'cancelled';
 					run.finishedAt = now();
+					run.serviceFinished = emulator.now();
 					run.status = step.status;
 					break;
 				}
@@ -697,6 +814,7 @@ export async function runSchedule(
 				case 'read404':
 				case 'readHang': {
 					const run = runAt(step.run);
+					if (run && step.do === 'read404') run.answered404 = true;
 					if (run)
 						emulator.injectFaults([
 							{
@@ -857,6 +975,7 @@ export async function runSchedule(
 			if (agents[run.agent].deletedAt !== undefined) continue;
 			emulator.finishRun(agents[run.agent].id, run.id, 'success');
 			run.finishedAt = now();
+			run.serviceFinished = emulator.now();
 			run.status = 'success';
 		}
 		lastHazardAt = now() - HAZARD_SETTLE_MS;
@@ -880,6 +999,7 @@ export async function runSchedule(
 			clock.advance(pollEvery);
 			await poll('A');
 		}
+		await judgeTestEvent();
 		const end = now();
 
 		for (const activation of activations) {
@@ -912,6 +1032,7 @@ export async function runSchedule(
 			activations,
 			polls,
 			emissions,
+			emittedItems,
 			deadline,
 			end,
 			violations,
@@ -944,6 +1065,32 @@ export async function runSchedule(
 	}
 }
 
+/**
+ * The time a poll spent waiting on requests that never answered (a hanging read): for each,
+ * the timeout the trigger gave that attempt (the request options the credential authenticated,
+ * in order, matched by path), else the Request Timeout. The timeout is the trigger's own
+ * accounting: it cuts each attempt to the time left before 90% of its budget, so a correct
+ * trigger stays within the budget by this count however late the machine's timers fire.
+ */
+export function stalledWaitMs(
+	requests: RequestLogEntry[],
+	authenticated: Array<{ request: { url?: string; timeout?: number } }>,
+	requestTimeoutMs: number,
+): number {
+	const unused = authenticated.map((entry) => ({
+		path: String(entry.request.url ?? '').split('?')[0],
+		timeout: entry.request.timeout,
+	}));
+	let total = 0;
+	for (const request of requests) {
+		if (request.fault !== 'stall') continue;
+		const at = unused.findIndex((entry) => entry.path.endsWith(request.path));
+		const timeout = at < 0 ? undefined : unused.splice(0, at + 1).at(-1)?.timeout;
+		total += typeof timeout === 'number' && timeout > 0 ? timeout : requestTimeoutMs;
+	}
+	return total;
+}
+
 /** An excuse for a Run not emitted by its deadline: what happened at `at`, by the docs' `rule`. */
 interface Excuse {
 	at: number;
@@ -967,6 +1114,7 @@ interface Judged {
 	activations: Activation[];
 	polls: PollRecordModel[];
 	emissions: Map<number, number[]>;
+	emittedItems: Map<number, IDataObject[]>;
 	deadline: { polls: number; minMs: number };
 	end: number;
 	violations: string[];
@@ -1004,7 +1152,43 @@ function judge(judged: Judged): void {
 	for (const [runId, at] of emissions)
 		if (!known.has(runId))
 			violations.push(`Run ${runId} emitted (polls ${at.join(', ')}) but not made by the schedule`);
-	for (const run of runs) judgeRun(judged, run);
+	for (const run of runs) {
+		judgeRun(judged, run);
+		for (const item of judged.emittedItems.get(run.id) ?? []) judgeItem(judged, run, item);
+	}
+}
+
+/**
+ * What an emitted item holds (issue 42: the oracle judged ids only): a status Trigger On
+ * chose, never `running` (docs: a lagging full read keeps the Run pending, "it is never
+ * emitted as running"), the Run's own final status; with Include Full Run, the full read's
+ * fields (its `usage`: the list's data has none), unless its read failed for good
+ * (`read_error`) or the Run was deleted (a 404 on the full read: emitted from its list data;
+ * also when the 404 came from a proxy, read404: the trigger cannot tell).
+ */
+function judgeItem(judged: Judged, run: ModelRun, item: IDataObject): void {
+	const label = `${run.history ? 'history Run' : 'Run'} ${run.id}${run.history ? '' : ` (#${run.index})`}`;
+	const statuses = judged.setup.statuses ?? ['success', 'failed'];
+	const status = String(item.status);
+	const kind = ['success', 'failed'].includes(status) ? status : 'other';
+	if (status === 'running' || status === 'queued' || status === 'pending')
+		judged.violations.push(`${label} emitted with status ${status} (not finished)`);
+	else if (!statuses.includes(kind as 'success'))
+		judged.violations.push(
+			`${label} emitted with status ${status}, not among Trigger On's (${statuses.join(', ')})`,
+		);
+	else if (run.status !== undefined && status !== run.status)
+		judged.violations.push(`${label} emitted with status ${status}; it ended ${run.status}`);
+	if (
+		judged.setup.includeFullRun &&
+		!('usage' in item) &&
+		item.read_error === undefined &&
+		run.deletedAt === undefined &&
+		!run.answered404
+	)
+		judged.violations.push(
+			`${label} emitted without its full read (Include Full Run): no \`usage\`, no \`read_error\` (${Object.keys(item).join(', ')})`,
+		);
 }
 
 /**
@@ -1299,7 +1483,8 @@ function expectationByRules(
 	for (const at of blind) {
 		const b = polls.find((p) => p.at === at);
 		if (!b?.ok || b.listed.has(agent.index) || !freshBefore.listed.has(agent.index)) continue;
-		const seen = polls.find((p) => p.at > at && p.ok && p.readable.has(agent.index))?.at;
+		// First seen by the first poll that lists it, its Run list readable or not.
+		const seen = polls.find((p) => p.at > at && p.ok && p.listed.has(agent.index))?.at;
 		if (seen === undefined) return may(DOCS.FIRST_SEEN_LOOKBACK);
 		if (run.createdAt < seen - LOOKBACK_MS + margin && f < seen + margin)
 			return may(DOCS.FIRST_SEEN_LOOKBACK);
@@ -1530,8 +1715,8 @@ function pollAt(polls: PollRecordModel[], at: number): number {
 }
 
 /**
- * The polls that may count as the Agent's first sight after `fresh`: each that read it, up to
- * the first whose state n8n saved (and did not drop).
+ * The polls that may count as the Agent's first sight after `fresh`: each that listed it (its
+ * Run list readable or not), up to the first whose state n8n saved (and did not drop).
  */
 function firstSeenCandidates(
 	agent: ModelAgent,
@@ -1542,14 +1727,20 @@ function firstSeenCandidates(
 	if (first === undefined) return [];
 	const candidates: number[] = [];
 	for (const p of polls) {
-		if (p.at < first || !p.ok || !p.readable.has(agent.index)) continue;
+		if (p.at < first || !p.ok || !p.listed.has(agent.index)) continue;
 		candidates.push(p.at);
 		if (p.saved && !p.dropped) break;
 	}
 	return candidates;
 }
 
-/** When the trigger first saw and read the Agent after it started afresh at `fresh`. */
+/**
+ * When the trigger first saw the Agent after it started afresh at `fresh`: the first poll that
+ * lists it in GET /agents, its Run list readable or not (docs/design/trigger-rules.md: "starts at the
+ * poll that first lists it"; issue 42: an Agent first listed while its list answered 403 for
+ * 72 minutes, a Run made right after that listing, is emitted, and the oracle used to wait for
+ * a readable list).
+ */
 function firstSeen(
 	agent: ModelAgent,
 	polls: PollRecordModel[],
@@ -1562,6 +1753,6 @@ function firstSeen(
 		if (forgottenIn(polls, from, until, 0) === 'yes' && until > since) since = until;
 	return polls.find(
 		(p) =>
-			p.at >= since - 1 && p.ok && p.readable.has(agent.index) && (!keptOnly || isKept(p, polls)),
+			p.at >= since - 1 && p.ok && p.listed.has(agent.index) && (!keptOnly || isKept(p, polls)),
 	)?.at;
 }

@@ -25,6 +25,8 @@ export interface ScheduleSetup {
 	history: number;
 	/** A Run of the history per Agent still running at activation (emitted when it finishes). */
 	runningAtActivation?: boolean;
+	/** How long before activation those Runs were made (default 30 minutes; up to hours). */
+	runningSinceMs?: number;
 	listOrder: 'oldest-first' | 'newest-first' | 'random';
 	/** What an Agent's `n_runs` counts (the emulator's agentRunCounter). */
 	counter: 'made' | 'existing' | 'absent';
@@ -166,18 +168,25 @@ export function hazardsOf(schedule: Schedule): string[] {
 	if (setup.scheduler === 'durable') found.add('durable scheduler');
 	if (setup.onReactivation === 'skip') found.add('Skip Them');
 	if (!setup.includeFullRun) found.add('no full read');
-	if (setup.runningAtActivation) found.add('Run running at activation');
+	if (setup.runningAtActivation)
+		found.add(
+			(setup.runningSinceMs ?? 0) > 60 * 60_000
+				? 'Run running at activation, made hours before'
+				: 'Run running at activation',
+		);
 	if ((setup.pollMinutes ?? 1) !== 1) found.add(`Poll Times every ${setup.pollMinutes} min`);
 	if (setup.statuses) found.add(`Trigger On ${setup.statuses.join('+')}`);
 	if (setup.agents > 5) found.add('more than 5 Agents');
 	// Fewer than five requests fit in the 60% of the budget a poll starts requests in.
 	if (setup.requestCostMs * 5 > setup.budgetMs * 0.6) found.add('slow service (budget carry-over)');
-	for (const step of schedule.steps) {
+	for (const [index, step] of schedule.steps.entries()) {
 		switch (step.do) {
 			case 'create':
 				if (step.lateMs) found.add('Run listed late');
 				if (step.aheadMs) found.add('Run stamped ahead');
 				if (step.badCreated) found.add('created unparseable');
+				if ((step.count ?? 1) > 200 && setup.requestCostMs * 5 > setup.budgetMs * 0.6)
+					found.add('hundreds of Runs at once on a slow service');
 				if ((step.count ?? 1) > 100) found.add('many Runs at once');
 				else if ((step.count ?? 1) > 1) found.add('burst of Runs');
 				if ((step.lateMs ?? 0) > 50 * 60_000) found.add('Run listed 50-60 min late');
@@ -190,8 +199,17 @@ export function hazardsOf(schedule: Schedule): string[] {
 				break;
 			case 'delete':
 				found.add('Run deleted');
+				if (setup.requestCostMs * 5 > setup.budgetMs * 0.6)
+					found.add('Run deleted between the polls of a read cut by the budget');
 				break;
 			case 'wait':
+				if (
+					step.ms >= 2 * 86_400_000 &&
+					schedule.steps
+						.slice(index + 1, index + 4)
+						.some((next) => next.do === 'readLag' && next.ms > 0)
+				)
+					found.add('single read lagging after a pause of days');
 				if (step.ms >= 3 * 86_400_000) found.add('inactive/down > 3 days');
 				else if (step.ms >= 2 * 86_400_000) found.add('a Run running near 3 days');
 				if (step.ms >= 29 * 86_400_000) found.add('Agent hidden near 30 days');
@@ -209,6 +227,20 @@ export function hazardsOf(schedule: Schedule): string[] {
 			case 'readLag':
 				if (step.ms > 0) found.add('single read lagging');
 				break;
+			case 'missOnce':
+				found.add('list missing a Run once');
+				// Before the first activation: the activation poll's answer leaves it out.
+				if (
+					setup.inactiveAtStart &&
+					!schedule.steps.slice(0, index).some((before) => before.do === 'activate')
+				)
+					found.add("activation poll's answer leaving out a Run");
+				break;
+			case 'refuse':
+				found.add('Agent refused');
+				if (schedule.steps[index - 1]?.do === 'addAgent')
+					found.add('Agent refused right after it is first listed');
+				break;
 			case 'finish':
 				if (step.status === 'cancelled') found.add('status other');
 				break;
@@ -218,7 +250,6 @@ export function hazardsOf(schedule: Schedule): string[] {
 			default:
 				found.add(
 					{
-						missOnce: 'list missing a Run once',
 						read404: 'single read 404 once',
 						readHang: 'single read hanging',
 						restart: 'restart',
@@ -227,7 +258,6 @@ export function hazardsOf(schedule: Schedule): string[] {
 						addAgent: 'Agent added',
 						hide: 'Agent hidden',
 						show: 'Agent hidden',
-						refuse: 'Agent refused',
 						allow: 'Agent refused',
 						deleteAgent: 'Agent deleted',
 						deleteWhileRead: 'Run deleted between page reads',
