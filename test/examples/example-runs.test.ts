@@ -41,6 +41,24 @@ function gmailEmail(id: string, subject: string, attachments: string[]): Harness
 	};
 }
 
+/** A Gmail email whose only file is the logo its HTML shows by Content-ID (no document). */
+function logoOnlyEmail(id: string, subject: string): HarnessInputItem {
+	const email = gmailEmail(id, subject, []);
+	return {
+		json: {
+			...email.json,
+			html: '<p>Thank you.</p><p><img src="cid:ii_logo1" alt="image001.png" width="120"></p>',
+		},
+		binary: {
+			attachment_0: {
+				data: Buffer.from('89504e470d0a1a0a', 'hex'),
+				fileName: 'image001.png',
+				mimeType: 'image/png',
+			},
+		},
+	};
+}
+
 /** The text a failed Run's Prompts give as their reasons, one line per Prompt. */
 function failureReasonsOf(emulator: Emulator, runUrl: string): string {
 	const [, agentId, runId] = /\/agents\/(\d+)\/runs\/(\d+)$/.exec(runUrl)!;
@@ -161,15 +179,18 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			expect(first.result.error).toBeUndefined();
 			// Both worksheets started empty.
 			const runs = first.outputOf('Extract invoice data').map((item) => item.json);
-			const [header, ...rows] = excel.workbook.rows('Invoices');
+			const [sheetHeader, ...rows] = excel.workbook.rows('Invoices');
+			// A copy: the workbook's row 1 grows in place when a Prompt is added (below).
+			const header = [...sheetHeader];
 			expect(header).toEqual(Object.keys(runs[0]));
 			expect(header.slice(0, 3)).toEqual(['Invoice number', 'Invoice date', 'Vendor']);
 			expect(rows).toEqual(runs.map((run) => cellsOf(header, run)));
 			expect(
 				rows.map((row) => [row[header.indexOf('files')], row[header.indexOf('user_defined_id')]]),
 			).toEqual([
-				['INV-8001.pdf', 'AAMk-1'],
-				['INV-8002.pdf', 'AAMk-1'],
+				// One Run per file: each file's User-Defined ID is the email's, numbered.
+				['INV-8001.pdf', 'AAMk-1#1'],
+				['INV-8002.pdf', 'AAMk-1#2'],
 			]);
 			const [reviewHeader, ...reviewRows] = excel.workbook.rows('Needs review');
 			expect(reviewHeader).toEqual([
@@ -387,7 +408,8 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 				[
 					gmailEmail('18f2c0ffee00f001', 'Invoices March', ['INV-3001.pdf', 'INV-3002.pdf']),
 					gmailEmail('18f2c0ffee00f002', 'Scan', [UNREADABLE]),
-					{ json: { ...gmailEmail('18f2c0ffee00f003', 'No attachment', []).json } },
+					// Gmail's has:attachment also finds an email whose only image is its logo.
+					logoOnlyEmail('18f2c0ffee00f003', 'Logo only'),
 				],
 				credentials,
 			);

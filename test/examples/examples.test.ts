@@ -354,7 +354,21 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 				},
 			},
 		};
-		const noAttachment = { json: { ...gmailItem.json, id: '18f2c0ffee000002' } };
+		// Gmail's has:attachment also finds an email whose only image is its logo: no document.
+		const noAttachment = {
+			json: {
+				...gmailItem.json,
+				id: '18f2c0ffee000002',
+				html: '<p>Thank you.</p><p><img src="cid:ii_logo1" alt="image001.png" width="120"></p>',
+			},
+			binary: {
+				attachment_0: {
+					data: Buffer.from('89504e470d0a1a0a', 'hex'),
+					fileName: 'image001.png',
+					mimeType: 'image/png',
+				},
+			},
+		};
 		// An email whose Run the service ends `failed`.
 		const unreadable = {
 			json: { ...gmailItem.json, id: '18f2c0ffee000003', subject: 'Scan' },
@@ -379,8 +393,9 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 		expect(result.error).toBeUndefined();
 		const [rows, review] = result.outputs;
 		expect(rows.map((item) => [item.json.files, item.json.user_defined_id])).toEqual([
-			['INV-3001.pdf', gmailItem.json.id],
-			['INV-3002.pdf', gmailItem.json.id],
+			// One Run per file: each file's User-Defined ID is the email's, numbered.
+			['INV-3001.pdf', `${String(gmailItem.json.id)}#1`],
+			['INV-3002.pdf', `${String(gmailItem.json.id)}#2`],
 		]);
 		const row = rows[0].json;
 		expect(row).toMatchObject({ status: 'success', agent_id: INVOICES });
