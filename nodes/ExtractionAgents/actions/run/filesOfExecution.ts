@@ -449,6 +449,8 @@ export function isFileOfThisExecution(context: IExecuteFunctions, id: string): b
 	const input = filesOfInput(context);
 	const search = runDataSearchOf(context);
 	if (search.received === undefined) return input.binary.has(id);
-	if (search.received.has(id)) return false;
+	// Inside a text too: JSON an outsider sent as a string (a Slack payload, a urlencoded
+	// field) becomes a file object once a Code or Edit Fields node parses it.
+	for (const text of search.received) if (text.includes(id)) return false;
 	return input.binary.has(id) || input.inJson.has(id) || isFileOfRunData(search, id);
 }
