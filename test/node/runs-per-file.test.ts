@@ -276,16 +276,19 @@ describe('Run → Create 1.5 with a User-Defined ID: a creation that failed midw
 		},
 	);
 
-	it('a 503 before the Run was made: the newest Runs show it was not, so it is sent again, once', async () => {
+	it('a 503 before the Run was made: the list does not show it, and since a Run may be listed late the 503 stands, not sent again', async () => {
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([
 			{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing: 'before' },
 		]);
-		const result = await create('not-made');
-		expect(result.error).toBeUndefined();
-		// Two list reads, the second 5 s after the failure, both without the ID.
-		expect(runRequestsSince(seq)).toEqual(['POST 503', 'GET', 'GET', 'POST 200']);
-		expect(runsWithId('not-made')).toHaveLength(1);
+		const result = await create('not-listed');
+		expect(result.error?.message).toBe('The Extraction Agents service failed (503)');
+		expect((result.error as Error & { description?: string }).description).toContain(
+			'No Run of the Agent with the User-Defined ID "not-listed" and these files is listed yet',
+		);
+		// Two list reads, the second 5 s after the failure, both without the ID; no second POST.
+		expect(runRequestsSince(seq)).toEqual(['POST 503', 'GET', 'GET']);
+		expect(runsWithId('not-listed')).toHaveLength(0);
 	});
 
 	it('a Run the list shows only 3 s late is found by the second read, not made again', async () => {
@@ -323,20 +326,30 @@ describe('Run → Create 1.5 with a User-Defined ID: a creation that failed midw
 		}
 	});
 
-	it('a 503 on every attempt: sent at most four times, never a Run twice, then the 503', async () => {
+	it('an upload that broke before its last byte was sent made no Run: sent again, one Run, no list read', async () => {
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([
-			{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing: 'before', times: 10 },
+			{ match: { method: 'POST', path: /\/runs$/ }, kind: 'reset', timing: 'before' },
+		]);
+		const result = await create('cut-once');
+		expect(result.error).toBeUndefined();
+		expect(runRequestsSince(seq)).toEqual(['POST 0', 'POST 200']);
+		expect(runsWithId('cut-once')).toHaveLength(1);
+	});
+
+	it('an upload broken on every attempt: sent at most four times, then the message that no Run was made', async () => {
+		const seq = ctx.emulator.lastSeq;
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: /\/runs$/ }, kind: 'reset', timing: 'before', times: 10 },
 		]);
 		try {
-			const result = await create('always-503');
-			expect(result.error?.message).toBe('The Extraction Agents service failed (503)');
+			const result = await create('always-cut');
+			expect(result.error?.message).toMatch(/broke during the upload/);
 			expect((result.error as Error & { description?: string }).description).toContain(
-				'No Run of the Agent has the User-Defined ID "always-503", so none was made; the node sent the files 4 times.',
+				'No Run was made',
 			);
-			expect(runRequestsSince(seq)).toEqual(
-				Array.from({ length: 4 }, () => ['POST 503', 'GET', 'GET']).flat(),
-			);
+			expect(runRequestsSince(seq)).toEqual(['POST 0', 'POST 0', 'POST 0', 'POST 0']);
+			expect(runsWithId('always-cut')).toHaveLength(0);
 		} finally {
 			ctx.emulator.clearFaults();
 		}

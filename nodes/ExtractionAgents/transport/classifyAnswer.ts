@@ -151,6 +151,9 @@ function stalledUploadError(
 const amount = (bytes: number): string =>
 	bytes >= 1_000_000 ? megabytes(bytes) : `${bytes.toLocaleString('en-US')} bytes`;
 
+/** The context key marking an upload that broke before its last byte: no Run was made. */
+export const UPLOAD_NOT_SENT_WHOLE = 'uploadNotSentWhole';
+
 /** An upload whose connection broke before its last byte was sent (`classifyThrown`). */
 function cutUploadError(
 	context: ServiceContext,
@@ -159,7 +162,7 @@ function cutUploadError(
 	code: string,
 ): NodeOperationError {
 	const totalBytes = request.upload?.size ?? 0;
-	return new NodeOperationError(
+	const error = new NodeOperationError(
 		context.getNode(),
 		`The connection to the Extraction Agents service broke during the upload, after ${amount(sentBytes)} of ${amount(totalBytes)}`,
 		{
@@ -167,6 +170,8 @@ function cutUploadError(
 			itemIndex: request.itemIndex,
 		},
 	);
+	error.context[UPLOAD_NOT_SENT_WHOLE] = true;
+	return error;
 }
 
 function networkCodeOf(error: unknown): string {

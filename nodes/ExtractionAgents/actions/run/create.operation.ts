@@ -382,6 +382,7 @@ export async function execute(
 		if (dueDate) fields.push(dueDate);
 		return {
 			fileName: perFile ? group[0].fileName : undefined,
+			fileNames: group.map((file) => file.fileName),
 			userDefinedId: id?.value,
 			body: encodeMultipartStream(group, fields),
 		};
@@ -406,7 +407,7 @@ export async function execute(
 
 	const created: Array<Run | FailedOutput> = [];
 	try {
-		for (const { body, userDefinedId: id, fileName } of runs) {
+		for (const { body, userDefinedId: id, fileName, fileNames } of runs) {
 			try {
 				// POST runs creates a Run: never repeated blindly (createOnce.ts). The request's
 				// timeout grows with the upload (helpers/requestTimeoutOption.ts).
@@ -414,6 +415,7 @@ export async function execute(
 					agentId,
 					body,
 					userDefinedId: id,
+					fileNames,
 					itemIndex,
 					timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
 					throwIfStopped,

@@ -1,8 +1,10 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { hasBehaviour } from '../../descriptions/versions';
 import { newestRuns } from '../../helpers/newestRuns';
 import type { Run } from '../../helpers/runs';
+import { parseServiceTimestamp } from '../../helpers/timestamps';
+import { UPLOAD_NOT_SENT_WHOLE } from '../../transport/classifyAnswer';
 import {
 	cancelSignalOf,
 	executionCancelledError,
@@ -12,7 +14,6 @@ import type { MultipartBody } from '../../transport/multipart';
 import {
 	FAILURE_FACTS,
 	type FailureFacts,
-	isTransient,
 	mayHaveBeenProcessed,
 	RETRY_LIMITS,
 } from '../../transport/retry';
@@ -21,24 +22,39 @@ import { asNodeError } from '../itemPool';
 
 /*
  * Nothing twice, two cases. A creation that failed midway (a 5xx, a dropped connection) is
- * settled here, by the node: only it knows the attempt failed, and the Agent's newest Runs say
- * whether its User-Defined ID was made. The same email delivered again, or an execution run
- * again from n8n's list, is not: the node would have to skip a Run made by an execution whose
- * rows may never have been written. The examples put n8n's Remove Duplicates (across
- * executions, by the email's or file's ID) before the node for that, where the workflow shows it.
+ * settled here, by the node: only it knows the attempt failed, and the Agent's newest Runs may
+ * show the Run it made. The same email delivered again, or an execution run again from n8n's
+ * list, is not: the node would have to skip a Run made by an execution whose rows may never
+ * have been written. The examples put n8n's Remove Duplicates (across executions, by the
+ * email's or file's ID) before the node for that, where the workflow shows it.
+ *
+ * The node sends a Run again only where it knows none was made: its upload broke before the
+ * last byte was sent (the service never had the whole body). After a 5xx or a connection
+ * lost once the body was sent, a Run missing from the list proves nothing (the service may
+ * list a Run late: docs/design/trigger-rules.md, "A Run listed late"), so it is never sent
+ * again; a Run the list shows is used instead of an error.
  */
 
 /**
  * How many of the Agent's newest Runs are read to find the Run a failed creation may have
  * made: the items sent at once (at most 20) and other workflows' Runs of the same minutes fit.
+ * A Run beyond them is not found, and the error stands: never a Run twice.
  */
 export const NEWEST_RUNS_SEARCHED = 50;
+
+/**
+ * How much earlier than the node's first attempt a Run's `created` may be (the service's
+ * clock against n8n's, as the trigger allows) and still be the Run that attempt made.
+ */
+const CLOCK_MARGIN_MS = 5 * 60_000;
 
 export interface CreateRunRequest {
 	agentId: number;
 	body: MultipartBody;
 	/** The user_defined_id sent with the Run, if any. */
 	userDefinedId: string | undefined;
+	/** The names of the files sent, in order: a Run found by its ID must hold these. */
+	fileNames: string[];
 	itemIndex: number;
 	timeoutMs: number;
 	/** Throws when the node has stopped (another item failed): nothing more is created. */
@@ -48,19 +64,27 @@ export interface CreateRunRequest {
 /** What the Agent's newest Runs tell about the Run a failed creation was to make. */
 type Lookup =
 	| { kind: 'found'; run: Run }
-	/** No Run carries the ID, and the service shows the ID on Runs: none was made. */
-	| { kind: 'not made' }
+	/** No Run carries the ID with these files (it may still be listed later). */
+	| { kind: 'not listed' }
 	/** The service does not show user_defined_id on Runs (gaps.md #10): the list cannot tell. */
 	| { kind: 'cannot tell' }
 	/** The list could not be read. */
 	| { kind: 'unreadable' };
 
 /**
- * How long after a failed creation the Agent's list must still miss the Run for the node to
- * send it again. The service lists a Run when its upload ends, before it answers; 5 s covers a
- * list that lags that for a moment. A Run listed later still could be made twice.
+ * How long after a failed creation the node looks at the Agent's list a second time: the
+ * service lists a Run when its upload ends, and a list may lag that for a moment.
  */
 export const LIST_SETTLE_MS = 5_000;
+
+/** The Runs this execution's node already made or took (another item's Run is never its own). */
+const runsTaken = new WeakMap<object, Set<string>>();
+
+function takenBy(context: IExecuteFunctions): Set<string> {
+	let taken = runsTaken.get(context);
+	if (!taken) runsTaken.set(context, (taken = new Set()));
+	return taken;
+}
 
 async function pause(
 	context: IExecuteFunctions,
@@ -72,20 +96,42 @@ async function pause(
 		throw executionCancelledError(context.getNode(), request.itemIndex);
 }
 
+/**
+ * The Run the failed attempt made, if the list shows it: the same User-Defined ID, the same
+ * files, created no earlier than the first attempt (less the clock margin), and not a Run this
+ * execution already has (two items may share an ID, e.g. a sender's address).
+ */
+function isTheRunSent(
+	context: IExecuteFunctions,
+	run: Run,
+	request: CreateRunRequest,
+	userDefinedId: string,
+	firstAttemptMs: number,
+): boolean {
+	if (run.user_defined_id !== userDefinedId) return false;
+	if (takenBy(context).has(String(run.run_id))) return false;
+	if (JSON.stringify(run.files ?? []) !== JSON.stringify(request.fileNames)) return false;
+	const created = parseServiceTimestamp(run.created);
+	return created !== null && created.toMillis() >= firstAttemptMs - CLOCK_MARGIN_MS;
+}
+
 /** What the Agent's newest Runs say; 'unreadable' when the list cannot be read. */
 async function lookFor(
 	context: IExecuteFunctions,
 	request: CreateRunRequest,
 	userDefinedId: string,
+	firstAttemptMs: number,
 ): Promise<Lookup> {
 	const runs = await readNewestRuns(context, request);
 	if (runs === undefined) return { kind: 'unreadable' };
-	const found = runs.find((run) => run.user_defined_id === userDefinedId);
+	const found = runs.find((run) =>
+		isTheRunSent(context, run, request, userDefinedId, firstAttemptMs),
+	);
 	if (found) return { kind: 'found', run: found };
 	// A service that leaves the field out shows none of its Runs with it; an Agent with no Runs
-	// at all cannot show it either, so the node cannot tell and keeps the error.
+	// at all cannot show it either.
 	const reported = runs.some((run) => Object.prototype.hasOwnProperty.call(run, 'user_defined_id'));
-	return reported ? { kind: 'not made' } : { kind: 'cannot tell' };
+	return reported ? { kind: 'not listed' } : { kind: 'cannot tell' };
 }
 
 async function readNewestRuns(
@@ -105,55 +151,62 @@ async function readNewestRuns(
 
 /**
  * POST runs, made at most once. The transport never repeats a POST that creates a Run
- * (transport/retry.ts): after a 5xx or a dropped connection the service may have made the Run.
- * From node version 1.5, a Run sent with a User-Defined ID can be told apart: after such a
- * failure the node reads the Agent's newest Runs; a Run carrying the ID is the one it made
- * (used as if the POST had answered), and when none does, in two list answers the second
- * LIST_SETTLE_MS after the failure, while the service shows the ID on its Runs, nothing was
- * made, so the POST is sent again after a 502/503/504 or a dropped connection (at most
- * RETRY_LIMITS.transientRetries times). Where the list cannot tell (the
- * service leaves the ID out, or the list cannot be read), the first error stands, as before.
- * Returns the body of the Run.
+ * (transport/retry.ts). From node version 1.5: an upload that broke before its last byte was
+ * sent made no Run, and is sent again (at most RETRY_LIMITS.transientRetries times); after a
+ * 5xx or a connection lost once the body was sent, a Run sent with a User-Defined ID is looked
+ * for among the Agent's newest Runs (now, and LIST_SETTLE_MS after the failure) and used if
+ * listed; otherwise the first error stands, told what the list showed. Returns the body of the
+ * Run.
  */
 export async function createRunOnce(
 	context: IExecuteFunctions,
 	request: CreateRunRequest,
 ): Promise<unknown> {
-	const userDefinedId =
-		hasBehaviour(context.getNode(), 'createRetriedByUserDefinedId') && request.userDefinedId
-			? request.userDefinedId
-			: undefined;
+	const gated = hasBehaviour(context.getNode(), 'createRetriedByUserDefinedId');
+	const userDefinedId = gated && request.userDefinedId ? request.userDefinedId : undefined;
+	const firstAttemptMs = Date.now();
 	for (let retries = 0; ; retries++) {
 		// Another item failed meanwhile (without Continue On Fail): create nothing more.
 		request.throwIfStopped();
 		const attempt = await sendOnce(context, request);
-		if (attempt.kind === 'answer') return attempt.body;
+		if (attempt.kind === 'answer') {
+			const runId = (attempt.body as { run_id?: unknown } | null)?.run_id;
+			if (runId !== undefined) takenBy(context).add(String(runId));
+			return attempt.body;
+		}
+		if (attempt.kind === 'not sent') {
+			if (!gated || retries >= RETRY_LIMITS.transientRetries) throw attempt.error;
+			await pause(context, request, RETRY_LIMITS.baseBackoffMs * 2 ** retries);
+			continue;
+		}
 		const { error } = attempt;
 		const facts = error.context[FAILURE_FACTS] as FailureFacts | undefined;
 		if (userDefinedId === undefined || !facts || !mayHaveBeenProcessed(facts)) throw error;
 		const failedAtMs = Date.now();
 		// The Run, if made, is listed once the service has stored it: a short wait first.
-		await pause(context, request, RETRY_LIMITS.baseBackoffMs * 2 ** retries);
-		let lookup = await lookFor(context, request, userDefinedId);
-		if (lookup.kind === 'not made') {
-			// Absent from one list answer is not proof: a list may miss a new Run for a moment
-			// (a replica behind, a Run listed late). Only a second answer, LIST_SETTLE_MS after
-			// the failure, that misses it too counts as "not made".
+		await pause(context, request, RETRY_LIMITS.baseBackoffMs);
+		let lookup = await lookFor(context, request, userDefinedId, firstAttemptMs);
+		if (lookup.kind === 'not listed') {
 			await pause(context, request, failedAtMs + LIST_SETTLE_MS - Date.now());
-			lookup = await lookFor(context, request, userDefinedId);
+			lookup = await lookFor(context, request, userDefinedId, firstAttemptMs);
 		}
-		if (lookup.kind === 'found') return lookup.run;
-		if (lookup.kind === 'not made' && isTransient(facts) && retries < RETRY_LIMITS.transientRetries)
-			continue;
-		throw withLookupNote(error, lookup, userDefinedId, retries);
+		if (lookup.kind === 'found') {
+			takenBy(context).add(String(lookup.run.run_id));
+			return lookup.run;
+		}
+		throw withLookupNote(error, lookup, userDefinedId);
 	}
 }
 
-/** One POST; a failure comes back (not thrown) as the transport's NodeApiError. */
+/** One POST; a failure comes back (not thrown) as the transport's error. */
 async function sendOnce(
 	context: IExecuteFunctions,
 	request: CreateRunRequest,
-): Promise<{ kind: 'answer'; body: unknown } | { kind: 'failed'; error: NodeApiError }> {
+): Promise<
+	| { kind: 'answer'; body: unknown }
+	| { kind: 'failed'; error: NodeApiError }
+	| { kind: 'not sent'; error: NodeOperationError }
+> {
 	try {
 		const response = await serviceRequest(context, {
 			method: 'POST',
@@ -166,6 +219,8 @@ async function sendOnce(
 		return { kind: 'answer', body: response.body };
 	} catch (error) {
 		if (error instanceof NodeApiError) return { kind: 'failed', error };
+		if (error instanceof NodeOperationError && error.context[UPLOAD_NOT_SENT_WHOLE] === true)
+			return { kind: 'not sent', error };
 		throw asNodeError(context.getNode(), error, request.itemIndex);
 	}
 }
@@ -175,11 +230,10 @@ function withLookupNote(
 	error: NodeApiError,
 	lookup: Exclude<Lookup, { kind: 'found' }>,
 	userDefinedId: string,
-	retries: number,
 ): NodeApiError {
 	const note =
-		lookup.kind === 'not made'
-			? `No Run of the Agent has the User-Defined ID "${userDefinedId}", so none was made${retries > 0 ? `; the node sent the files ${retries + 1} times` : ''}.`
+		lookup.kind === 'not listed'
+			? `No Run of the Agent with the User-Defined ID "${userDefinedId}" and these files is listed yet; the service may still list it later, so the node did not send the files again: check the Agent's Runs before running the item again.`
 			: lookup.kind === 'cannot tell'
 				? 'The service does not show User-Defined IDs on its Runs, so the node could not tell whether the Run was made.'
 				: 'The node could not read the Agent’s Runs to tell whether the Run was made.';
