@@ -129,6 +129,28 @@ describe('Extraction Agents Trigger: the reconciliation pass', () => {
 		expect(sweeps.length).toBeGreaterThanOrEqual(2);
 	});
 
+	it('a Run emitted before n8n’s clock was set back 6 hours is not emitted again by the sweeps after', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'emitted once, clock set back');
+		clock = simulatedClock();
+		const poller = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false }),
+			credentials,
+		});
+		await expectNothing(poller);
+		clock.advance(MINUTE);
+		const fresh = Number(
+			emulator.createRun(agentId, [{ name: 'fresh.pdf' }], { durationMs: 1 }).run_id,
+		);
+		clock.advance(MINUTE);
+		expect(runIdsOf(await poller.poll())).toEqual([fresh]);
+		// Four sweeps: `done` forgets the Run once two sweeps have judged it.
+		expect(await emittedOver(poller, clock, 30, 10 * MINUTE)).toEqual([]);
+		// n8n's clock set back 6 hours (a restored VM), before the Run finished; the sweeps go on.
+		clock.step(-360 * MINUTE);
+		expect(await emittedOver(poller, clock, 30, 10 * MINUTE)).toEqual([]);
+	});
+
 	it('an Agent whose list is refused from some poll on does not hold the pass up for the other Agents (All Agents)', async () => {
 		const { emulator, credentials } = ctx;
 		// The pass takes Agents in GET /agents' order: the refused one comes first either way.

@@ -166,7 +166,10 @@ async function sweepPages(
 		}
 		net.page++;
 		if (page.runs.length === 0 || net.page >= page.totalPages) {
-			net.starts = [...(net.starts ?? []), net.startedAt ?? poll.now].slice(-2);
+			// Never earlier than the sweep before: after n8n's clock was set back, a cutoff that
+			// went back would judge again Runs already forgotten from `done` (emitted twice).
+			const previous = net.starts?.[net.starts.length - 1] ?? net.from;
+			net.starts = [...(net.starts ?? []), Math.max(net.startedAt ?? poll.now, previous)].slice(-2);
 			delete net.page;
 			delete net.startedAt;
 		}
