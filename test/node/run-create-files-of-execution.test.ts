@@ -34,10 +34,12 @@ import {
 	runWorkflow,
 	useHarness,
 } from '../../dev/harness';
-import { createRunParameters, pdf, sha256, useEmulator } from './fixtures';
+import { createRunParameters, pdf, sha256, shapeRunsByFileName, useEmulator } from './fixtures';
 
 useHarness();
 const ctx = useEmulator({ runDurationMs: 100 });
+let uniqueCount = 0;
+const uniqueIdOf = (base: string) => `${base}-${Date.now()}-${++uniqueCount}`;
 
 const invoice = pdf('invoice INV-39');
 const receipt = pdf('receipt R-40');
@@ -276,6 +278,39 @@ describe('Run → Create: files as n8n hands them over', () => {
 		});
 		expect(result.error).toBeUndefined();
 		expect(uploads).toEqual([[['INV-39.pdf', sha256(invoice)]]]);
+	});
+
+	it('version 1.5: an execution retried from n8n’s list makes no second Run for a file whose Run the failed execution made (same User-Defined ID)', async () => {
+		const invoiceA = pdf('invoice A of the retried execution');
+		const workflow = filesWorkflow(
+			'Read',
+			[
+				{
+					json: { id: uniqueIdOf('retry-A') },
+					binary: { data: { data: invoiceA, fileName: 'A.pdf' } },
+				},
+				{
+					json: { id: uniqueIdOf('retry-B') },
+					binary: { data: { data: invoice, fileName: 'B.pdf' } },
+				},
+			],
+			{ additionalFields: { userDefinedId: '={{ $json.id }}' } },
+		);
+		(workflow.workflow.nodes.at(-1) as { typeVersion: number }).typeVersion = 1.5;
+		// The first execution fails on B (its Run fails), after A's Run was made.
+		shapeRunsByFileName(ctx.emulator, { failed: 'B.pdf' }, 4);
+		const failed = await run(workflow, 'filesystem', undefined, {});
+		expect(failed.result.errorNode).toBe('Extract Data From Files');
+		const { result, uploads } = await run(workflow, 'filesystem', undefined, {
+			retryOf: failed.result.run,
+		});
+		// Both Runs are the failed execution's: nothing is uploaded again, and B's failed Run is
+		// reported again as it was.
+		expect(result.errorNode).toBe('Extract Data From Files');
+		expect(uploads).toEqual([]);
+		const runsOf = (name: string) =>
+			[...ctx.emulator.state.runs.values()].filter((entry) => entry.files[0]?.name === name);
+		expect([runsOf('A.pdf').length, runsOf('B.pdf').length]).toEqual([1, 1]);
 	});
 
 	it('in combined binary mode, takes a file field’s name, a path under _files and an expression into an earlier node’s _files', async () => {

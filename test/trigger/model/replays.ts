@@ -2488,26 +2488,13 @@ export const REPLAYS: NamedSchedule[] = [
  * Replays that still fail, by name, with what they show. Each is run and reported; remove a
  * name when its fix lands (the test says so).
  */
-export const KNOWN_FAILURES: Record<string, string> = {
-	"issue 42: the activation poll's answer leaves out a Run running for 2 hours (a newer Run made 10 minutes before); it finishes 3 minutes after activation":
-		"issue #42, first bullet: a Run the activation poll's one answer left out, made more than 60 minutes before the newest Run, is never read again",
-	'issue 42: the same on a blind poll (durable scheduler, main B with nothing saved): its first answer leaves out a Run running for 2 hours':
-		"issue #42, first bullet: the same on a blind poll; main B never emits it (main A's drain polls, remembering the activation, emit it late)",
-	'issue 42: n8n down 4 days; a Run pending across it finishes just before the first poll after, its single read lagging (running)':
-		'issue #42, first bullet: the three-day give-up drops a Run the list shows finished while its single read lags',
-	'issue 42: an Agent hidden 29 days; a Run pending across it finishes as the Agent is listed again, its single read lagging (running)':
-		'issue #42, first bullet: the same after an Agent hidden a month',
-};
+export const KNOWN_FAILURES: Record<string, string> = {};
 
 /**
  * Generated seeds (of those `npm test` runs) that fail for a known reason, named by the replay
  * that shows it: reported at each run, not counted as new failures.
  */
-export const KNOWN_FAILING_SEEDS: Record<number, string> = {
-	109: 'issue #42, first bullet: the activation poll\'s answer leaves out a Run running for hours (replay "issue 42: the activation poll\'s answer leaves out …")',
-	113: 'issue #42, first bullet: the activation poll\'s answer leaves out a Run running for hours (replay "issue 42: the activation poll\'s answer leaves out …")',
-	86: 'issue #42, first bullet: n8n down 3 days and an hour, a Run pending across it finishes with its single read lagging (replay "issue 42: n8n down 4 days; …")',
-};
+export const KNOWN_FAILING_SEEDS: Record<number, string> = {};
 
 /** Why a generated schedule's failure is known, or undefined. */
 export function knownFailure(schedule: Schedule): string | undefined {

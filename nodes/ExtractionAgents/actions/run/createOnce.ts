@@ -165,6 +165,16 @@ export async function createRunOnce(
 	const gated = hasBehaviour(context.getNode(), 'createRetriedByUserDefinedId');
 	const userDefinedId = gated && request.userDefinedId ? request.userDefinedId : undefined;
 	const firstAttemptMs = Date.now();
+	// An execution retried from n8n's list starts again at this node, past any Remove
+	// Duplicates before it: a Run the failed execution made for these files is used, not made
+	// again (any time before: that execution may be days old).
+	if (userDefinedId !== undefined && context.getMode() === 'retry') {
+		const earlier = await lookFor(context, request, userDefinedId, Number.NEGATIVE_INFINITY);
+		if (earlier.kind === 'found') {
+			takenBy(context).add(String(earlier.run.run_id));
+			return earlier.run;
+		}
+	}
 	for (let retries = 0; ; retries++) {
 		// Another item failed meanwhile (without Continue On Fail): create nothing more.
 		request.throwIfStopped();
