@@ -241,13 +241,23 @@ async function agentCopy(emulator: Emulator, name: string): Promise<number> {
  * counter that a delete can leave unmoved, the sweep's hour as well.
  */
 export function deadlineFor(schedule: Schedule): { polls: number; minMs: number } {
-	const minMs =
+	const sweepHour =
 		schedule.setup.counter === 'existing' &&
 		schedule.steps.some((s) => s.do === 'delete' || s.do === 'deleteWhileRead')
 			? 61 * MINUTE
 			: 0;
-	return { polls: pollsDeadline(schedule), minMs };
+	// A Run running at activation that a list answer leaves out is the reconciliation pass's to
+	// find, not a fast rule's: its bound is two sweeps of the Agent an hour apart, plus a poll's
+	// pages (docs/design/trigger-rules.md, "The net"), and it holds for every Run of the schedule.
+	const netBound =
+		schedule.setup.runningAtActivation && schedule.steps.some((s) => s.do === 'missOnce')
+			? NET_BOUND_MS
+			: 0;
+	return { polls: pollsDeadline(schedule), minMs: Math.max(sweepHour, netBound) };
 }
+
+/** Two sweeps of a small Agent's list (NET_SWEEP_EVERY_MS apart) and the polls of a third. */
+const NET_BOUND_MS = 135 * MINUTE;
 
 function pollsDeadline(schedule: Schedule): number {
 	const { setup } = schedule;
