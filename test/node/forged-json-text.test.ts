@@ -97,4 +97,7 @@ it('a webhook’s JSON text, parsed by a later node into _files, names no file: 
 		.filter((e) => e.method === 'POST' && /\/runs$/.test(e.path))
 		.map((e) => e.upload?.files ?? []);
 	expect(uploads.flat().some((f) => f.sha256 === sha256(payroll))).toBe(false);
+	expect(result.error?.message).toMatch(
+		/"payroll\.pdf" in its data is not a file of this execution/,
+	);
 });
