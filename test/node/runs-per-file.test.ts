@@ -132,6 +132,25 @@ describe('Run → Create 1.5, Runs: One Run per File', () => {
 		);
 	});
 
+	it('a file whose upload the service refused (503) goes to the error output naming the file in files, as a failed Run’s item does', async () => {
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: /\/runs$/ }, kind: '503', timing: 'before' },
+		]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.5,
+			parameters: createRunParameters({ waitForCompletion: false }),
+			inputItems: [email('refused.pdf', 'next.pdf')],
+			onError: 'continueErrorOutput',
+		});
+		const [success, failed] = result.outputs;
+		expect(success.map((item) => item.json.file_name)).toEqual(['next.pdf']);
+		expect(failed.map((item) => [errorOf(item).file_name, errorOf(item).files])).toEqual([
+			['refused.pdf', 'refused.pdf'],
+		]);
+	});
+
 	it('without Continue, a failed file stops the node and names the Run the other file made', async () => {
 		shapeRunsByFileName(ctx.emulator, { failed: 'bad.pdf' }, 2);
 		const result = await executeNode({

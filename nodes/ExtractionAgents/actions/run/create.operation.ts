@@ -399,7 +399,9 @@ export async function execute(
 		const failure = asNodeError(this.getNode(), error, itemIndex);
 		if (fileName !== undefined) {
 			const fields = failure.context.errorItemFields as IDataObject | undefined;
-			attachErrorItemFields(failure, { file_name: fileName, ...(fields ?? {}) });
+			// `files` too, as a failed Run's item has it: a review row names the document whatever
+			// failed (a 503 on its upload as much as a Run that could not read it).
+			attachErrorItemFields(failure, { file_name: fileName, files: fileName, ...(fields ?? {}) });
 		}
 		if (groups.length === 1 || !this.continueOnFail()) throw failure;
 		return new FailedOutput(failure);
