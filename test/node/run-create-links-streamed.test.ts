@@ -81,7 +81,7 @@ describe('Files → Links in a store that keeps files in memory: sent straight o
 			expect(uploads.map((entry) => entry.status)).toEqual([429]);
 			expect(host.readsOf(path)).toBe(1);
 			expect(result.error?.message).toBe(
-				`The file at ${host.link(path)} could not be sent again: a link is downloaded only once, and the service asked to wait (429) after its upload had begun`,
+				`The file at ${host.link(path)} could not be sent again: a link is downloaded only once, and its upload had to start over (the service asked to wait, or the connection broke)`,
 			);
 			expect(description(result.error)).toMatch(/^No Run was made\. /);
 		},

@@ -111,11 +111,11 @@ class DownloadProblems {
 
 	/**
 	 * A link sent straight on can be read only once: a second pass of the upload (after the
-	 * service asked n8n to wait, a 429) would need it again.
+	 * service asked n8n to wait, a 429, or an upload cut before its last byte) would need it again.
 	 */
 	alreadySent(): NodeOperationError {
 		return this.error(
-			`The file at ${shownLink(this.link)} could not be sent again: a link is downloaded only once, and the service asked to wait (429) after its upload had begun`,
+			`The file at ${shownLink(this.link)} could not be sent again: a link is downloaded only once, and its upload had to start over (the service asked to wait, or the connection broke)`,
 			`${NO_RUN} Run the item again later; if the service is often busy, lower Options → Items in Parallel. (n8n keeps files in memory here, so a link's file is sent on as it downloads, not kept for a second try.)`,
 		);
 	}
