@@ -44,6 +44,10 @@ test('prints one row per figure with a goal verdict', () => {
 		'8.',
 		'8.',
 		'8.',
+		'8.',
+		'8.',
+		'8.',
+		'8.',
 		...Array.from({ length: 9 }, () => '9.'),
 	]);
 	const md = renderResults(results);
