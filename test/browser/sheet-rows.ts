@@ -6,7 +6,7 @@
  * them a scan whose Run the emulator ends `failed`. What the spreadsheet then holds is drawn as
  * an HTML page that looks like Google Sheets, for sheet-rows.test.ts to photograph.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeType } from 'n8n-workflow';
 import type { Emulator } from '../../dev/emulator';
 import { runWorkflow, type WorkflowJson } from '../../dev/harness';
 import { HARNESS_INPUT_TYPE, createHarnessInput } from '../../dev/harness/nodes/HarnessInput.node';
@@ -16,7 +16,22 @@ import {
 	installedGoogleSheetsNode,
 	installedSetNode,
 } from '../examples/google-sheets';
-import { loadExample, withDemoAgent } from '../examples/helpers';
+import { loadExample, nodeTypeStub, withDemoAgent } from '../examples/helpers';
+
+/**
+ * n8n's Remove Duplicates across executions needs n8n's own database: each email here is new,
+ * so it passes every item on, as it does for an email not seen before.
+ */
+const EVERY_EMAIL_NEW: INodeType = {
+	description: nodeTypeStub(
+		'Remove Duplicates (every email new)',
+		'n8n-nodes-base.removeDuplicates',
+		[],
+	),
+	async execute(this: IExecuteFunctions) {
+		return [this.getInputData().map((item, index) => ({ ...item, pairedItem: { item: index } }))];
+	},
+};
 
 export const EXAMPLE_FILE = 'gmail-invoices-to-google-sheets.json';
 export const SHEETS = { invoices: 'Invoices', review: 'Needs review' } as const;
@@ -177,6 +192,7 @@ export async function writeExampleSheets(
 				nodeTypes: {
 					'n8n-nodes-base.googleSheets': sheetsNode,
 					'n8n-nodes-base.set': setNode,
+					'n8n-nodes-base.removeDuplicates': EVERY_EMAIL_NEW,
 					[HARNESS_INPUT_TYPE]: createHarnessInput([gmailItem(email)]),
 				},
 			},
