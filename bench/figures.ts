@@ -1232,11 +1232,14 @@ export async function benchPackage(sizes: BenchSizes): Promise<PackageFigures> {
 const RELEASE_0_3_0 = 'e33e569';
 
 /**
- * 0.3.0's nodes, taken from git into a temp folder beside this checkout's node_modules, so that
- * the same child can run them; undefined when this clone lacks the commit (a shallow clone).
+ * 0.3.0's nodes, taken from git into bench/tmp of this checkout (ignored by git, tsc, ESLint and
+ * Prettier), so that Node resolves their imports from this checkout's node_modules by walking up.
+ * Nothing outlives the checkout: a copy in the system's temp folder pointing back by a symlink
+ * broke the next clone's run once the clone that made it was deleted (EEXIST on a dangling link).
+ * Undefined when this clone lacks the commit (a shallow clone).
  */
 async function nodeOf030(): Promise<string | undefined> {
-	const dir = path.join(os.tmpdir(), `ea-bench-node-${RELEASE_0_3_0}`);
+	const dir = path.join(REPO_ROOT, 'bench', 'tmp', `node-${RELEASE_0_3_0}`);
 	const node = path.join(dir, 'nodes', 'ExtractionAgents', 'ExtractionAgents.node.ts');
 	if (!fs.existsSync(node)) {
 		try {
@@ -1249,8 +1252,6 @@ async function nodeOf030(): Promise<string | undefined> {
 			return undefined;
 		}
 	}
-	const modules = path.join(dir, 'node_modules');
-	if (!fs.existsSync(modules)) fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), modules);
 	return fs.existsSync(node) ? node : undefined;
 }
 
