@@ -168,9 +168,15 @@ describe('a service that stalls: the action node', () => {
 			`The node tried ${RETRY_LIMITS.transientRetries} more time(s)`,
 		);
 		expect(error.description).toContain('Request Timeout');
-		expect(ctx.emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		// A stalled read is never answered: each attempt ended because the node closed it. No
+		// upper bound on the time (a busy machine is slow); that the execution ended at all,
+		// within the harness's timeout, is the proof.
+		const attempts = ctx.emulator.requestsSince(seq);
+		expect(attempts).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		expect(attempts.map((entry) => [entry.fault, entry.status])).toEqual(
+			attempts.map(() => ['stall', 0]),
+		);
 		expect(elapsed).toBeGreaterThanOrEqual(4000);
-		expect(elapsed).toBeLessThan(15_000);
 	});
 
 	it.each(['before', 'after'] as const)(
@@ -244,7 +250,6 @@ describe('a service that stalls: the action node', () => {
 		ctx.emulator.injectFaults([
 			{ match: { method: 'GET', path: RUN_READ }, kind: 'stall', times: 1000 },
 		]);
-		const started = Date.now();
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
 			credentials: ctx.credentials,
@@ -262,12 +267,12 @@ describe('a service that stalls: the action node', () => {
 		expect(error.description).toContain(
 			'The last check of the Run failed: The Extraction Agents service did not answer within 1 s',
 		);
-		// 6 s of waiting, plus at most one check in flight (4 attempts of 1 s): never hung
-		expect(Date.now() - started).toBeLessThan(20_000);
+		// Every check stalls and is never answered, so only the Timeout could end the wait: the
+		// message above names it, and the execution ended at all within the harness's timeout.
 		expect(runsWithUserDefinedId(ctx.emulator, userDefinedId)).toHaveLength(1);
 	});
 
-	it('with the default 60 s, a stalled request still ends at once when the execution is cancelled', async () => {
+	it('with the default 60 s, a stalled request ends when the execution is cancelled, not at its Request Timeout', async () => {
 		const runId = finishedRun(ctx.emulator).run_id;
 		ctx.emulator.injectFaults([{ match: { method: 'GET', path: RUN_READ }, kind: 'stall' }]);
 		const result = await executeNode({
@@ -275,11 +280,13 @@ describe('a service that stalls: the action node', () => {
 			credentials: ctx.credentials,
 			parameters: runGetParameters(runId),
 			cancelAfterMs: 1000,
+			// Half the Request Timeout: a read the cancel did not abort ends at 60 s at the
+			// earliest (then tried again), so this harness timeout is the only clock.
+			timeoutMs: 30_000,
 		});
 		ctx.emulator.clearFaults();
 		expect(['canceled', 'error']).toContain(result.status);
 		expect(result.error?.message).toBe('The execution was cancelled');
-		expect(result.durationMs).toBeLessThan(4000);
 	});
 });
 
@@ -300,12 +307,16 @@ describe('a service that stalls: the trigger and the pickers', () => {
 			},
 		]);
 		const seq = emulator.lastSeq;
-		const started = Date.now();
+		// The stalls are never answered: the poll ends at all only by its Request Timeout, which
+		// the message names (no bound on how long a busy machine takes).
 		await expect(poller.poll()).rejects.toThrow(
 			'The Extraction Agents service did not answer within 1 s',
 		);
-		expect(Date.now() - started).toBeLessThan(15_000);
-		expect(emulator.requestsSince(seq)).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		const attempts = emulator.requestsSince(seq);
+		expect(attempts).toHaveLength(RETRY_LIMITS.transientRetries + 1);
+		expect(attempts.map((entry) => [entry.fault, entry.status])).toEqual(
+			attempts.map(() => ['stall', 0]),
+		);
 
 		expect(runIdsOf(await poller.poll())).toEqual([runId]);
 		expect(await poller.poll()).toBeNull();
