@@ -140,8 +140,9 @@ const parametersOf = (calls: StandInCall[], name: string) =>
 			);
 			const rows = run.calls['Add row to Results'].map((call) => call.json);
 			expect(rows.map((row) => [row.files, row.status, row.user_defined_id])).toEqual([
-				['INV-7001.pdf', 'success', 'INV-7001.pdf'],
-				['INV-7002.pdf', 'success', 'INV-7002.pdf'],
+				// The file's name for people, its Drive ID to tell two Scan.pdf apart.
+				['INV-7001.pdf', 'success', 'INV-7001.pdf (drive-file-0)'],
+				['INV-7002.pdf', 'success', 'INV-7002.pdf (drive-file-2)'],
 			]);
 			expect(parametersOf(run.calls['Move file to Done'], 'fileId')).toEqual([
 				'drive-file-0',

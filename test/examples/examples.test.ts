@@ -610,7 +610,7 @@ describe('examples/: our nodes run with the examples’ parameters against the e
 			'n8n-nodes-base.googleSheets',
 			'append',
 		]);
-		expect(String(runs[0].json.user_defined_id)).toMatch(/^drive-folder-\d{4}-\d{2}-\d{2}$/);
+		expect(String(runs[0].json.user_defined_id)).toMatch(/^drive-folder-\d{4}-\d{2}-\d{2}-\S+$/);
 		const uploads = emulator
 			.requestsSince(seq)
 			.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path));

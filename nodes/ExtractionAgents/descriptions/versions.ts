@@ -55,9 +55,11 @@ const SINCE = {
 	 */
 	noDocumentNoItem: 1.5,
 	/**
-	 * Run → Create with a User-Defined ID: after a 5xx or a dropped connection on creation, the
-	 * node looks for the Run among the Agent's newest Runs and uses it, or creates it again when
-	 * the service shows that it was not made (an item error before).
+	 * Run → Create: an upload cut before its last byte (no Run made) is sent again; with a
+	 * User-Defined ID that is not a file's name, after a 5xx or a dropped connection once the
+	 * body was sent, the node uses the Run the Agent's newest Runs show it made, and an
+	 * execution retried from n8n's list uses the Runs it already made (an item error before;
+	 * actions/run/createOnce.ts).
 	 */
 	createRetriedByUserDefinedId: 1.5,
 } as const;

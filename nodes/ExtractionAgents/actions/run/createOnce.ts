@@ -43,6 +43,13 @@ import { asNodeError } from '../itemPool';
 export const NEWEST_RUNS_SEARCHED = 50;
 
 /**
+ * How many of the Agent's newest Runs an execution retried from n8n's list searches for the
+ * Runs the failed execution made: one page of the largest size the API allows, since the
+ * retry may come days and many Runs later.
+ */
+export const RETRY_RUNS_SEARCHED = 1000;
+
+/**
  * How much earlier than the node's first attempt a Run's `created` may be (the service's
  * clock against n8n's, as the trigger allows) and still be the Run that attempt made.
  */
@@ -115,14 +122,26 @@ function isTheRunSent(
 	return created !== null && created.toMillis() >= firstAttemptMs - CLOCK_MARGIN_MS;
 }
 
+/**
+ * Whether the User-Defined ID is the name of one of the files sent (a Drive file's name, a
+ * form's upload): two documents can share it (every scan named Scan.pdf), and the Agent's list
+ * shows only names, so a Run found by it may be another document's. Such an ID is never used
+ * to take a listed Run. A numbered ID of One Run per File (`<id>#2`) counts by its `<id>`.
+ */
+function idIsAFileName(userDefinedId: string, fileNames: string[]): boolean {
+	const id = userDefinedId.replace(/#\d+$/, '').trim().toLowerCase();
+	return fileNames.some((name) => name.trim().toLowerCase() === id);
+}
+
 /** What the Agent's newest Runs say; 'unreadable' when the list cannot be read. */
 async function lookFor(
 	context: IExecuteFunctions,
 	request: CreateRunRequest,
 	userDefinedId: string,
 	firstAttemptMs: number,
+	searched = NEWEST_RUNS_SEARCHED,
 ): Promise<Lookup> {
-	const runs = await readNewestRuns(context, request);
+	const runs = await readNewestRuns(context, request, searched);
 	if (runs === undefined) return { kind: 'unreadable' };
 	const found = runs.find((run) =>
 		isTheRunSent(context, run, request, userDefinedId, firstAttemptMs),
@@ -137,12 +156,13 @@ async function lookFor(
 async function readNewestRuns(
 	context: IExecuteFunctions,
 	request: CreateRunRequest,
+	searched: number,
 ): Promise<Run[] | undefined> {
 	try {
 		return await newestRuns(
 			context,
 			{ agentId: request.agentId, itemIndex: request.itemIndex },
-			NEWEST_RUNS_SEARCHED,
+			searched,
 		);
 	} catch {
 		return undefined;
@@ -163,13 +183,21 @@ export async function createRunOnce(
 	request: CreateRunRequest,
 ): Promise<unknown> {
 	const gated = hasBehaviour(context.getNode(), 'createRetriedByUserDefinedId');
-	const userDefinedId = gated && request.userDefinedId ? request.userDefinedId : undefined;
+	const sentId = gated && request.userDefinedId ? request.userDefinedId : undefined;
+	const namesAFile = sentId !== undefined && idIsAFileName(sentId, request.fileNames);
+	const userDefinedId = namesAFile ? undefined : sentId;
 	const firstAttemptMs = Date.now();
 	// An execution retried from n8n's list starts again at this node, past any Remove
 	// Duplicates before it: a Run the failed execution made for these files is used, not made
 	// again (any time before: that execution may be days old).
 	if (userDefinedId !== undefined && context.getMode() === 'retry') {
-		const earlier = await lookFor(context, request, userDefinedId, Number.NEGATIVE_INFINITY);
+		const earlier = await lookFor(
+			context,
+			request,
+			userDefinedId,
+			Number.NEGATIVE_INFINITY,
+			RETRY_RUNS_SEARCHED,
+		);
 		if (earlier.kind === 'found') {
 			takenBy(context).add(String(earlier.run.run_id));
 			return earlier.run;
@@ -191,7 +219,9 @@ export async function createRunOnce(
 		}
 		const { error } = attempt;
 		const facts = error.context[FAILURE_FACTS] as FailureFacts | undefined;
-		if (userDefinedId === undefined || !facts || !mayHaveBeenProcessed(facts)) throw error;
+		if (!facts || !mayHaveBeenProcessed(facts)) throw error;
+		if (namesAFile && sentId !== undefined) throw withFileNameIdNote(error, sentId);
+		if (userDefinedId === undefined) throw error;
 		const failedAtMs = Date.now();
 		// The Run, if made, is listed once the service has stored it: a short wait first.
 		await pause(context, request, RETRY_LIMITS.baseBackoffMs);
@@ -233,6 +263,13 @@ async function sendOnce(
 			return { kind: 'not sent', error };
 		throw asNodeError(context.getNode(), error, request.itemIndex);
 	}
+}
+
+/** The failure, told why the node did not look for its Run by an ID that is a file's name. */
+function withFileNameIdNote(error: NodeApiError, userDefinedId: string): NodeApiError {
+	const note = `The User-Defined ID "${userDefinedId}" is the file’s name, which two documents can share, so the node did not take a Run of the Agent with it for this file’s: check the Agent’s Runs before running the item again. To let the node find its own Run after such an error, give each document its own ID (the email's or the Drive file's ID).`;
+	error.description = [error.description, note].filter(Boolean).join(' ');
+	return error;
 }
 
 /** The failure, told what the look among the Agent's newest Runs found. */
