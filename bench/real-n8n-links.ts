@@ -32,7 +32,10 @@
  *
  *   npx tsx bench/real-n8n-links.ts [--links=10] [--link-mb=250]
  *     [--configs=1.123.81-default,2.41.1-queue-database,2.41.1-filesystem] [--variants=ours,0.3.0]
- *     [--no-write] [--keep]
+ *     [--reps=1] [--no-write] [--out=bench/RESULTS-links-n8n.md] [--keep]
+ *
+ * --reps=N makes N measured calls in each n8n, one after the other (each after a full garbage
+ * collection and its own quiet baseline), each a row.
  *
  * Writes bench/RESULTS-links-n8n.md (unless --no-write). Not part of `npm test`: it starts n8n,
  * PostgreSQL and Redis and moves GBs.
@@ -341,6 +344,8 @@ async function startWorker(
 interface Result {
 	config: Config;
 	variant: Variant;
+	/** Which call in this n8n (1: the first after the warm-up). */
+	rep: number;
 	n8nVersion: string;
 	ok: boolean;
 	whole: number;
@@ -376,8 +381,9 @@ async function measure(
 	services: { redis?: Service; pg?: Postgres },
 	linkCount: number,
 	linkBytes: number,
+	reps: number,
 	keep: boolean,
-): Promise<Result> {
+): Promise<Result[]> {
 	const n8n = await host.ensureN8n(config.version);
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), `ea-bench-links-${config.name}-${variant}-`));
 	const mainFolder = path.join(root, 'main');
@@ -484,71 +490,77 @@ async function measure(
 		await waitFor(1, 180_000);
 
 		const rss = recordRss(pids);
+		const results: Result[] = [];
 		try {
-			// Garbage of the warm-up collected, then the quiet whose median is the baseline.
-			await sleep(2000);
-			for (const pid of Object.values(pids)) process.kill(pid, 'SIGUSR2');
-			await sleep(1000 + BASELINE_MS);
-			const names = Array.from({ length: linkCount }, (_, i) => `${tag}-${i}.pdf`);
-			const seq = emu.lastSeq;
-			const callAt = Date.now();
-			log(`${config.name} ${variant}: ${linkCount} links × ${linkBytes / 1e6} MB → webhook`);
-			await call(names.map((name) => files.link(name, linkBytes)));
-			const latest = await waitFor(2, 60 * 60_000);
-			const endAt = Date.now();
-			rss.stop();
-			const runData = await runOf(latest.id);
-			const run = runData[CREATE_RUN]?.[0];
-			const items = run?.data?.main?.[0] ?? [];
-			const errors = [
-				...(run?.error ? [`${run.error.message ?? ''} ${run.error.description ?? ''}`] : []),
-				...(!run ? [`${CREATE_RUN} did not run (ran: ${Object.keys(runData).join(', ')})`] : []),
-				...items.flatMap((item) => (item.json.error ? [String(item.json.error)] : [])),
-			];
-			const started = (run?.startTime ?? callAt) - 0;
-			const uploads = emu
-				.requestsSince(seq)
-				.filter((e) => e.operation === 'runs.create' && e.status < 300)
-				.flatMap((e) => e.upload?.files ?? []);
-			let whole = 0;
-			for (const name of names) {
-				const got = uploads.filter((f) => f.filename === name);
-				if (
-					got.length === 1 &&
-					got[0].size === linkBytes &&
-					got[0].sha256 === files.sha256(name, linkBytes)
-				)
-					whole++;
-			}
-			const ranOnWorker = worker
-				? new RegExp(`Worker started execution ${latest.id} \\(`).test(
-						fs.readFileSync(worker.logFile, 'utf8'),
+			for (let rep = 1; rep <= reps; rep++) {
+				// Garbage of the execution before collected, then the quiet whose median is the baseline.
+				await sleep(2000);
+				for (const pid of Object.values(pids)) process.kill(pid, 'SIGUSR2');
+				await sleep(1000 + BASELINE_MS);
+				const names = Array.from({ length: linkCount }, (_, i) => `${tag}-r${rep}-${i}.pdf`);
+				const seq = emu.lastSeq;
+				const callAt = Date.now();
+				log(
+					`${config.name} ${variant} (${rep}/${reps}): ${linkCount} links × ${linkBytes / 1e6} MB → webhook`,
+				);
+				await call(names.map((name) => files.link(name, linkBytes)));
+				const latest = await waitFor(1 + rep, 60 * 60_000);
+				const endAt = Date.now();
+				const runData = await runOf(latest.id);
+				const run = runData[CREATE_RUN]?.[0];
+				const items = run?.data?.main?.[0] ?? [];
+				const errors = [
+					...(run?.error ? [`${run.error.message ?? ''} ${run.error.description ?? ''}`] : []),
+					...(!run ? [`${CREATE_RUN} did not run (ran: ${Object.keys(runData).join(', ')})`] : []),
+					...items.flatMap((item) => (item.json.error ? [String(item.json.error)] : [])),
+				];
+				const started = (run?.startTime ?? callAt) - 0;
+				const uploads = emu
+					.requestsSince(seq)
+					.filter((e) => e.operation === 'runs.create' && e.status < 300)
+					.flatMap((e) => e.upload?.files ?? []);
+				let whole = 0;
+				for (const name of names) {
+					const got = uploads.filter((f) => f.filename === name);
+					if (
+						got.length === 1 &&
+						got[0].size === linkBytes &&
+						got[0].sha256 === files.sha256(name, linkBytes)
 					)
-				: undefined;
-			const result: Result = {
-				config,
-				variant,
-				n8nVersion: n8n.version,
-				ok: errors.length === 0 && whole === names.length && ranOnWorker !== false,
-				whole,
-				links: names.length,
-				linkBytes,
-				nodeMs: run?.executionTime ?? NaN,
-				executionMs: endAt - Math.min(callAt, started),
-				main: growthOf(rss.samples, 'main', callAt, endAt),
-				mainChildren: growthOf(rss.samples, 'main+', callAt, endAt),
-				...(worker
-					? {
-							worker: growthOf(rss.samples, 'worker', callAt, endAt),
-							workerChildren: growthOf(rss.samples, 'worker+', callAt, endAt),
-						}
-					: {}),
-				ranOnWorker,
-				errors,
-				maxReads: Math.max(...names.map((name) => files.reads.get(name) ?? 0)),
-			};
-			log(`${config.name} ${variant}: ${lineOf(result)}`);
-			return result;
+						whole++;
+				}
+				const ranOnWorker = worker
+					? new RegExp(`Worker started execution ${latest.id} \\(`).test(
+							fs.readFileSync(worker.logFile, 'utf8'),
+						)
+					: undefined;
+				const result: Result = {
+					config,
+					variant,
+					rep,
+					n8nVersion: n8n.version,
+					ok: errors.length === 0 && whole === names.length && ranOnWorker !== false,
+					whole,
+					links: names.length,
+					linkBytes,
+					nodeMs: run?.executionTime ?? NaN,
+					executionMs: endAt - Math.min(callAt, started),
+					main: growthOf(rss.samples, 'main', callAt, endAt),
+					mainChildren: growthOf(rss.samples, 'main+', callAt, endAt),
+					...(worker
+						? {
+								worker: growthOf(rss.samples, 'worker', callAt, endAt),
+								workerChildren: growthOf(rss.samples, 'worker+', callAt, endAt),
+							}
+						: {}),
+					ranOnWorker,
+					errors,
+					maxReads: Math.max(...names.map((name) => files.reads.get(name) ?? 0)),
+				};
+				log(`${config.name} ${variant}: ${lineOf(result)}`);
+				results.push(result);
+			}
+			return results;
 		} finally {
 			rss.stop();
 		}
@@ -574,14 +586,14 @@ function lineOf(r: Result): string {
 	const runners = [r.mainChildren, ...(r.workerChildren ? [r.workerChildren] : [])]
 		.map((g) => mib(g.growth))
 		.join(' / ');
-	return `| ${r.config.name} | ${r.variant} | ${mib(r.main.growth)} | ${r.worker ? mib(r.worker.growth) : '—'} | ${runners} | ${(r.nodeMs / 1000).toFixed(1)} | ${r.whole}/${r.links}${r.ok ? '' : ' NOT OK'} | ${r.maxReads} |`;
+	return `| ${r.config.name} | ${r.variant}${r.rep > 1 ? ` (call ${r.rep})` : ''} | ${mib(r.main.growth)} | ${r.worker ? mib(r.worker.growth) : '—'} | ${runners} | ${(r.nodeMs / 1000).toFixed(1)} | ${r.whole}/${r.links}${r.ok ? '' : ' NOT OK'} | ${r.maxReads} |`;
 }
 
 function detailOf(r: Result): string {
 	const g = (name: string, x: Growth) =>
 		`${name} baseline ${mib(x.baseline)} MiB, peak ${mib(x.peak)} MiB`;
 	return [
-		`- ${r.config.name} ${r.variant} (n8n ${r.n8nVersion}): ${g('main', r.main)}; ${g('main’s children', r.mainChildren)}`,
+		`- ${r.config.name} ${r.variant}${r.rep > 1 ? ` (call ${r.rep})` : ''} (n8n ${r.n8nVersion}): ${g('main', r.main)}; ${g('main’s children', r.mainChildren)}`,
 		r.worker ? `; ${g('worker', r.worker)}; ${g('worker’s children', r.workerChildren!)}` : '',
 		r.ranOnWorker !== undefined ? `; the execution ran on the worker: ${r.ranOnWorker}` : '',
 		`; call → execution stored ${(r.executionMs / 1000).toFixed(1)} s`,
@@ -606,6 +618,12 @@ async function main(): Promise<void> {
 		});
 	const variants = arg('variants', 'ours,0.3.0').split(',') as Variant[];
 	const keep = argv.includes('--keep');
+	const reps = Number(arg('reps', '1'));
+	const out = path.resolve(arg('out', path.join(__dirname, 'RESULTS-links-n8n.md')));
+	// What `ours` is: the dist/ that npm pack takes, built when its node file was written.
+	const distBuilt = fs
+		.statSync(path.join(REPO_ROOT, 'dist', 'nodes', 'ExtractionAgents', 'ExtractionAgents.node.js'))
+		.mtime.toISOString();
 	const loadBefore = os.loadavg();
 	const commit = (
 		await execFileP('git', ['-C', REPO_ROOT, 'rev-parse', '--short', 'HEAD'])
@@ -642,7 +660,7 @@ async function main(): Promise<void> {
 			'Written by `npx tsx bench/real-n8n-links.ts` (issue #41, "Must show").',
 			'',
 			...(final ? [] : ['**In progress**: the rows so far.', '']),
-			`- Date: ${new Date().toISOString()}; checkout ${commit}${dirty ? ' (with uncommitted changes in nodes/ or credentials/)' : ''}; 0.3.0 = commit ${RELEASE_0_3_0} built with its own tsconfig and gulpfile, packed and installed the same way`,
+			`- Date: ${new Date().toISOString()}; checkout ${commit}${dirty ? ' (with uncommitted changes in nodes/ or credentials/)' : ''}; ours = dist/ built ${distBuilt}; 0.3.0 = commit ${RELEASE_0_3_0} built with its own tsconfig and gulpfile, packed and installed the same way`,
 			`- ${linkCount} links × ${linkMB} MB (${linkBytes} bytes each, Content-Length announced, bytes made on the fly by a loopback host); Items in Parallel ${DEFAULT_ITEMS_IN_PARALLEL} (the default); Webhook → Code → Run → Create (typeVersion ${NODE_VERSION}, Files: Links) against the emulator; host and emulator run in the bench process, not in n8n's`,
 			`- Machine: ${os.cpus().length} cores, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB; load average ${load(loadBefore)} before, ${load(os.loadavg())} now. The machine is shared with other long CPU jobs: times are inflated and noisy; memory is the figure that matters.`,
 			`- RSS sampled every ${SAMPLE_MS} ms from /proc. Growth = the highest RSS from the webhook call to the execution's end − the median of the ${BASELINE_MS / 1000} s of quiet before the call (after a warm-up execution with 1 kB links and a full garbage collection). "Task runners" = the children of the main (/ of the worker). Whole = the emulator received the link's exact size and SHA-256, in one upload. Reads per link = the most GETs the host answered for one link.`,
@@ -655,8 +673,7 @@ async function main(): Promise<void> {
 			...(failures.length ? ['', 'Failed:', ...failures.map((f) => `- ${f.split('\n')[0]}`)] : []),
 			'',
 		].join('\n');
-	const write = (final: boolean) =>
-		fs.writeFileSync(path.join(__dirname, 'RESULTS-links-n8n.md'), render(final));
+	const write = (final: boolean) => fs.writeFileSync(out, render(final));
 	try {
 		if (configs.some((c) => c.queue)) {
 			const tools = await ensureDebianPackages();
@@ -671,7 +688,7 @@ async function main(): Promise<void> {
 			for (const variant of variants) {
 				try {
 					results.push(
-						await measure(
+						...(await measure(
 							config,
 							variant,
 							tgzs[variant],
@@ -680,8 +697,9 @@ async function main(): Promise<void> {
 							services,
 							linkCount,
 							linkBytes,
+							reps,
 							keep,
-						),
+						)),
 					);
 				} catch (error) {
 					const message = `${config.name} ${variant}: ${(error as Error).message.slice(0, 2000)}`;
