@@ -54,10 +54,16 @@ describe('rate limits', () => {
 		expect((await alice.get('/agents')).status).toBe(200);
 		expect((await alice.get('/agents/1')).status).toBe(200);
 		emu.knobs.retryAfterStyle = 'http-date';
+		const asked = emu.now();
 		const dated = await alice.get('/agents');
+		const answered = emu.now();
 		expect(dated.status).toBe(429);
+		// The date is when the minute's window lets a call through again: 1 to 60 s after the
+		// emulator's clock at the refusal, in whole seconds. Bracketed by the emulator's clock
+		// before and after the call, so a busy machine cannot break it.
 		const when = Date.parse(dated.headers.get('retry-after')!);
-		expect(when).toBeGreaterThan(Date.now() - 2000);
+		expect(when).toBeGreaterThanOrEqual(Math.floor((asked + 1000) / 1000) * 1000);
+		expect(when).toBeLessThanOrEqual(answered + 60_000);
 		emu.knobs.retryAfterStyle = 'absent';
 		const bare = await alice.get('/agents');
 		expect(bare.status).toBe(429);
@@ -184,11 +190,12 @@ describe('injected faults', () => {
 		const pending = rawRequest(`${other.apiUrl}/agents`, {
 			headers: { authorization: `Bearer ${DEMO_KEYS.alice}` },
 		});
-		await new Promise((res) => setTimeout(res, 50));
+		while (other.requestLog.length === 0) await new Promise((res) => setTimeout(res, 50));
 		expect(other.requestLog[0]).toMatchObject({ fault: 'stall', status: 0 });
-		const s0 = Date.now();
+		// The stalled request is never answered and its client has no timeout: a server that
+		// waited for it would never close, so stop() resolving at all (jest's test timeout is the
+		// only clock) shows it closed the stalled socket, and the client saw its connection end.
 		await other.stop();
-		expect(Date.now() - s0).toBeLessThan(5000);
 		expect('error' in (await pending)).toBe(true);
 	});
 });
