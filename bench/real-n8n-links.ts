@@ -640,10 +640,10 @@ async function main(): Promise<void> {
 				'credentials',
 			])
 		).stdout.trim() !== '';
+	const packDir = fs.mkdtempSync(path.join(os.tmpdir(), 'ea-bench-links-pack-'));
+	process.on('exit', () => fs.rmSync(packDir, { recursive: true, force: true }));
 	const tgzs: Record<Variant, string> = {
-		ours: variants.includes('ours')
-			? await host.packPackage(fs.mkdtempSync(path.join(os.tmpdir(), 'ea-bench-links-pack-')))
-			: '',
+		ours: variants.includes('ours') ? await host.packPackage(packDir) : '',
 		'0.3.0': variants.includes('0.3.0') ? await package030() : '',
 	};
 	const emu = await startEmulator({ logErrors: false, seed: 42, keepUploadBytesUnder: 0 });
