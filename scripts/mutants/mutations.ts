@@ -276,4 +276,14 @@ export const MUTATIONS: Mutation[] = [
 			),
 		],
 	},
+	{
+		name: 'a first look after Skip Them emits a Run in `done` again',
+		edits: [
+			edit(
+				'historyScan.ts',
+				'if (finishedAfter && look.done.has(Number(run.run_id))) continue;',
+				'',
+			),
+		],
+	},
 ];

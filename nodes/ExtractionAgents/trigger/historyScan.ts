@@ -135,6 +135,9 @@ function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now
 		if (before && beforeState && !counted && isNewRun(run, beforeState, known)) before.discovered++;
 		const finishedAfter =
 			finishedSince !== undefined && isRunFinished(run) && finishedAtOf(run) >= finishedSince;
+		// A finished Run the trigger already dealt with (`done`: emitted by a poll of another n8n
+		// main before the poll that stands in for a failed activation poll) is not emitted again.
+		if (finishedAfter && look.done.has(Number(run.run_id))) continue;
 		if (!isRunFinished(run) || finishedAfter)
 			look.pending.set(Number(run.run_id), pendingStampOf(run, now));
 		else if (historyFrom !== undefined) {

@@ -2482,6 +2482,34 @@ export const REPLAYS: NamedSchedule[] = [
 		}),
 		steps: [{ do: 'create', agent: 0, done: 'success', count: 40 }, ...minutes(16)],
 	},
+	{
+		name: 'generated seed 6200063: Skip Them re-activation whose activation poll failed; main B emits a Run from the state before it, then the poll that stands in for the activation poll',
+		why: 'The stand-in poll rebuilt the state for Skip Them from what main B saved, kept its `done`, and still emitted the Run main B had emitted (a finished Run after the re-activation went to its single read, `done` unread): emitted twice.',
+		seed: 6200063,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 0,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'durable',
+			onReactivation: 'skip',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 108,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'listFail', agent: 0, status: 500, times: 2 },
+			{ do: 'deactivate' },
+			{ do: 'activate' },
+			{ do: 'poll' },
+			{ do: 'create', agent: 0 },
+			{ do: 'finish', run: 0, status: 'success' },
+			{ do: 'poll', main: 'B' },
+		],
+	},
 ];
 
 /**
