@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { gzipSync } from 'node:zlib';
+import { createGzip, gzipSync } from 'node:zlib';
 
 export interface LinkRequest {
 	method: string;
@@ -48,6 +48,9 @@ export interface LinkHost {
  * - `/chunked/…`: the file without a length (chunked).
  * - `/once/…`: a single-use link: the first GET gives the file, every later one 410.
  * - `/gzip/…`: gzip-encoded whatever Accept-Encoding asked, Content-Length of the gzip.
+ * - `/gzip-chunked/…`: gzip-encoded whatever Accept-Encoding asked, chunked (compressed on the fly).
+ * - `/chunked-cut/…`: chunked; half the file, then the connection closed without the last chunk.
+ * - `/gzip-bomb/<bytes>/…`: `bytes` zero bytes gzip-encoded, chunked (a few hundred KB on the wire).
  * - `/longer/…`: the file; each answer after the first is 4,096 bytes longer (and says so).
  * - `/grows/…`: chunked, and each answer after the first is longer.
  * - `/swapped/…`: chunked; later answers are other bytes of the same type and length.
@@ -186,6 +189,38 @@ function serve(
 			}
 			res.writeHead(200, { ...pdf, 'Content-Length': bytes.length });
 			return void res.end(bytes);
+		case 'gzip-chunked': {
+			const big = Buffer.concat(Array.from({ length: 64 }, () => bytes));
+			log.record(big);
+			res.writeHead(200, { ...pdf, 'Content-Encoding': 'gzip' });
+			const zipped = gzipSync(big);
+			res.write(zipped.subarray(0, 10));
+			return void res.end(zipped.subarray(10));
+		}
+		case 'chunked-cut':
+			log.record(bytes);
+			res.writeHead(200, pdf);
+			res.write(bytes.subarray(0, bytes.length >> 1));
+			// Closed a moment later, once the half has reached the client.
+			setTimeout(() => res.destroy(), 300);
+			return;
+		case 'gzip-bomb': {
+			res.writeHead(200, { ...pdf, 'Content-Encoding': 'gzip' });
+			const gzip = createGzip({ level: 1 });
+			gzip.pipe(res);
+			res.on('close', () => gzip.destroy());
+			const zeros = Buffer.alloc(1024 * 1024);
+			let left = Number(rest[0]);
+			const pump = () => {
+				while (left > 0 && !res.destroyed) {
+					const part = zeros.subarray(0, Math.min(zeros.length, left));
+					left -= part.length;
+					if (!gzip.write(part)) return void gzip.once('drain', pump);
+				}
+				gzip.end();
+			};
+			return pump();
+		}
 		case 'gzip': {
 			// A large body that compresses well: the gzip is far shorter than the file.
 			const big = Buffer.concat(Array.from({ length: 64 }, () => bytes));

@@ -1,6 +1,6 @@
 /**
  * What Files → Links costs in memory, measured from outside the engine: a host of big files
- * that announce their length, and one execution of Run → Create (one link per item) in a
+ * (announcing their length, chunked, or gzip-encoded in chunks), and one execution of Run → Create (one link per item) in a
  * child process (memory-child.ts) whose RSS is the engine's alone: the host and the emulator
  * stay in the caller's process. Used by test/node/links-memory.test.ts and bench/link-download.ts.
  */
@@ -9,14 +9,21 @@ import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { createGzip } from 'node:zlib';
 import type { BinaryMode } from '../harness';
 import type { LinksChildArgs, LinksChildResult } from './memory-child';
 
 const MIB = 1024 * 1024;
 
+/**
+ * How the host sends a file: with its Content-Length (`announced`), without a length
+ * (`chunked`), or gzip-encoded without a length (`gzip`, as a host compressing on the fly does).
+ */
+export type BigFileSending = 'announced' | 'chunked' | 'gzip';
+
 export interface BigFileHost {
-	/** The address of a file of `bytes` bytes; `name` makes its bytes its own. */
-	link(name: string, bytes: number): string;
+	/** The address of a file of `bytes` bytes, sent as `sending` says; `name` makes its bytes its own. */
+	link(name: string, bytes: number, sending?: BigFileSending): string;
 	/** The SHA-256 of what `link(name, bytes)` serves. */
 	sha256(name: string, bytes: number): string;
 	/** GETs per file name. */
@@ -33,32 +40,45 @@ function pieceOf(name: string): Buffer {
 	return piece;
 }
 
-/** Serves `/<bytes>/<name>`: `bytes` bytes with Content-Length, written as the client reads. */
+/**
+ * Serves `/<sending>/<bytes>/<name>`: `bytes` bytes, written as the client reads, with
+ * Content-Length (`announced`), chunked, or gzip-encoded and chunked.
+ */
 export async function startBigFileHost(): Promise<BigFileHost> {
 	const reads = new Map<string, number>();
 	const server = http.createServer((req, res) => {
-		const match = /^\/(\d+)\/([^/?]+)$/.exec(req.url ?? '');
+		const match = /^\/(announced|chunked|gzip)\/(\d+)\/([^/?]+)$/.exec(req.url ?? '');
 		if (!match) return void res.writeHead(404).end();
-		const [size, name] = [Number(match[1]), match[2]];
+		const [sending, size, name] = [match[1] as BigFileSending, Number(match[2]), match[3]];
 		reads.set(name, (reads.get(name) ?? 0) + 1);
 		const piece = pieceOf(name);
-		res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': size });
+		res.writeHead(200, {
+			'Content-Type': 'application/pdf',
+			...(sending === 'announced' ? { 'Content-Length': size } : {}),
+			...(sending === 'gzip' ? { 'Content-Encoding': 'gzip' } : {}),
+		});
+		const gzip = sending === 'gzip' ? createGzip({ level: 1 }) : undefined;
+		gzip?.pipe(res);
+		const out = gzip ?? res;
 		let sent = 0;
 		const pump = () => {
 			while (sent < size) {
 				const part = piece.subarray(0, Math.min(piece.length, size - sent));
 				sent += part.length;
-				if (!res.write(part)) return void res.once('drain', pump);
+				if (!out.write(part)) return void out.once('drain', pump);
 			}
-			res.end();
+			out.end();
 		};
-		res.on('close', () => (sent = size));
+		res.on('close', () => {
+			sent = size;
+			gzip?.destroy();
+		});
 		pump();
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 	return {
-		link: (name, bytes) => `${url}/${bytes}/${name}`,
+		link: (name, bytes, sending = 'announced') => `${url}/${sending}/${bytes}/${name}`,
 		sha256: (name, bytes) => {
 			const hash = createHash('sha256');
 			const piece = pieceOf(name);

@@ -106,7 +106,7 @@ describe('encodeMultipartStream', () => {
 
 	it('stops the upload when a file yields other than its announced size', async () => {
 		const [file] = asParts();
-		const body = encodeMultipartStream([{ ...file, size: file.size + 1 }]);
+		const body = encodeMultipartStream([{ ...file, size: (file.size ?? 0) + 1 }]);
 		await expect(collect(body.stream())).rejects.toThrow(
 			'File "invoice.pdf" changed while uploading: expected 70001 bytes, read 70000',
 		);

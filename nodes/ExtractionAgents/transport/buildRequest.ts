@@ -31,7 +31,9 @@ export function buildHttpRequest(
 		headers: upload
 			? {
 					'Content-Type': upload.type,
-					'Content-Length': String(upload.size),
+					// A body with a file of unknown length (a link whose host does not announce it) goes
+					// chunked: `false` keeps the client from adding a Content-Length of its own.
+					'Content-Length': upload.lengthKnown ? String(upload.size) : false,
 					Accept: 'application/json',
 				}
 			: { Accept: request.binaryResponse ? '*/*' : 'application/json' },

@@ -2,6 +2,7 @@ import type { IN8nHttpFullResponse } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 import { executionCancelledError } from './cancellation';
 import type { RequestFailure } from './errors';
+import { FileReadError } from './multipart';
 import type { ServiceContext, ServiceRequest, ServiceResponse } from './types';
 import type { UploadStop } from './uploadWatch';
 
@@ -47,6 +48,9 @@ export function classifyAnswer<T>(
 		// The HTTP client hands a body that does not parse as JSON over as text.
 		return { kind: 'failure', failure: { kind: 'malformed', status, body, ...attempt } };
 	}
+	if (status === 411 && request.upload && !request.upload.lengthKnown) {
+		throw lengthRequiredError(request);
+	}
 	if (status === 404 && earlierAttemptMayHaveWorked && request.missingOnRetryMeansDone) {
 		// An earlier attempt removed it and its answer was lost on the way back.
 		return answer();
@@ -76,7 +80,8 @@ export function classifyThrown<T>(
 		// Not a failed request: nothing to retry.
 		throw new NodeOperationError(context.getNode(), error, { itemIndex: request.itemIndex });
 	}
-	const readFailure = request.upload?.readFailure;
+	// A file that could not be read whole, or an answer that refused how it was sent (a 411).
+	const readFailure = error instanceof FileReadError ? error : request.upload?.readFailure;
 	if (readFailure) {
 		// The upload stopped because a file could not be read, not because of the network.
 		throw new NodeOperationError(context.getNode(), readFailure.message, {
@@ -124,6 +129,19 @@ export function classifyThrown<T>(
 	};
 }
 
+/**
+ * The service refused a body sent without its length (411 Length Required): a file of it came
+ * from a link whose host did not announce its length, sent on as it downloaded. Nothing is
+ * retried: the link was read once, and its file would come without a length again.
+ */
+function lengthRequiredError(request: ServiceRequest): FileReadError {
+	const sources = (request.upload?.filesOfUnknownLength ?? []).map((file) => file.source);
+	return new FileReadError(
+		`The Extraction Agents service needs to know the upload’s length before it takes it (411 Length Required), and the file from ${sources.join(', ') || 'a link'} does not say its length`,
+		'No Run was made. n8n keeps files in memory here (or in its database), so a link’s file is sent on as it downloads; this link’s host sends the file without announcing its length (in chunks, or compressed). Use a link whose host announces the file’s length, or run n8n in filesystem mode (N8N_DEFAULT_BINARY_DATA_MODE=filesystem), where a link is downloaded whole before its upload.',
+	);
+}
+
 /** "3.1 MB" */
 const megabytes = (bytes: number): string => `${(bytes / 1_000_000).toFixed(1)} MB`;
 
@@ -139,7 +157,7 @@ function stalledUploadError(
 	const seconds = Math.round(stop.idleMs / 1000);
 	return new NodeOperationError(
 		context.getNode(),
-		`The upload to the Extraction Agents service stalled: it took nothing for ${seconds} s after ${megabytes(stop.sentBytes)} of ${megabytes(stop.totalBytes)}`,
+		`The upload to the Extraction Agents service stalled: it took nothing for ${seconds} s after ${megabytes(stop.sentBytes)}${stop.totalBytes === undefined ? '' : ` of ${megabytes(stop.totalBytes)}`}`,
 		{
 			description: `No Run was made: the service did not get the whole upload. Check the connection between n8n and the service (a proxy or a slow line), then run the item again; if the line is known to pause longer, raise Options → Request Timeout (${seconds} s).`,
 			itemIndex: request.itemIndex,
@@ -161,10 +179,11 @@ function cutUploadError(
 	sentBytes: number,
 	code: string,
 ): NodeOperationError {
-	const totalBytes = request.upload?.size ?? 0;
+	const upload = request.upload;
+	const ofTotal = upload && upload.lengthKnown ? ` of ${amount(upload.size)}` : '';
 	const error = new NodeOperationError(
 		context.getNode(),
-		`The connection to the Extraction Agents service broke during the upload, after ${amount(sentBytes)} of ${amount(totalBytes)}`,
+		`The connection to the Extraction Agents service broke during the upload, after ${amount(sentBytes)}${ofTotal}`,
 		{
 			description: `No Run was made: the service did not get the whole upload. Run the item again; if it keeps happening, ask whoever runs your n8n to check the connection between n8n and the service (a proxy or an unstable line). (${code})`,
 			itemIndex: request.itemIndex,

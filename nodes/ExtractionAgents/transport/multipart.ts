@@ -21,7 +21,11 @@ export interface MultipartFile {
 	fieldName: string;
 	fileName: string;
 	contentType: string;
-	size: number;
+	/**
+	 * Its length in bytes, or undefined when it is known only once the file was read whole (a
+	 * link whose host does not announce it): the body is then sent without a Content-Length.
+	 */
+	size: number | undefined;
 	/** Where the bytes come from, for messages, in the words of the item's panel (e.g. `file field "data"`). */
 	source: string;
 	open: () => Promise<AsyncIterable<Uint8Array>> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
@@ -39,6 +43,7 @@ export interface MultipartField {
 type Segment = Buffer | MultipartFile;
 
 export interface UploadProgress {
+	/** Bytes the HTTP client took; with a file of unknown length, the body's length once completed. */
 	sentBytes: number;
 	lastMovedAt: number;
 	completedAt?: number;
@@ -79,10 +84,20 @@ function withoutControls(value: string, replacement: string): string {
  *
  * It presents itself as a Blob (size, type, stream()) because that is the one body
  * shape n8n's HTTP client (axios) streams with an exact `Content-Length` without the
- * node importing Node's `stream` module, which community nodes may not.
+ * node importing Node's `stream` module, which community nodes may not. When a file's length
+ * is unknown (`lengthKnown` false), the request leaves Content-Length out and the body goes
+ * chunked (Transfer-Encoding: chunked, transport/buildRequest.ts); it is then sent whole once
+ * every file's source ended and its last byte was taken.
  */
 export class MultipartBody {
+	/** The body's length; when `lengthKnown` is false, only what is known of it (the files of known length and the part headers). */
 	readonly size: number;
+
+	/** Whether every file's length is known, so that the body's is. */
+	readonly lengthKnown: boolean;
+
+	/** The files whose length is unknown until they were read whole. */
+	readonly filesOfUnknownLength: MultipartFile[];
 
 	readonly type: string;
 
@@ -95,9 +110,14 @@ export class MultipartBody {
 		this.boundary = boundary;
 		this.type = `multipart/form-data; boundary=${boundary}`;
 		this.size = segments.reduce(
-			(total, segment) => total + (Buffer.isBuffer(segment) ? segment.length : segment.size),
+			(total, segment) => total + (Buffer.isBuffer(segment) ? segment.length : (segment.size ?? 0)),
 			0,
 		);
+		this.filesOfUnknownLength = segments.filter(
+			(segment): segment is MultipartFile =>
+				!Buffer.isBuffer(segment) && segment.size === undefined,
+		);
+		this.lengthKnown = this.filesOfUnknownLength.length === 0;
 	}
 
 	get [Symbol.toStringTag](): string {
@@ -175,7 +195,7 @@ export class MultipartBody {
 				if (pass === this.passNumber) this.openSource = source;
 				for await (const chunk of source) {
 					this.waitingFor = undefined;
-					if (sent + chunk.length > segment.size) {
+					if (segment.size !== undefined && sent + chunk.length > segment.size) {
 						// Never past the announced length: the surplus would reach the service as
 						// the start of another request.
 						throw new FileReadError(
@@ -204,7 +224,7 @@ export class MultipartBody {
 				}
 				throw failure;
 			}
-			if (sent !== segment.size) {
+			if (segment.size !== undefined && sent !== segment.size) {
 				// A length mismatch would corrupt every later part; stop the upload instead.
 				this.readFailure = new FileReadError(
 					`File "${segment.fileName}" changed while uploading: expected ${segment.size} bytes, read ${sent}`,

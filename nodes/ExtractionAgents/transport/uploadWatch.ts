@@ -19,7 +19,8 @@ import { uploadAllowanceMs } from './uploadAllowance';
 const WATCH_MS = 250;
 
 export type UploadStop =
-	| { kind: 'stalled'; sentBytes: number; totalBytes: number; idleMs: number }
+	/** `totalBytes` undefined: the body's length is not known (a file of unknown length, see MultipartBody). */
+	| { kind: 'stalled'; sentBytes: number; totalBytes: number | undefined; idleMs: number }
 	| { kind: 'source'; idleMs: number }
 	| { kind: 'unanswered'; afterMs: number };
 
@@ -41,6 +42,9 @@ export function watchUpload(
 	cancel: AbortSignal | undefined,
 ): UploadWatch {
 	const idleMs = Math.max(1, timeoutMs - uploadAllowanceMs(body.size));
+	// A body of unknown length gets its allowance once sent, from the bytes it turned out to have.
+	const answerMs = (sentBytes: number) =>
+		body.lengthKnown ? timeoutMs : idleMs + uploadAllowanceMs(sentBytes);
 	const controller = new AbortController();
 	const onCancel = () => controller.abort();
 	cancel?.addEventListener('abort', onCancel, { once: true });
@@ -50,15 +54,19 @@ export function watchUpload(
 	const judge = (now: number): UploadStop | undefined => {
 		const { sentBytes, lastMovedAt, completedAt } = body.progress;
 		if (completedAt !== undefined) {
-			return now - completedAt >= timeoutMs
-				? { kind: 'unanswered', afterMs: timeoutMs }
-				: undefined;
+			const afterMs = answerMs(sentBytes);
+			return now - completedAt >= afterMs ? { kind: 'unanswered', afterMs } : undefined;
 		}
 		if (now - lastMovedAt < idleMs) return undefined;
 		// Waiting for a file's own next bytes is the file's source stalling, not the service.
 		if (body.waitingFor && now - body.waitingFor.sinceMs >= idleMs)
 			return { kind: 'source', idleMs };
-		return { kind: 'stalled', sentBytes, totalBytes: body.size, idleMs };
+		return {
+			kind: 'stalled',
+			sentBytes,
+			totalBytes: body.lengthKnown ? body.size : undefined,
+			idleMs,
+		};
 	};
 	void (async () => {
 		while (!ended) {

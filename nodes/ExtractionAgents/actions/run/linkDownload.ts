@@ -10,7 +10,8 @@ import { shownLink } from './shownLink';
  * helper, never through the credential, so the API key cannot reach a link's host on any hop;
  * redirects are followed here, hop by hop, so that each hop is checked (a web address, not
  * the service's own API). Each link is read exactly once, into n8n's binary store
- * (`storeLinkFile`), under the rule that docs/design/files-from-links.md states for links:
+ * (`storeLinkFile`) or straight into the upload (`streamLinkFile`, linkStore.ts), under the
+ * rule that docs/design/files-from-links.md states for links:
  *
  *   a link has Request Timeout to give its file's first byte, redirects included; after
  *   that, it may pause for at most Request Timeout between two pieces of its file.

@@ -17,12 +17,13 @@ import { linkError, shownLink, type LinkAnswer } from './linkDownload';
  *   one-time link or a host that closes connections left unread cannot break it.
  * - **Anywhere else** (memory mode, n8n 1.x's default; the database store of n8n 2.x in queue
  *   mode; S3): the store takes a file whole into memory before it answers, so ten items of
- *   250 MB links would hold gigabytes. A link whose host announces its length (and sends it
- *   unencoded) is therefore not stored: its one answer is sent straight on into the upload as
- *   the upload reads it (`streamLinkFile`), and memory holds only what is in flight. Nothing
- *   of it stays in n8n's store afterwards. A link without a length (or gzip-encoded) must be
- *   measured before the upload can announce its size, so it is still read whole into the
- *   store (docs/limits.md says what that costs).
+ *   250 MB links would hold gigabytes. No link is stored there: its one answer is sent
+ *   straight on into the upload as the upload reads it (`streamLinkFile`), and memory holds
+ *   only what is in flight. Nothing of it stays in n8n's store afterwards. A link whose host
+ *   announces its length (and sends the file unencoded) is uploaded with that length; one
+ *   without a length (chunked, or compressed and unpacked on the way) makes the upload go
+ *   without a Content-Length (chunked, transport/multipart.ts), and the service's 411, if it
+ *   ever needs the length, fails the item by name (transport/classifyAnswer.ts).
  *
  * While the file comes in, the stall rule holds: no byte for Request Timeout and the link is
  * cut. A file past the service's limit is cut as soon as it passes it.
@@ -246,12 +247,13 @@ export async function storeKeepsFilesOnDisk(context: IExecuteFunctions): Promise
 
 /**
  * The file's length, when its host announced one and sent the file as it is (no
- * Content-Encoding, or identity, as the node asks); otherwise undefined, and the file must be
- * measured by reading it whole before an upload can announce its size. A host that compresses
- * the file anyway, against the node's Accept-Encoding: identity, is unpacked by n8n's client,
- * which drops the Content-Encoding header and leaves the packed length: streamed, such a file
- * stops the upload at the first byte past that length (no Run is made, and the message says
- * so; in filesystem mode it is read whole first and works).
+ * Content-Encoding, or identity, as the node asks); otherwise undefined, and the upload goes
+ * without a length (chunked). A host that compresses the file anyway, against the node's
+ * Accept-Encoding: identity, and announces the packed length is unpacked by n8n's client,
+ * which drops the Content-Encoding header and leaves that length: such a file stops the upload
+ * at the first byte past it (no Run is made, and the message says so; in filesystem mode it
+ * is read whole first and works). A compressed file sent in chunks has no length and goes
+ * chunked.
  */
 export function streamableLength(answer: LinkAnswer): number | undefined {
 	const announced = announcedLength(answer);
@@ -263,7 +265,8 @@ export function streamableLength(answer: LinkAnswer): number | undefined {
 }
 
 export interface StreamedLinkFile {
-	size: number;
+	/** The announced length; undefined when the link did not announce one (see streamableLength). */
+	size: number | undefined;
 	/** The link's bytes, read as the upload takes them; only once. */
 	open: () => AsyncIterable<Uint8Array>;
 	/** Stops the download if the upload never reached it. */
@@ -274,9 +277,10 @@ export interface StreamedLinkFile {
  * A link sent straight on into the upload, read once as the upload reads it (for a store that
  * would hold the file in memory, see the top of this file). Its length is the one its host
  * announced (`streamableLength`), checked against the service's limit before any Run is
- * made. While the upload waits for its bytes the stall rule holds; a host that closes the
- * connection early, or pauses too long, stops the upload before the service has the whole
- * body, so no Run is made, and the message names the link as a stored link's would.
+ * made; without one, the bytes are counted as they pass and cut at the limit (a gzip bomb
+ * stops at 250 MB). While the upload waits for its bytes the stall rule holds; a host that
+ * closes the connection early, or pauses too long, stops the upload before the service has
+ * the whole body, so no Run is made, and the message names the link as a stored link's would.
  */
 export function streamLinkFile(
 	context: IExecuteFunctions,
@@ -284,10 +288,10 @@ export function streamLinkFile(
 	link: string,
 	answer: LinkAnswer,
 	timeoutMs: number,
-	file: { fileName: string; size: number },
+	file: { fileName: string; size: number | undefined },
 ): StreamedLinkFile {
 	const problems = new DownloadProblems(context, itemIndex, link, timeoutMs, file.size);
-	if (file.size > MAX_FILE_BYTES) {
+	if (file.size !== undefined && file.size > MAX_FILE_BYTES) {
 		answer.abort();
 		throw problems.announcedTooLarge(file.fileName);
 	}
@@ -298,6 +302,11 @@ export function streamLinkFile(
 	const asReadFailure = (error: NodeOperationError) =>
 		new FileReadError(error.message, error.description ?? NO_RUN);
 	let opened = false;
+	/**
+	 * Set when the read ends, or when the upload lets go of it midway (its pass abandoned: a
+	 * stall of the service, a cut connection), which never resumes the read to end it.
+	 */
+	let done = false;
 	const read = async function* (): AsyncGenerator<Uint8Array> {
 		const body = answer.body as unknown as AsyncIterable<Uint8Array>;
 		const chunks = body[Symbol.asyncIterator]();
@@ -305,12 +314,13 @@ export function streamLinkFile(
 		let lastByteAt = Date.now();
 		let waiting = false;
 		let stalled = false;
-		let done = false;
 		// One clock, waking when the rule would break: a stall is told at exactly Request
 		// Timeout after the last byte, before the upload's own watch would call it the source's.
+		// While the upload holds a piece (not waiting for the link), it only looks every second.
 		void (async () => {
 			while (!done) {
-				await sleep(Math.max(1, Math.min(1000, lastByteAt + timeoutMs - Date.now())));
+				const untilStall = lastByteAt + timeoutMs - Date.now();
+				await sleep(waiting ? Math.max(1, Math.min(1000, untilStall)) : 1000);
 				if (!done && waiting && Date.now() - lastByteAt >= timeoutMs) {
 					stalled = true;
 					answer.abort();
@@ -332,15 +342,21 @@ export function streamLinkFile(
 				}
 				if (stalled) throw asReadFailure(problems.stalled(received));
 				if (next.done) break;
-				if (received + next.value.length > file.size) {
+				if (file.size !== undefined && received + next.value.length > file.size) {
 					throw asReadFailure(problems.longerThanAnnounced());
+				}
+				if (received + next.value.length > MAX_FILE_BYTES) {
+					throw asReadFailure(problems.tooLarge());
 				}
 				received += next.value.length;
 				lastByteAt = Date.now();
 				yield next.value;
 				lastByteAt = Date.now();
 			}
-			if (received < file.size) throw asReadFailure(problems.endedEarly(received));
+			if (received === 0) throw asReadFailure(problems.empty());
+			if (file.size !== undefined && received < file.size) {
+				throw asReadFailure(problems.endedEarly(received));
+			}
 		} finally {
 			done = true;
 			answer.abort();
@@ -352,7 +368,12 @@ export function streamLinkFile(
 			if (opened) throw asReadFailure(problems.alreadySent());
 			opened = true;
 			// The upload closes a pass it left midway (MultipartBody.closePass): the download too.
-			return Object.assign(read(), { destroy: () => answer.abort() });
+			return Object.assign(read(), {
+				destroy: () => {
+					done = true;
+					answer.abort();
+				},
+			});
 		},
 		release: () => {
 			if (!opened) answer.abort();

@@ -27,8 +27,9 @@ import { isTokenSegment } from './shownLink';
  * once (linkStore.ts): where n8n keeps files on disk, whole into n8n's binary store before the
  * upload (a stalled or cut download fails the item before any Run), and the upload sends the
  * stored files, the same bytes even when it is sent again after a 429; where n8n's store would
- * hold the file in memory, a link that announces its length is sent straight on into the
- * upload as it downloads, so no file is held whole in memory in any store.
+ * hold the file in memory, every link is sent straight on into the upload as it downloads
+ * (with its announced length, or chunked when it announces none), so no file is held whole in
+ * memory in any store.
  */
 
 /**
@@ -150,11 +151,11 @@ async function linkPart(
 	const fileName = fileNameOf(answer.url, answer.headers['content-disposition']);
 	const contentType = contentTypeOf(answer.headers);
 	const part = { fieldName: 'files', fileName, contentType, source: `its link ${shownLink(link)}` };
-	const length = streamableLength(answer);
-	if (length !== undefined && !(await storeKeepsFilesOnDisk(context))) {
+	if (!(await storeKeepsFilesOnDisk(context))) {
+		// Its announced length, if any: without one, the upload goes chunked (transport/multipart.ts).
 		const streamed = streamLinkFile(context, itemIndex, link, answer, limits.timeoutMs, {
 			fileName,
-			size: length,
+			size: streamableLength(answer),
 		});
 		return {
 			...part,
