@@ -739,11 +739,25 @@ describeE2e(`real n8n ${VERSION} with the packed package`, () => {
 					before + i + 1,
 					120_000,
 				);
-				expect(latest.status).toBe('success');
 				const created = emu
 					.requestsSince(since)
 					.filter((entry) => entry.method === 'POST' && /\/runs$/.test(entry.path))
 					.filter((entry) => entry.status >= 200 && entry.status < 300);
+				// n8n 1.x keeps files in memory: a link is sent on as it downloads, with the length
+				// its host announced. The gzip host compresses against Accept-Encoding: identity and
+				// announces the packed length, so the item fails by name and makes no Run
+				// (docs/limits.md; in filesystem mode it is downloaded whole first and works).
+				if (VERSION.startsWith('1.') && linkPath.startsWith('/gzip/')) {
+					expect(latest.status).toBe('error');
+					const { error } = await session.execution(latest.id);
+					expect(String((error as { message?: string } | undefined)?.message)).toMatch(
+						/^The link http:\/\/127\.0\.0\.1:\d+\/gzip\/report-e2e\.pdf gave more than the \d+ bytes it announced$/,
+					);
+					expect(created).toHaveLength(0);
+					expect(host.readsOf(linkPath)).toBe(1);
+					continue;
+				}
+				expect(latest.status).toBe('success');
 				expect(created).toHaveLength(1);
 				runs.push({
 					path: linkPath,

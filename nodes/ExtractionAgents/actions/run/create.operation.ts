@@ -198,7 +198,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. INV-2026-0042',
 				description:
-					'Your own identifier for the Run, returned with its results. Use the document’s own ID (the email’s or file’s ID, not its name): the node also uses it to find the Run it made when the service fails while answering.',
+					'Your own ID for the Run, returned with its results: the email’s or file’s ID, never a file name two documents can share',
 			},
 		],
 	},
