@@ -18,6 +18,9 @@ import {
 	RETRY_LIMITS,
 } from '../../transport/retry';
 import { serviceRequest } from '../../transport/serviceRequest';
+// How far the service's clock may be from n8n's, as the trigger allows: a Run's `created` that
+// much earlier than the node's first attempt may still be the Run that attempt made.
+import { CLOCK_MARGIN_MS } from '../../trigger/pollState';
 import { asNodeError } from '../itemPool';
 
 /*
@@ -48,12 +51,6 @@ export const NEWEST_RUNS_SEARCHED = 50;
  * retry may come days and many Runs later.
  */
 export const RETRY_RUNS_SEARCHED = 1000;
-
-/**
- * How much earlier than the node's first attempt a Run's `created` may be (the service's
- * clock against n8n's, as the trigger allows) and still be the Run that attempt made.
- */
-const CLOCK_MARGIN_MS = 5 * 60_000;
 
 export interface CreateRunRequest {
 	agentId: number;
