@@ -21,6 +21,8 @@ export interface FaultDecision {
 	retryAfter?: string;
 	/** 'missing-fields': which fields to drop (default: see dropFields). */
 	dropFields?: string[];
+	/** A 'before' fault answered only once the whole request body has arrived. */
+	afterBody?: boolean;
 	source: 'injected' | 'random';
 }
 
@@ -85,6 +87,7 @@ export class FaultController {
 				timing: timingOf(f.kind, f.timing ?? 'before'),
 				retryAfter: f.retryAfter,
 				dropFields: f.dropFields,
+				afterBody: f.afterBody,
 				source: 'injected',
 			};
 		}

@@ -207,6 +207,17 @@ function discardRest(req: IncomingMessage): void {
 	req.resume();
 }
 
+/** Resolves once the request's body has been read to its end (or the request broke). */
+function bodyArrived(req: IncomingMessage): Promise<void> {
+	if (req.complete || req.destroyed) return Promise.resolve();
+	return new Promise((resolve) => {
+		req.on('end', resolve);
+		req.on('close', resolve);
+		req.on('error', () => resolve());
+		req.resume();
+	});
+}
+
 export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 	const router = new Router(ALL_ROUTES);
 	const stalled = new Set<ServerResponse>();
@@ -441,6 +452,7 @@ export function createEmulatorServer(deps: ServerDeps): EmulatorServer {
 		const fault = deps.faults.decide(entry.method, entry.path, entry.query);
 		if (fault) entry.fault = fault.kind;
 		if (fault && fault.timing === 'before') {
+			if (fault.afterBody) await bodyArrived(req);
 			applyFault(fault, null, req, res, entry);
 			return;
 		}

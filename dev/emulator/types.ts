@@ -394,6 +394,12 @@ export interface InjectedFault {
 	/** For 'missing-fields': the top-level fields to drop (default: the usual required ones, see faults.ts). */
 	dropFields?: string[];
 	timing?: FaultTiming;
+	/**
+	 * A 'before' fault answered once the whole request body has arrived, as a server that reads
+	 * the upload before refusing it. Without it the answer may come while the client is still
+	 * sending, and Node's server then closes the connection (the client sees EPIPE, not the answer).
+	 */
+	afterBody?: boolean;
 	/** How many matching requests get it (default 1). */
 	times?: number;
 }

@@ -204,8 +204,16 @@ describe('Run → Create over many items', () => {
 	it('a 429 holds back every request of the execution for the same Retry-After: nothing new is sent in that window, and each item still gets exactly one Run', async () => {
 		const seq = ctx.emulator.lastSeq;
 		const before = ctx.emulator.state.runs.size;
+		// Answered once the upload has arrived whole: a 429 sent while the node is still writing
+		// closes the connection under it (EPIPE), and the node then only knows the upload broke,
+		// which is the cut-upload rule's case, not this one's (CI failed so on a busy machine).
 		ctx.emulator.injectFaults([
-			{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '2' },
+			{
+				match: { method: 'POST', path: RUN_CREATE },
+				kind: '429',
+				retryAfter: '2',
+				afterBody: true,
+			},
 		]);
 		const result = await executeNode({
 			nodeType: 'extractionAgents',
