@@ -28,11 +28,15 @@ import { fetchRunPage, type ListShape } from './runsListedSince';
  * re-activation that skips, a change of what is watched), a page read by a later poll may
  * hold Runs that finished after that moment (the look spans polls, or the Agent's list could
  * not be read at first): a Run that finished (`completed`, else `created`) at or after
- * historyBefore less CLOCK_MARGIN_MS stays pending, to be read and emitted; the pages the poll
- * of that moment read are history as listed.
+ * historyBefore less CLOCK_MARGIN_MS is emitted: from its list data when the list shows it
+ * finished and Include Full Run is off (as a Run a read first sees finished), else it stays
+ * pending, to be read; the pages the poll of that moment read are history as listed. (Kept
+ * pending without Include Full Run, hundreds of Runs listed finished within the margin each
+ * took a single read, a few a poll on a slow service, and a Run running at that moment waited
+ * behind them for hundreds of polls: generated seed 7300681.)
  *
- * Returns the Agent's state, and when the look is done, how many Runs its list held at the
- * last page read (`listed`).
+ * Returns the Agent's state, the Runs to emit now (`finished`), and when the look is done,
+ * how many Runs its list held at the last page read (`listed`).
  *
  * After a re-activation that skips the meantime (`before`, pollState.ts firstLookAfterSkip),
  * the Runs the state before it knew (`seen`) stay known, and the look counts the Runs that
@@ -44,7 +48,8 @@ export async function continueHistoryScan(
 	scanning: AgentPollState,
 	budget: PollBudget,
 	now: number,
-): Promise<{ state: AgentPollState; listed?: number }> {
+	includeFullRun: boolean,
+): Promise<{ state: AgentPollState; finished: Run[]; listed?: number }> {
 	const { floor, historyBefore } = scanning;
 	const look: ScanProgress = {
 		watermark: scanning.watermark,
@@ -52,6 +57,8 @@ export async function continueHistoryScan(
 		pending: new Map<number, number>(scanning.pending),
 		before: scanning.before ? { ...scanning.before } : undefined,
 		done: new Map<number, number>(scanning.done ?? []),
+		finished: [],
+		includeFullRun,
 	};
 	const firstPageNumber = scanning.scanPage ?? 0;
 	let firstPage: Run[] | undefined;
@@ -63,7 +70,8 @@ export async function continueHistoryScan(
 				throw error;
 			},
 		);
-		if (!read) return { state: goesOnNextPoll(scanning, look, pageNumber) };
+		if (!read)
+			return { state: goesOnNextPoll(scanning, look, pageNumber), finished: look.finished };
 		const { runs, totalPages } = read;
 		if (pageNumber === 0) firstPage = runs;
 		takePage(look, runs, scanning, now);
@@ -82,10 +90,12 @@ export async function continueHistoryScan(
 					...shapeOfScan(firstPage, runs, listed),
 					...netOf(scanning, look),
 				},
+				finished: look.finished,
 				listed,
 			};
 		}
-		if (budget.isSpent()) return { state: goesOnNextPoll(scanning, look, pageNumber) };
+		if (budget.isSpent())
+			return { state: goesOnNextPoll(scanning, look, pageNumber), finished: look.finished };
 	}
 }
 
@@ -96,8 +106,15 @@ interface ScanProgress {
 	stamps: Map<number, number>;
 	pending: Map<number, number>;
 	before: AgentPollState['before'];
-	/** History the reconciliation pass could take for a miss (AgentPollState's `done`). */
+	/**
+	 * History the reconciliation pass could take for a miss, and the Runs the look emitted
+	 * (AgentPollState's `done`): a page read again after its boundary shifted skips them.
+	 */
 	done: Map<number, number>;
+	/** Runs listed finished since the look's moment, emitted from their list data. */
+	finished: Run[];
+	/** Include Full Run: a Run is emitted with its single read, so it stays pending. */
+	includeFullRun: boolean;
 }
 
 /** The look's share of the reconciliation pass's state: where it starts, and `done`. */
@@ -138,7 +155,11 @@ function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now
 		// A finished Run the trigger already dealt with (`done`: emitted by a poll of another n8n
 		// main before the poll that stands in for a failed activation poll) is not emitted again.
 		if (finishedAfter && look.done.has(Number(run.run_id))) continue;
-		if (!isRunFinished(run) || finishedAfter)
+		if (finishedAfter && !look.includeFullRun) {
+			look.finished.push(run);
+			look.done.set(Number(run.run_id), finishedAtOf(run));
+			look.pending.delete(Number(run.run_id));
+		} else if (!isRunFinished(run) || finishedAfter)
 			look.pending.set(Number(run.run_id), pendingStampOf(run, now));
 		else if (historyFrom !== undefined) {
 			// History that finished within the clock margin before the pass's start: the pass

@@ -90,7 +90,7 @@ async function pollAgent(
 	/** After a first look, the state the Run counter is compared with by the read (runCounters.ts). */
 	let counterBefore: AgentPollState | undefined;
 	if (!previous || previous.scanPage !== undefined) {
-		const look = await firstLook(context, agentId, agents, poll);
+		const look = await firstLook(context, agentId, agents, poll, finished);
 		if ('step' in look) return look.step;
 		({ previous, counterBefore } = look);
 	}
@@ -126,20 +126,31 @@ async function pollAgent(
  * A first look at the Agent, or its next pages. One watched when its past became history
  * (activation, a change of scope) has a state that says from when (poll.ts, historyScan.ts);
  * an Agent first seen later ("All Agents") has a floor (firstSeenNow). Its state goes into
- * `agents`. Returns the step when the Agent is done for this poll, else the state the read
- * that follows goes on from, and the counter that read compares with (counterBefore).
+ * `agents`, and the Runs it emits into `finished`. Returns the step when the Agent is done for
+ * this poll, else the state the read that follows goes on from, and the counter that read
+ * compares with (counterBefore).
  */
 async function firstLook(
 	context: IPollFunctions,
 	agentId: number,
 	agents: Record<string, AgentPollState>,
 	poll: AgentsPoll,
+	finished: Run[],
 ): Promise<{ step: AgentStep } | { previous: AgentPollState; counterBefore?: AgentPollState }> {
 	const { runCounters, now } = poll;
 	const scanning: AgentPollState = agents[String(agentId)] ?? firstSeenNow(now);
-	const look = await continueHistoryScan(context, agentId, scanning, poll.budget, now);
+	const look = await continueHistoryScan(
+		context,
+		agentId,
+		scanning,
+		poll.budget,
+		now,
+		poll.includeFullRun,
+	);
+	// The Runs it emits are in its `done` (historyScan.ts), for the reconciliation pass.
 	let previous = look.state;
 	agents[String(agentId)] = previous;
+	finished.push(...look.finished);
 	if (previous.scanPage !== undefined) return { step: 'stopHere' };
 	if (previous.before) {
 		previous = afterLookAfterSkip(
