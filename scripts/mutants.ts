@@ -144,7 +144,8 @@ async function runModelTest(
 		...(seeds ? { MODEL_SCHEDULES: seeds } : {}),
 		...(firstSeed ? { MODEL_SEED: firstSeed } : {}),
 		MODEL_SHRINK_ATTEMPTS: '0',
-		// Caught is caught: the first failing seed is enough (the baseline runs them all).
+		// Caught is caught: the first failing replay or seed is enough, the rest of that file is
+		// left unrun (generatedSchedulesTest.ts, caughtAlready; the baseline runs them all).
 		...(baseline ? {} : { MODEL_STOP_AFTER_FAILURES: '1' }),
 	});
 	if ('failed' in run) return { replays: [], seeds: [], crashed: run.failed };

@@ -286,4 +286,18 @@ export const MUTATIONS: Mutation[] = [
 			),
 		],
 	},
+	{
+		name: 'a first look keeps a Run listed finished within the margin for a single read',
+		edits: [
+			edit(
+				'historyScan.ts',
+				'if (finishedAfter && !look.includeFullRun) {',
+				'if (finishedAfter && !look.includeFullRun && false) {',
+			),
+		],
+	},
+	{
+		name: 'a first look does not remember the Runs it emits',
+		edits: [edit('historyScan.ts', 'look.done.set(Number(run.run_id), finishedAtOf(run));', '')],
+	},
 ];
