@@ -112,6 +112,8 @@ const FORMS = [
 	'onedrive',
 	'sharepoint',
 	'token',
+	'jwt-path',
+	'jwt-last',
 	'unknown',
 ] as const;
 const FAILURES = [
@@ -283,6 +285,31 @@ function partsOf(testCase: SecretCase): LinkParts {
 		case 'token':
 			parts = { path: `/files/report-${n}.pdf`, query: [secret('token', token(32))], secrets: [] };
 			break;
+		case 'jwt-path': {
+			// A signed token as a path segment (download services that put a JWT in the path):
+			// it has dots, as a file name has.
+			const pieces = [
+				`eyJ${token(17, `${ALNUM}-_`)}`,
+				token(40, `${ALNUM}-_`),
+				token(43, `${ALNUM}-_`),
+			];
+			parts = {
+				path: `/download/${pieces.join('.')}/report-${n}.pdf`,
+				query: [],
+				secrets: pieces,
+			};
+			break;
+		}
+		case 'jwt-last': {
+			// The token is the link's last segment: no file name to take from the path.
+			const pieces = [
+				`eyJ${token(17, `${ALNUM}-_`)}`,
+				token(40, `${ALNUM}-_`),
+				token(43, `${ALNUM}-_`),
+			];
+			parts = { path: `/d/${pieces.join('.')}`, query: [], secrets: pieces };
+			break;
+		}
 		case 'unknown':
 			parts = {
 				path: `/download/doc-${n}.pdf`,

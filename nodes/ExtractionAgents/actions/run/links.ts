@@ -17,7 +17,7 @@ import {
 	streamLinkFile,
 	streamableLength,
 } from './linkStore';
-import { isTokenSegment } from './shownLink';
+import { isSecretSegment } from './shownLink';
 
 /**
  * Files given as links (Run → Create, Files: Links, from node version 1.2). Before any Run is
@@ -122,7 +122,7 @@ function fileNameOf(link: string, contentDisposition: unknown): string {
 	const named = baseName(plain?.[1]?.replace(/\\(.)/g, '$1') ?? plain?.[2]?.trim() ?? '');
 	if (named) return named;
 	const segment = new URL(link).pathname.split('/').filter(Boolean).pop() ?? '';
-	if (isTokenSegment(segment)) return 'download';
+	if (isSecretSegment(segment)) return 'download';
 	try {
 		return baseName(decodeURIComponent(segment)) || 'download';
 	} catch {

@@ -17,7 +17,9 @@ import { withoutPassword } from '../../transport/baseUrl';
  *   what tells the user a link has expired;
  * - a path segment that looks like a token (12 or more letters, digits, `-_!~%`, with both a
  *   letter and a digit, and no dot) is masked: the path of a OneDrive, SharePoint, Google Drive
- *   or old Dropbox share link is its secret. A file name has a dot and stays;
+ *   or old Dropbox share link is its secret. A file name has a dot and stays, unless what
+ *   follows its last dot is such a token rather than an extension, or it has a JSON Web
+ *   Token's shape (`eyJ…` and two dots): a signed token some download services put in the path;
  * - the fragment is masked, and `user:password@` as the Base URL's is.
  */
 
@@ -65,6 +67,15 @@ export function isTokenSegment(segment: string): boolean {
 	);
 }
 
+const JSON_WEB_TOKEN = /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+
+/** A path segment masked in messages: a token, or a dotted one (see the rule above). */
+export function isSecretSegment(segment: string): boolean {
+	if (isTokenSegment(segment) || JSON_WEB_TOKEN.test(segment)) return true;
+	const lastDot = segment.lastIndexOf('.');
+	return lastDot >= 0 && isTokenSegment(segment.slice(lastDot + 1));
+}
+
 export function shownLink(link: string): string {
 	let rest = withoutPassword(link);
 	let fragment = '';
@@ -87,7 +98,7 @@ export function shownLink(link: string): string {
 	const path = rest
 		.slice(origin.length)
 		.split('/')
-		.map((segment) => (isTokenSegment(segment) ? MASK : segment))
+		.map((segment) => (isSecretSegment(segment) ? MASK : segment))
 		.join('/');
 	return `${origin}${path}${query}${fragment}`;
 }
