@@ -189,9 +189,17 @@ describe('Run → Create 1.5, Runs: One Run per File', () => {
 describe('Run → Create 1.5, One Run per File for every file source', () => {
 	let server: http.Server;
 	let base = '';
+	/** The links asked for, with when. */
+	const fetched: Array<{ name: string; at: number }> = [];
 	beforeAll(async () => {
 		server = http.createServer((req, res) => {
 			const name = (req.url ?? '/').slice(1);
+			fetched.push({ name, at: Date.now() });
+			if (name.startsWith('missing')) {
+				res.writeHead(404, { 'Content-Type': 'text/plain' });
+				res.end('Not Found');
+				return;
+			}
 			const body = pdf(`linked ${name}`);
 			res.writeHead(200, { 'Content-Type': 'application/pdf', 'Content-Length': body.length });
 			res.end(body);
@@ -224,6 +232,44 @@ describe('Run → Create 1.5, One Run per File for every file source', () => {
 		expect(result.items.map((out) => [out.pairedItem, out.json.file_name])).toEqual(
 			expected.map((name) => [{ item: 0 }, name]),
 		);
+	});
+
+	it('Links: each link is fetched just before its own Run, and a link that fails is its own error item while the others make their Runs', async () => {
+		const seq = ctx.emulator.lastSeq;
+		fetched.length = 0;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.5,
+			parameters: createRunParameters({
+				waitForCompletion: false,
+				binarySource: 'links',
+				fileLinks: '={{ $json.links }}',
+			}),
+			inputItems: [
+				{ json: { links: [`${base}/A1.pdf`, `${base}/missing-A2.pdf`, `${base}/A3.pdf`] } },
+			],
+			onError: 'continueErrorOutput',
+		});
+		const [success, failed] = result.outputs;
+		const posts = postRunsSince(seq);
+		expect(posts.map((entry) => entry.upload?.files.map((f) => f.filename))).toEqual([
+			['A1.pdf'],
+			['A3.pdf'],
+		]);
+		expect(success.map((out) => [out.pairedItem, out.json.file_name])).toEqual([
+			[{ item: 0 }, 'A1.pdf'],
+			[{ item: 0 }, 'A3.pdf'],
+		]);
+		expect(failed.map((out) => [out.pairedItem, errorOf(out).file_name])).toEqual([
+			[{ item: 0 }, `${base}/missing-A2.pdf`],
+		]);
+		expect(String(errorOf(failed[0]).message)).toContain('missing-A2.pdf');
+		// A1 was uploaded before A2 and A3 were asked for: no answer waits through another upload.
+		const at = (name: string) => fetched.find((entry) => entry.name === name)?.at ?? NaN;
+		expect(posts[0].startedAt).toBeLessThanOrEqual(at('missing-A2.pdf'));
+		expect(posts[0].startedAt).toBeLessThanOrEqual(at('A3.pdf'));
+		expect(at('missing-A2.pdf')).toBeLessThanOrEqual(at('A3.pdf'));
 	});
 });
 

@@ -8,7 +8,11 @@ import type {
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 import { agentLocator, runOutputField, simplifyField } from '../../descriptions/parameters';
 import { agentIdParameter } from '../../helpers/ids';
-import { encodeMultipartStream, type MultipartField } from '../../transport/multipart';
+import {
+	encodeMultipartStream,
+	type MultipartField,
+	type MultipartFile,
+} from '../../transport/multipart';
 import { asRun, type Run } from '../../helpers/runs';
 import { runToItemsJson, valuesReadOf, type RunOutputMode } from '../../helpers/shapeRun';
 import { userDateToIso } from '../../helpers/dates';
@@ -31,6 +35,7 @@ import {
 } from '../../helpers/failedRuns';
 import { filesForUpload, itemHasFiles, selectFiles } from './upload';
 import { filesFromLinks, linksOf } from './links';
+import { shownLink } from './shownLink';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 import { FILE_WORDS, FILE_WORDS_BEFORE_1_2, fileWordsOf } from '../../descriptions/panelWords';
@@ -347,13 +352,18 @@ export async function execute(
 	const userDefinedId = userDefinedIdField(this, additional.userDefinedId, itemIndex);
 	const dueDate = dueDateField(this, additional.dueDate, itemIndex);
 
-	const files =
+	const links =
 		source === 'links'
-			? await filesFromLinks(
-					this,
-					itemIndex,
-					linksOf(this, itemIndex, this.getNodeParameter('fileLinks', itemIndex)),
-				)
+			? linksOf(this, itemIndex, this.getNodeParameter('fileLinks', itemIndex))
+			: undefined;
+	// One Run per File with several links: each link is fetched just before its own Run, so a
+	// link's answer is not held open through the other uploads, and a link that fails is its
+	// own output item, as any file's failure is.
+	const linkByLink = perFile && links !== undefined && links.length > 1;
+	const files = linkByLink
+		? []
+		: source === 'links'
+			? await filesFromLinks(this, itemIndex, links ?? [])
 			: await filesForUpload(
 					this,
 					itemIndex,
@@ -362,7 +372,7 @@ export async function execute(
 					),
 					{ perFile },
 				);
-	if (files.length === 0) {
+	if (!linkByLink && files.length === 0) {
 		// Version 1.5: only images shown in an email's text (upload.ts), no document.
 		hintOnce(this, cache, NO_DOCUMENT_HINT);
 		return [];
@@ -371,7 +381,14 @@ export async function execute(
 	// One Run per file, or one for all the item's files. Each Run's User-Defined ID is the
 	// item's, numbered in file order when the item makes several (`INV-7#1`, `INV-7#2`): a
 	// Run is then found by its own ID (createOnce.ts), and a file sent again gets the same one.
-	const groups = perFile ? files.map((file) => [file]) : [files];
+	const groups: Array<{ name?: string; files: () => Promise<MultipartFile[]> }> = linkByLink
+		? (links ?? []).map((link) => ({
+				name: shownLink(link),
+				files: async () => await filesFromLinks(this, itemIndex, [link]),
+			}))
+		: perFile
+			? files.map((file) => ({ name: file.fileName, files: async () => [file] }))
+			: [{ files: async () => files }];
 	const runs = groups.map((group, index) => {
 		const fields: MultipartField[] = [];
 		const id =
@@ -380,12 +397,7 @@ export async function execute(
 				: userDefinedId;
 		if (id) fields.push(id);
 		if (dueDate) fields.push(dueDate);
-		return {
-			fileName: perFile ? group[0].fileName : undefined,
-			fileNames: group.map((file) => file.fileName),
-			userDefinedId: id?.value,
-			body: encodeMultipartStream(group, fields),
-		};
+		return { name: group.name, userDefinedId: id?.value, files: group.files, fields };
 	});
 	const shape = (run: Run) =>
 		runToItemsJson(run, simplify, output, {
@@ -408,8 +420,25 @@ export async function execute(
 	};
 
 	const created: Array<Run | FailedOutput> = [];
+	/** Each created entry's file (One Run per File), for its output item. */
+	const createdNames: Array<string | undefined> = [];
 	try {
-		for (const { body, userDefinedId: id, fileName, fileNames } of runs) {
+		for (const { name, userDefinedId: id, fields, files: filesOfRun } of runs) {
+			let group: MultipartFile[];
+			try {
+				// Another item failed meanwhile (without Continue On Fail): fetch no more links.
+				if (linkByLink) throwIfStopped();
+				group = await filesOfRun();
+			} catch (error) {
+				// The link could not be fetched (One Run per File): named by its link.
+				createdNames.push(perFile ? name : undefined);
+				created.push(oneFails(error, perFile ? name : undefined));
+				continue;
+			}
+			// A link's file is named once it is fetched (its host may name it).
+			const fileName = perFile ? (group[0]?.fileName ?? name) : undefined;
+			createdNames.push(fileName);
+			const body = encodeMultipartStream(group, fields);
 			try {
 				// POST runs creates a Run: never repeated blindly (createOnce.ts). The request's
 				// timeout grows with the upload (helpers/requestTimeoutOption.ts).
@@ -417,7 +446,7 @@ export async function execute(
 					agentId,
 					body,
 					userDefinedId: id,
-					fileNames,
+					fileNames: group.map((file) => file.fileName),
 					itemIndex,
 					timeoutMs: requestTimeoutMs(this, itemIndex, body.size),
 					throwIfStopped,
@@ -427,11 +456,14 @@ export async function execute(
 				created.push(run);
 			} catch (error) {
 				created.push(oneFails(error, fileName));
+			} finally {
+				// A link's answer held open for the upload and never read (it stopped before it).
+				body.release();
 			}
 		}
 	} finally {
-		// Links' answers held open for the upload and never read (it stopped before them).
-		for (const { body } of runs) body.release();
+		// Files fetched for Runs never reached (another item failed): their answers let go.
+		for (const file of files) file.release?.();
 	}
 	if (!wait && created.some((run) => !(run instanceof FailedOutput)))
 		hintOnce(this, cache, STILL_RUNNING_HINT);
@@ -439,7 +471,7 @@ export async function execute(
 	const outcomes = await Promise.all(
 		created.map(async (createdRun, index): Promise<OperationOutput[]> => {
 			if (createdRun instanceof FailedOutput) return [createdRun];
-			const fileName = runs[index].fileName;
+			const fileName = createdNames[index];
 			try {
 				const run = wait
 					? await finishedRun(this, createdRun, itemIndex, timeoutMinutes, waitForRun)
