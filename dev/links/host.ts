@@ -48,6 +48,8 @@ export interface LinkHost {
  * - `/chunked/…`: the file without a length (chunked).
  * - `/once/…`: a single-use link: the first GET gives the file, every later one 410.
  * - `/gzip/…`: gzip-encoded whatever Accept-Encoding asked, Content-Length of the gzip.
+ * - `/gzip-larger/…`: like `/gzip/…`, but the file does not compress (random bytes), so its
+ *   gzip, whose length is announced, is longer than the file.
  * - `/gzip-chunked/…`: gzip-encoded whatever Accept-Encoding asked, chunked (compressed on the fly).
  * - `/chunked-cut/…`: chunked; half the file, then the connection closed without the last chunk.
  * - `/gzip-bomb/<bytes>/…`: `bytes` zero bytes gzip-encoded, chunked (a few hundred KB on the wire).
@@ -226,6 +228,19 @@ function serve(
 			const big = Buffer.concat(Array.from({ length: 64 }, () => bytes));
 			const zipped = gzipSync(big);
 			log.record(big);
+			res.writeHead(200, { ...pdf, 'Content-Encoding': 'gzip', 'Content-Length': zipped.length });
+			return void res.end(zipped);
+		}
+		case 'gzip-larger': {
+			// Bytes that do not compress (random, seeded by the path): the gzip is the longer.
+			const random = Buffer.concat(
+				Array.from({ length: 256 }, (_, index) =>
+					createHash('sha256').update(`${path}:${index}`).digest(),
+				),
+			);
+			const file = Buffer.concat([bytes, random]);
+			const zipped = gzipSync(file);
+			log.record(file);
 			res.writeHead(200, { ...pdf, 'Content-Encoding': 'gzip', 'Content-Length': zipped.length });
 			return void res.end(zipped);
 		}

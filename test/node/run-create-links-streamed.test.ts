@@ -100,4 +100,18 @@ describe('Files → Links in a store that keeps files in memory: sent straight o
 			expect(description(result.error)).toMatch(/^No Run was made\. .*filesystem mode/);
 		},
 	);
+
+	it.each(MEMORY_STORES)(
+		'a host that compresses a file that does not compress: less than it announced, said as compression, not as a closed connection, no Run (%s store)',
+		async (binaryMode) => {
+			const path = `/gzip-larger/${binaryMode}-scan.pdf`;
+			const { result, created } = await createFromLinks(host.link(path), binaryMode);
+			expect(created).toEqual([]);
+			expect(host.readsOf(path)).toBe(1);
+			expect(result.error?.message).toMatch(
+				/^The link http:\/\/127\.0\.0\.1:\d+\/gzip-larger\/\w+-scan\.pdf gave [\d,]+ bytes, fewer than the [\d,]+ it announced$/,
+			);
+			expect(description(result.error)).toMatch(/^No Run was made\. .*compressed.*filesystem mode/);
+		},
+	);
 });

@@ -129,6 +129,19 @@ class DownloadProblems {
 		);
 	}
 
+	/**
+	 * A link sent straight on whose answer ended in good order short of the length it announced:
+	 * a connection its host closed early breaks the read instead, so the length changed on the
+	 * way. n8n's client unpacked a file its host compressed although asked not to (a file that
+	 * does not compress, such as a scan, packs larger), leaving the packed length.
+	 */
+	shorterThanAnnounced(received: number): NodeOperationError {
+		return this.error(
+			`The link ${shownLink(this.link)} gave ${received.toLocaleString('en-US')} bytes, fewer than the ${(this.announced ?? 0).toLocaleString('en-US')} it announced`,
+			`${NO_RUN} Its host likely compressed the file on the way although n8n asked for it as it is (some S3 buckets do), and announced the compressed length. n8n keeps files in memory here, so a link's file is sent on as it downloads, with the length its host announced; in n8n's filesystem mode (N8N_DEFAULT_BINARY_DATA_MODE=filesystem) such a link is downloaded whole first and works.`,
+		);
+	}
+
 	notStored(reason: string): NodeOperationError {
 		return this.error(
 			`The file at ${shownLink(this.link)} could not be kept for the upload: ${reason}`,
@@ -355,7 +368,7 @@ export function streamLinkFile(
 			}
 			if (received === 0) throw asReadFailure(problems.empty());
 			if (file.size !== undefined && received < file.size) {
-				throw asReadFailure(problems.endedEarly(received));
+				throw asReadFailure(problems.shorterThanAnnounced(received));
 			}
 		} finally {
 			done = true;
