@@ -291,8 +291,8 @@ export const MUTATIONS: Mutation[] = [
 		edits: [
 			edit(
 				'historyScan.ts',
-				'if (finishedAfter && !look.includeFullRun) {',
-				'if (finishedAfter && !look.includeFullRun && false) {',
+				'if (finishedAfter && !look.includeFullRun && !seenRunning(look, run)) {',
+				'if (false) {',
 			),
 		],
 	},

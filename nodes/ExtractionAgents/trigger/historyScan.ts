@@ -155,10 +155,11 @@ function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now
 		// A finished Run the trigger already dealt with (`done`: emitted by a poll of another n8n
 		// main before the poll that stands in for a failed activation poll) is not emitted again.
 		if (finishedAfter && look.done.has(Number(run.run_id))) continue;
-		if (finishedAfter && !look.includeFullRun) {
+		// A Run seen running (pending, here or before a re-activation that skips) keeps its
+		// single read: that read is the full one.
+		if (finishedAfter && !look.includeFullRun && !seenRunning(look, run)) {
 			look.finished.push(run);
 			look.done.set(Number(run.run_id), finishedAtOf(run));
-			look.pending.delete(Number(run.run_id));
 		} else if (!isRunFinished(run) || finishedAfter)
 			look.pending.set(Number(run.run_id), pendingStampOf(run, now));
 		else if (historyFrom !== undefined) {
@@ -171,6 +172,12 @@ function takePage(look: ScanProgress, runs: Run[], scanning: AgentPollState, now
 	}
 	const since = look.watermark - LOOKBACK_MS;
 	look.stamps = new Map([...look.stamps].filter(([, created]) => created >= since));
+}
+
+/** Whether the trigger saw `run` running: pending in the look, or in the state before a skip. */
+function seenRunning(look: ScanProgress, run: Run): boolean {
+	const runId = Number(run.run_id);
+	return look.pending.has(runId) || (look.before?.pending ?? []).includes(runId);
 }
 
 /** The state of a look that goes on next poll at `pageNumber`. */
