@@ -189,12 +189,12 @@ describe('Run → Create 1.5, Runs: One Run per File', () => {
 describe('Run → Create 1.5, One Run per File for every file source', () => {
 	let server: http.Server;
 	let base = '';
-	/** The links asked for, with when. */
-	const fetched: Array<{ name: string; at: number }> = [];
+	/** The links asked for, each with the emulator's last request then (its log's order, not a clock). */
+	const fetched: Array<{ name: string; afterSeq: number }> = [];
 	beforeAll(async () => {
 		server = http.createServer((req, res) => {
 			const name = (req.url ?? '/').slice(1);
-			fetched.push({ name, at: Date.now() });
+			fetched.push({ name, afterSeq: ctx.emulator.lastSeq });
 			if (name.startsWith('missing')) {
 				res.writeHead(404, { 'Content-Type': 'text/plain' });
 				res.end('Not Found');
@@ -265,11 +265,35 @@ describe('Run → Create 1.5, One Run per File for every file source', () => {
 			[{ item: 0 }, `${base}/missing-A2.pdf`],
 		]);
 		expect(String(errorOf(failed[0]).message)).toContain('missing-A2.pdf');
-		// A1 was uploaded before A2 and A3 were asked for: no answer waits through another upload.
-		const at = (name: string) => fetched.find((entry) => entry.name === name)?.at ?? NaN;
-		expect(posts[0].startedAt).toBeLessThanOrEqual(at('missing-A2.pdf'));
-		expect(posts[0].startedAt).toBeLessThanOrEqual(at('A3.pdf'));
-		expect(at('missing-A2.pdf')).toBeLessThanOrEqual(at('A3.pdf'));
+		// A1's upload had reached the service before A2 and A3 were asked for, and A3 was asked
+		// for after A2: no link's answer waits through another link's upload.
+		expect(fetched.map((entry) => entry.name)).toEqual(['A1.pdf', 'missing-A2.pdf', 'A3.pdf']);
+		const afterSeq = (name: string) => fetched.find((entry) => entry.name === name)?.afterSeq;
+		expect(afterSeq('A1.pdf')).toBeLessThan(posts[0].seq);
+		expect(afterSeq('missing-A2.pdf')).toBeGreaterThanOrEqual(posts[0].seq);
+		expect(afterSeq('A3.pdf')).toBeLessThan(posts[1].seq);
+	});
+
+	it('Links: a link into the service’s own API among them is refused before any link is fetched or any Run made', async () => {
+		const seq = ctx.emulator.lastSeq;
+		fetched.length = 0;
+		const apiLink = `${ctx.emulator.apiUrl}/agents`;
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.5,
+			parameters: createRunParameters({
+				waitForCompletion: false,
+				binarySource: 'links',
+				fileLinks: '={{ $json.links }}',
+			}),
+			inputItems: [{ json: { links: [`${base}/B1.pdf`, apiLink] } }],
+		});
+		expect(result.error?.message).toBe(
+			`The link ${apiLink} is an address of the Extraction Agents API itself`,
+		);
+		expect(postRunsSince(seq)).toEqual([]);
+		expect(fetched).toEqual([]);
 	});
 });
 

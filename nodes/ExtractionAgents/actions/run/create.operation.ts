@@ -34,7 +34,7 @@ import {
 	runCountsHint,
 } from '../../helpers/failedRuns';
 import { filesForUpload, itemHasFiles, selectFiles } from './upload';
-import { filesFromLinks, linksOf } from './links';
+import { checkLinks, filesFromLinks, linksOf } from './links';
 import { shownLink } from './shownLink';
 import { hasBehaviour, versionsWith, versionsWithout } from '../../descriptions/versions';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
@@ -360,6 +360,7 @@ export async function execute(
 	// link's answer is not held open through the other uploads, and a link that fails is its
 	// own output item, as any file's failure is.
 	const linkByLink = perFile && links !== undefined && links.length > 1;
+	if (linkByLink) await checkLinks(this, itemIndex, links);
 	const files = linkByLink
 		? []
 		: source === 'links'

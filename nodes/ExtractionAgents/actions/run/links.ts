@@ -20,10 +20,12 @@ import {
 import { isSecretSegment } from './shownLink';
 
 /**
- * Files given as links (Run → Create, Files: Links, from node version 1.2). Before any Run is
+ * Files given as links (Run → Create, Files: Links, from node version 1.2). Before its Run is
  * created, every link is asked for its file once, in order (linkDownload.ts: no credential,
  * redirects checked hop by hop): an error status, a web page, a redirect loop, a link into the
- * service's own API or a file over the service's limit fails the item there. Each link is read
+ * service's own API or a file over the service's limit fails the item there. (With One Run
+ * per File, node version 1.5, each link just before its own Run, and a link that fails is its
+ * own output item; a link into the service's API is refused before any Run: checkLinks.) Each link is read
  * once (linkStore.ts): where n8n keeps files on disk, whole into n8n's binary store before the
  * upload (a stalled or cut download fails the item before any Run), and the upload sends the
  * stored files, the same bytes even when it is sent again after a 429; where n8n's store would
@@ -180,9 +182,22 @@ async function linkPart(
 }
 
 /**
- * The links as multipart file parts: each link, in order, asked for its file before any Run
- * is created (a link that fails fails the item there). A part the upload never reaches is
- * released by the caller (MultipartBody.release).
+ * Refuses, before any Run is created, an item whose links include one into the service's own
+ * API (under any name of its host): checked again as each link is fetched (filesFromLinks).
+ */
+export async function checkLinks(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	links: string[],
+): Promise<void> {
+	const apiRoot = await resolveApiRoot(context, itemIndex);
+	for (const link of links) refuseServiceApiLink(context, itemIndex, link, apiRoot);
+}
+
+/**
+ * The links as multipart file parts: each link, in order, asked for its file before the Run
+ * they make is created (a link that fails fails the item there). A part the upload never
+ * reaches is released by the caller (MultipartBody.release).
  */
 export async function filesFromLinks(
 	context: IExecuteFunctions,
