@@ -18,8 +18,9 @@ import { withoutPassword } from '../../transport/baseUrl';
  * - a path segment that looks like a token (12 or more letters, digits, `-_!~%`, with both a
  *   letter and a digit, and no dot) is masked: the path of a OneDrive, SharePoint, Google Drive
  *   or old Dropbox share link is its secret. A file name has a dot and stays, unless what
- *   follows its last dot is such a token rather than an extension, or it has a JSON Web
- *   Token's shape (`eyJ…` and two dots): a signed token some download services put in the path;
+ *   follows its last dot is a random token rather than an extension (16+ characters mixing
+ *   lower case, upper case and digits), or it has a JSON Web Token's shape (`eyJ…` and two to
+ *   four dots): a signed token some download services put in the path;
  * - the fragment is masked, and `user:password@` as the Base URL's is.
  */
 
@@ -67,13 +68,29 @@ export function isTokenSegment(segment: string): boolean {
 	);
 }
 
-const JSON_WEB_TOKEN = /^eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/** A JSON Web Token (three parts) or Encryption (five), padded or not. */
+const JSON_WEB_TOKEN = /^eyJ[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]*){2,4}=*$/;
+
+/**
+ * What follows a segment's last dot when it is a token, not an extension: 16 or more
+ * base64url characters mixing lower case, upper case and digits, as random ones do (a date or
+ * version after a dot, `2024-01-15T10-30-00Z`, `v20240101`, has no lower or no upper case).
+ */
+function isTokenAfterDot(part: string): boolean {
+	return (
+		part.length >= 16 &&
+		/^[A-Za-z0-9_-]+=*$/.test(part) &&
+		/[a-z]/.test(part) &&
+		/[A-Z]/.test(part) &&
+		/[0-9]/.test(part)
+	);
+}
 
 /** A path segment masked in messages: a token, or a dotted one (see the rule above). */
 export function isSecretSegment(segment: string): boolean {
 	if (isTokenSegment(segment) || JSON_WEB_TOKEN.test(segment)) return true;
 	const lastDot = segment.lastIndexOf('.');
-	return lastDot >= 0 && isTokenSegment(segment.slice(lastDot + 1));
+	return lastDot >= 0 && isTokenAfterDot(segment.slice(lastDot + 1));
 }
 
 export function shownLink(link: string): string {
