@@ -241,6 +241,32 @@ describe('Run → Create over many items', () => {
 		expect(retried.length).toBeGreaterThanOrEqual(1);
 	});
 
+	it('a 429 answered before the upload was read (a rate limit at the edge): each item still gets exactly one Run, none fails', async () => {
+		const before = ctx.emulator.state.runs.size;
+		const seq = ctx.emulator.lastSeq;
+		// Answered as soon as the headers come: the node may see the 429, or only a connection
+		// closed under its upload (EPIPE), which it takes for a cut upload and sends again.
+		ctx.emulator.injectFaults([
+			{ match: { method: 'POST', path: RUN_CREATE }, kind: '429', retryAfter: '1' },
+		]);
+		const result = await executeNode({
+			nodeType: 'extractionAgents',
+			credentials: ctx.credentials,
+			typeVersion: 1.5,
+			parameters: createRunParameters({
+				waitForCompletion: false,
+				options: { itemsInParallel: 5 },
+			}),
+			inputItems: documents(10, { size: 2_000_000 }),
+		});
+		expect(result.error).toBeUndefined();
+		expect(ctx.emulator.state.runs.size).toBe(before + 10);
+		const made = sent(seq, 'POST', RUN_CREATE)
+			.filter((entry) => entry.status === 200)
+			.flatMap((entry) => entry.upload?.files.map((file) => file.filename) ?? []);
+		expect(made.sort()).toEqual(Array.from({ length: 10 }, (_, n) => `doc-${n}.pdf`).sort());
+	});
+
 	it('a Retry-After longer than the node waits fails the item at once with "rate limited until", without sending it again', async () => {
 		const seq = ctx.emulator.lastSeq;
 		ctx.emulator.injectFaults([

@@ -185,7 +185,7 @@ function cutUploadError(
 		context.getNode(),
 		`The connection to the Extraction Agents service broke during the upload, after ${amount(sentBytes)}${ofTotal}`,
 		{
-			description: `No Run was made: the service did not get the whole upload. Run the item again; if it keeps happening, ask whoever runs your n8n to check the connection between n8n and the service (a proxy or an unstable line). (${code})`,
+			description: `No Run was made: the service did not get the whole upload. Run the item again; if it keeps happening, lower Options → Items in Parallel (a rate limit in front of the service may refuse an upload by closing its connection), and ask whoever runs your n8n to check the connection between n8n and the service (a proxy or an unstable line). (${code})`,
 			itemIndex: request.itemIndex,
 		},
 	);
