@@ -126,7 +126,7 @@ describe('Files → Links without a length: what fails is said by name, and no R
 			expect(result.error?.message).toBe(
 				`The link ${host.link(path)} ended early: its host closed the connection after ${half.toLocaleString('en-US')} bytes`,
 			);
-			expect(description(result.error)).toMatch(/^No Run was made\. /);
+			expect(description(result.error)).toMatch(/^No Run was made from this link\. /);
 		},
 	);
 
@@ -170,7 +170,7 @@ describe('Files → Links without a length: what fails is said by name, and no R
 		expect(result.error?.message).toBe(
 			`The file at ${host.link(path)} is larger than the service accepts: the download stopped at 250 MB`,
 		);
-		expect(description(result.error)).toMatch(/^No Run was made\. /);
+		expect(description(result.error)).toMatch(/^No Run was made from this link\. /);
 	}, 240_000);
 
 	it('a service that needs the upload’s length (411 Length Required): the item fails by name with what to do, the link read once', async () => {

@@ -83,7 +83,7 @@ describe('Files → Links in a store that keeps files in memory: sent straight o
 			expect(result.error?.message).toBe(
 				`The file at ${host.link(path)} could not be sent again: a link is downloaded only once, and its upload had to start over (the service asked to wait, or the connection broke)`,
 			);
-			expect(description(result.error)).toMatch(/^No Run was made\. /);
+			expect(description(result.error)).toMatch(/^No Run was made from this link\. /);
 		},
 	);
 
@@ -97,7 +97,9 @@ describe('Files → Links in a store that keeps files in memory: sent straight o
 			expect(result.error?.message).toMatch(
 				/^The link http:\/\/127\.0\.0\.1:\d+\/gzip\/\w+-report\.pdf gave more than the \d+ bytes it announced$/,
 			);
-			expect(description(result.error)).toMatch(/^No Run was made\. .*filesystem mode/);
+			expect(description(result.error)).toMatch(
+				/^No Run was made from this link\. .*filesystem mode/,
+			);
 		},
 	);
 
@@ -111,7 +113,9 @@ describe('Files → Links in a store that keeps files in memory: sent straight o
 			expect(result.error?.message).toMatch(
 				/^The link http:\/\/127\.0\.0\.1:\d+\/gzip-larger\/\w+-scan\.pdf gave [\d,]+ bytes, fewer than the [\d,]+ it announced$/,
 			);
-			expect(description(result.error)).toMatch(/^No Run was made\. .*compressed.*filesystem mode/);
+			expect(description(result.error)).toMatch(
+				/^No Run was made from this link\. .*compressed.*filesystem mode/,
+			);
 		},
 	);
 });

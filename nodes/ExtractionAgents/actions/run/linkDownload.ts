@@ -58,7 +58,7 @@ export function linkError(
 /** A link as messages show it, without its secrets (shownLink.ts says the rule). */
 export { shownLink };
 
-const NO_RUN = 'No Run was made.';
+const NO_RUN = 'No Run was made from this link.';
 
 /** A host name as compared: without brackets, trailing dots or case; every loopback name as one. */
 function hostKey(hostname: string): string {

@@ -31,7 +31,7 @@ import { linkError, shownLink, type LinkAnswer } from './linkDownload';
 
 /** How often a download in progress is checked against the stall rule. */
 const WATCH_MS = 250;
-const NO_RUN = 'No Run was made.';
+const NO_RUN = 'No Run was made from this link.';
 
 export interface StoredLinkFile {
 	binary: IBinaryData;
