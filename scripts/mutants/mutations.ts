@@ -297,6 +297,16 @@ export const MUTATIONS: Mutation[] = [
 		],
 	},
 	{
+		name: 'a second Skip Them during the look after the first forgets the state before it',
+		edits: [
+			edit(
+				'pollState.ts',
+				'const earlier = known.scanPage !== undefined ? known.before : undefined;',
+				"const earlier = undefined as AgentPollState['before'];",
+			),
+		],
+	},
+	{
 		name: 'a first look does not remember the Runs it emits',
 		edits: [edit('historyScan.ts', 'look.done.set(Number(run.run_id), finishedAtOf(run));', '')],
 	},

@@ -513,22 +513,37 @@ export function firstLookOwed(historyBefore: number): AgentPollState {
  * again, and a Run its counter showed that no read found yet is still waited for.
  */
 export function firstLookAfterSkip(known: AgentPollState, historyBefore: number): AgentPollState {
-	const pending = known.pending.map(([runId]) => runId);
+	// A re-activation while the look after an earlier one is still under way (its Agent missing
+	// from the Agent list, its list refused, its pages read across polls): what the trigger knew
+	// is the state before that earlier one, not the look's (which has no watermark or Run
+	// counter yet). Built from the look, a Run counted but not listed at the earlier
+	// re-activation was never waited for (generated seed 8400875).
+	const earlier = known.scanPage !== undefined ? known.before : undefined;
+	const was = earlier ?? known;
+	const unlisted = [
+		...(earlier?.unlisted ?? []),
+		...known.pending.filter(
+			([runId]) => !(earlier?.unlisted ?? []).some(([listedId]) => listedId === runId),
+		),
+	];
+	const pending = [
+		...new Set([...(earlier?.pending ?? []), ...known.pending.map(([runId]) => runId)]),
+	];
 	return {
 		...firstLookOwed(historyBefore),
 		seen: [...new Set([...known.seen, ...pending])],
 		...(known.absentSince !== undefined ? { absentSince: known.absentSince } : {}),
 		...(known.done !== undefined ? { done: known.done } : {}),
 		before: {
-			watermark: known.watermark,
-			...(known.floor !== undefined ? { floor: known.floor } : {}),
+			watermark: was.watermark,
+			...(was.floor !== undefined ? { floor: was.floor } : {}),
 			pending,
-			...(known.pending.length > 0 ? { unlisted: known.pending } : {}),
+			...(unlisted.length > 0 ? { unlisted } : {}),
 			discovered: 0,
-			...(known.nRuns !== undefined ? { nRuns: known.nRuns } : {}),
-			...(known.owed !== undefined ? { owed: known.owed } : {}),
-			...(known.owedSince !== undefined ? { owedSince: known.owedSince } : {}),
-			...(known.sweptAt !== undefined ? { sweptAt: known.sweptAt } : {}),
+			...(was.nRuns !== undefined ? { nRuns: was.nRuns } : {}),
+			...(was.owed !== undefined ? { owed: was.owed } : {}),
+			...(was.owedSince !== undefined ? { owedSince: was.owedSince } : {}),
+			...(was.sweptAt !== undefined ? { sweptAt: was.sweptAt } : {}),
 		},
 	};
 }

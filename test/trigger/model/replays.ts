@@ -2554,6 +2554,35 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'create', agent: 0 },
 		],
 	},
+	{
+		name: 'generated seed 8400875: Skip Them twice while the Agent is missing from the Agent list, then a Run counted before it is listed',
+		why: 'The second re-activation rebuilt the state before it from the look the first had left under way (no watermark, no Run counter): at the look, the Run counted but not listed was not waited for, and only the reconciliation pass found it two hours later (`Run 1014 (#0, Agent 0) finished while it should be emitted (could be from poll 7) but was never emitted (13 polls)`).',
+		seed: 8400875,
+		setup: {
+			scope: 'all',
+			agents: 1,
+			history: 3,
+			listOrder: 'newest-first',
+			counter: 'made',
+			scheduler: 'memory',
+			onReactivation: 'skip',
+			includeFullRun: true,
+			budgetMs: 36000,
+			requestCostMs: 79,
+			requestTimeoutSeconds: 60,
+			runningAtActivation: false,
+		},
+		steps: [
+			{ do: 'hide', agent: 0 },
+			{ do: 'deactivate' },
+			{ do: 'activate' },
+			{ do: 'deactivate' },
+			{ do: 'activate' },
+			{ do: 'poll' },
+			{ do: 'create', agent: 0, lateMs: 2162000 },
+			{ do: 'show', agent: 0 },
+		],
+	},
 ];
 
 /**
