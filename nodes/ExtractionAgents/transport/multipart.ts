@@ -33,6 +33,12 @@ export interface MultipartFile {
 	release?: () => void;
 	/** What to do when the bytes cannot be read whole; the advice for a node's files otherwise. */
 	readFailureAdvice?: string;
+	/**
+	 * The source has its own stall rule, told in its own words (a link sent straight on,
+	 * actions/run/linkStore.ts): the upload's watch leaves a wait for its bytes to that rule
+	 * (uploadWatch.ts).
+	 */
+	watchesItsOwnStall?: true;
 }
 
 export interface MultipartField {

@@ -36,6 +36,9 @@ export interface UploadWatch {
  * Watches one attempt to send `body`. `timeoutMs` is the request's whole timeout (Request
  * Timeout plus the upload's allowance, helpers/requestTimeoutOption.ts).
  */
+/** How much longer than a source's own stall rule the watch waits for that source's bytes. */
+const SOURCE_GRACE_MS = 5_000;
+
 export function watchUpload(
 	body: MultipartBody,
 	timeoutMs: number,
@@ -59,8 +62,15 @@ export function watchUpload(
 		}
 		if (now - lastMovedAt < idleMs) return undefined;
 		// Waiting for a file's own next bytes is the file's source stalling, not the service.
-		if (body.waitingFor && now - body.waitingFor.sinceMs >= idleMs)
+		// A source with its own stall rule (a link) says so itself, in its own words, at its own
+		// Request Timeout: this watch waits SOURCE_GRACE_MS longer, so that on a busy machine its
+		// tick cannot come first with the vaguer words (CI failed so under load).
+		const waiting = body.waitingFor;
+		if (waiting && now - waiting.sinceMs >= idleMs) {
+			if (waiting.file.watchesItsOwnStall && now - waiting.sinceMs < idleMs + SOURCE_GRACE_MS)
+				return undefined;
 			return { kind: 'source', idleMs };
+		}
 		return {
 			kind: 'stalled',
 			sentBytes,

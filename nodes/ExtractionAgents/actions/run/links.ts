@@ -164,6 +164,7 @@ async function linkPart(
 			size: streamed.size,
 			open: streamed.open,
 			release: streamed.release,
+			watchesItsOwnStall: true,
 		};
 	}
 	const { binary, size } = await storeLinkFile(context, itemIndex, link, answer, limits.timeoutMs, {
