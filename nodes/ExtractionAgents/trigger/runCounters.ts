@@ -14,7 +14,6 @@ export function needsNoRead(
 	return (
 		counter !== undefined &&
 		previous.catchUp === undefined &&
-		previous.recheckSince === undefined &&
 		previous.nRuns === counter &&
 		!(previous.owed !== undefined && previous.owed > 0) &&
 		previous.pending.length === 0 &&
