@@ -56,8 +56,18 @@ export interface UploadProgress {
 }
 
 const CRLF = '\r\n';
-/** The largest piece handed to the HTTP client at once (it buffers up to 16 pieces ahead). */
-const PROGRESS_SLICE_BYTES = 64 * 1024;
+/**
+ * The largest piece handed to the HTTP client at once. Its body stream holds up to 16 pieces
+ * ahead of the network per upload, so the piece sets what ten parallel uploads keep in memory
+ * (16 KiB: 2.5 MiB for ten; 64 KiB: 10 MiB).
+ */
+const PROGRESS_SLICE_BYTES = 16 * 1024;
+
+/**
+ * How much of a file in n8n's binary store is read at once (`getBinaryStream`): as much again
+ * waits in the read stream, so ten uploads hold about twice this each.
+ */
+export const STORED_FILE_READ_BYTES = 64 * 1024;
 
 /**
  * A name inside a part header's quoted string. `\` and `"` are sent as quoted-pairs

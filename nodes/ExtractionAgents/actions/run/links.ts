@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { BINARY_ENCODING } from 'n8n-workflow';
-import type { MultipartFile } from '../../transport/multipart';
+import { STORED_FILE_READ_BYTES, type MultipartFile } from '../../transport/multipart';
 import { resolveApiRoot } from '../../transport/credential';
 import { requestTimeoutMs } from '../../helpers/requestTimeoutOption';
 import { MAX_FILES_PER_RUN } from '../../transport/serviceLimits';
@@ -177,7 +177,7 @@ async function linkPart(
 		size,
 		readFailureAdvice: STORED_LINK_ADVICE,
 		open: binaryId
-			? async () => await context.helpers.getBinaryStream(binaryId, 256 * 1024)
+			? async () => await context.helpers.getBinaryStream(binaryId, STORED_FILE_READ_BYTES)
 			: () => [Buffer.from(binary.data, BINARY_ENCODING)],
 	};
 }

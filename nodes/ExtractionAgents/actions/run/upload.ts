@@ -8,7 +8,7 @@ import {
 	isBinaryObject,
 	isCombinedBinaryMode,
 } from './filesOfExecution';
-import type { MultipartFile } from '../../transport/multipart';
+import { STORED_FILE_READ_BYTES, type MultipartFile } from '../../transport/multipart';
 import { hasBehaviour } from '../../descriptions/versions';
 import { fileWordsOf } from '../../descriptions/panelWords';
 
@@ -417,7 +417,7 @@ export async function filesForUpload(
 			size,
 			source: where,
 			open: binaryId
-				? async () => await context.helpers.getBinaryStream(binaryId, 256 * 1024)
+				? async () => await context.helpers.getBinaryStream(binaryId, STORED_FILE_READ_BYTES)
 				: () => [Buffer.from(binary.data, BINARY_ENCODING)],
 		});
 	}
