@@ -116,6 +116,16 @@ export const MUTATIONS: Mutation[] = [
 	},
 	{ name: 'no leftOut', edits: [noLeftOut] },
 	{
+		name: 'no recheckSince',
+		edits: [
+			edit(
+				'runsCompletedSince.ts',
+				'knownUntil?: number): boolean {\n\treturn (',
+				'knownUntil?: number): boolean {\n\treturn false && (',
+			),
+		],
+	},
+	{
 		name: 'no owed',
 		edits: [
 			edit('runCounters.ts', 'if (owed !== 0) next.owed = owed;', 'if (false) next.owed = owed;'),

@@ -50,7 +50,7 @@ export type PendingRun = RunStamp;
 export interface AgentPollState extends IDataObject {
 	/** Highest `created` (ms) among Runs discovered. */
 	watermark: number;
-	/** Runs discovered with `created` within LOOKBACK_MS of the watermark. */
+	/** Runs discovered with `created` within LOOKBACK_MS of the watermark (or since `recheckSince`). */
 	seen: number[];
 	/** Discovered Runs still running at the last poll, read again each poll. */
 	pending: PendingRun[];
@@ -70,10 +70,9 @@ export interface AgentPollState extends IDataObject {
 	/** Runs created before this (ms) are history: an Agent first seen after activation. */
 	floor?: number;
 	/**
-	 * Set by 0.4.x after a read that moved the watermark more than LOOKBACK_MS, so that the
-	 * next read reached back there once more. 0.5.0 leaves a Run such a read left out to the
-	 * reconciliation pass (docs/design/trigger-rules.md, "Rules it makes redundant"): a saved
-	 * state's value is read by nothing and dropped at the Agent's next read.
+	 * Set by a read after a long pause (a catch-up) that moved the watermark more than
+	 * LOOKBACK_MS: where that read started. The next read reaches back there once more, so
+	 * that a Run one list answer left out is found by the next one, as within the lookback.
 	 */
 	recheckSince?: number;
 	/**
@@ -140,7 +139,7 @@ export interface AgentPollState extends IDataObject {
 	/**
 	 * When the trigger last knew the Agent's Runs (n8n's clock): its last read, or a later poll
 	 * whose Run counter showed nothing new (`sweptAt` is set earlier at the first read, to
-	 * spread the sweeps).
+	 * spread the sweeps). A read after a longer pause than the lookback is checked (`recheckSince`).
 	 */
 	knownUntil?: number;
 	/**
@@ -247,13 +246,14 @@ export function isHistoryMoment(historyBefore: number | undefined, now: number):
 }
 
 /** The oldest `created` the next read of an Agent's list reaches back to. */
-export function readsBackTo(state: Pick<AgentPollState, 'watermark'>): number {
-	return state.watermark - LOOKBACK_MS;
+export function readsBackTo(state: Pick<AgentPollState, 'watermark' | 'recheckSince'>): number {
+	const since = state.watermark - LOOKBACK_MS;
+	return state.recheckSince === undefined ? since : Math.min(since, state.recheckSince);
 }
 
 export function isNewRun(
 	run: Run,
-	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor' | 'historyBefore'>,
+	state: Pick<AgentPollState, 'watermark' | 'seen' | 'floor' | 'recheckSince' | 'historyBefore'>,
 	seen = new Set(state.seen),
 ): boolean {
 	const created = stampOf(run, state.watermark);
@@ -285,7 +285,7 @@ function isPastHistory(run: Run, created: number, historyBefore: number | undefi
  */
 export function historyBeforeKept(
 	historyBefore: number | undefined,
-	state: Pick<AgentPollState, 'watermark'>,
+	state: Pick<AgentPollState, 'watermark' | 'recheckSince'>,
 ): historyBefore is number {
 	return (
 		historyBefore !== undefined &&

@@ -14,6 +14,7 @@ export function needsNoRead(
 	return (
 		counter !== undefined &&
 		previous.catchUp === undefined &&
+		previous.recheckSince === undefined &&
 		previous.nRuns === counter &&
 		!(previous.owed !== undefined && previous.owed > 0) &&
 		previous.pending.length === 0 &&

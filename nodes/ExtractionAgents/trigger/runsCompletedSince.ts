@@ -331,8 +331,25 @@ function stateDuringCatchUp(
 	};
 	delete next.catchUp;
 	delete next.recheckSince;
-	if (resume) next.catchUp = { ...resume, watermark: newest };
+	if (resume) {
+		next.catchUp = { ...resume, watermark: newest };
+		if (previous.recheckSince !== undefined) next.recheckSince = previous.recheckSince;
+	} else if (movedPastLookback(previous.watermark, newest)) next.recheckSince = since;
 	return next;
+}
+
+/**
+ * Whether a read that moved the watermark from `before` to `after` leaves Runs that only it
+ * could list out of the next read's reach: a Run one of its answers left out (a list that
+ * lags for a moment) would never be read again. Only Runs created after the trigger last knew
+ * the Agent's Runs (`knownUntil`, n8n's clock, less the clock margin) can be such, unless
+ * listed late: after a poll a minute ago, the lookback covers them.
+ */
+function movedPastLookback(before: number, after: number, knownUntil?: number): boolean {
+	return (
+		after - LOOKBACK_MS > before &&
+		(knownUntil === undefined || after - LOOKBACK_MS > knownUntil - CLOCK_MARGIN_MS)
+	);
 }
 
 /**
@@ -370,7 +387,12 @@ function stateAfterRead(
 	pending: PendingRun[],
 ): AgentPollState {
 	const watermark = watermarkAfter(previous.watermark, listed, now);
-	const remembered = watermark - LOOKBACK_MS;
+	// A read that moved the watermark past the lookback is checked by the next one, back to
+	// where this one started: until then, every Run it read is remembered.
+	const recheckSince = movedPastLookback(previous.watermark, watermark, previous.knownUntil)
+		? readsBackTo(previous)
+		: undefined;
+	const remembered = recheckSince ?? watermark - LOOKBACK_MS;
 	const leftOut = leftOutOf(previous, listed, now, remembered);
 	return {
 		watermark,
@@ -386,12 +408,13 @@ function stateAfterRead(
 		],
 		pending,
 		...(leftOut.length > 0 ? { leftOut } : {}),
+		...(recheckSince !== undefined ? { recheckSince } : {}),
 		...shape,
 		// The floor matters only until the lookback has moved past it, and so does historyBefore.
 		...(previous.floor !== undefined && previous.floor > watermark - LOOKBACK_MS
 			? { floor: previous.floor }
 			: {}),
-		...(historyBeforeKept(previous.historyBefore, { watermark })
+		...(historyBeforeKept(previous.historyBefore, { watermark, recheckSince })
 			? { historyBefore: previous.historyBefore }
 			: {}),
 		// The reconciliation pass's, as they were (reconcile.ts).

@@ -1536,7 +1536,7 @@ export const REPLAYS: NamedSchedule[] = [
 		setup: setup({ scope: 'all', agents: 1, counter: 'absent' }),
 		steps: [
 			{ do: 'wait', ms: 2 * HOUR },
-			// The read after the pause is done before the Runs.
+			// The read after a pause reaches back once more (recheckSince): done before the Runs.
 			...minutes(3),
 			{ do: 'create', agent: 0, done: 'success', createdAgoMs: 10 * MINUTE },
 			...minutes(1),
@@ -1556,7 +1556,7 @@ export const REPLAYS: NamedSchedule[] = [
 		setup: setup({ scope: 'one', agents: 1 }),
 		steps: [
 			{ do: 'wait', ms: 2 * HOUR },
-			// The read after the pause is done before the Runs.
+			// The read after a pause reaches back once more (recheckSince): done before the Runs.
 			...minutes(3),
 			{ do: 'create', agent: 0, done: 'success' },
 			...minutes(1),
@@ -1571,7 +1571,7 @@ export const REPLAYS: NamedSchedule[] = [
 		steps: [
 			// Activated 2 hours before (n8n down since): the late Run finished after activation.
 			{ do: 'wait', ms: 2 * HOUR },
-			// The read after the pause is done before the Runs.
+			// The read after a pause reaches back once more (recheckSince): done before the Runs.
 			...minutes(3),
 			{ do: 'create', agent: 0, done: 'success', aheadMs: 2 * HOUR },
 			...minutes(1),
