@@ -310,4 +310,10 @@ export const MUTATIONS: Mutation[] = [
 		name: 'a first look does not remember the Runs it emits',
 		edits: [edit('historyScan.ts', 'look.done.set(Number(run.run_id), finishedAtOf(run));', '')],
 	},
+	{
+		name: 'a state saved before the pass (0.4.x) takes nothing it emitted as done',
+		edits: [
+			edit('reconcile.ts', '.filter((runId) => !pending.has(runId))', '.filter(() => false)'),
+		],
+	},
 ];

@@ -4,6 +4,7 @@
  * across a long pause is not given up while its list shows it finished (issue 42, the two
  * losses of its first bullet).
  */
+import type { IDataObject } from 'n8n-workflow';
 import {
 	createPoller,
 	expectNothing,
@@ -149,6 +150,40 @@ describe('Extraction Agents Trigger: the reconciliation pass', () => {
 		// n8n's clock set back 6 hours (a restored VM), before the Run finished; the sweeps go on.
 		clock.step(-360 * MINUTE);
 		expect(await emittedOver(poller, clock, 30, 10 * MINUTE)).toEqual([]);
+	});
+
+	it('after an upgrade from 0.4.x (a state without the pass’s `net` and `done`), a Run 0.4.x emitted 2 minutes before is not emitted again by the sweeps', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'emitted by 0.4.x just before the upgrade');
+		clock = simulatedClock();
+		const parameters = triggerParameters(agentId, { includeFullRun: false });
+		const poller = createPoller({ parameters, credentials });
+		await expectNothing(poller);
+		clock.advance(MINUTE);
+		const emitted = Number(
+			emulator.createRun(agentId, [{ name: 'emitted.pdf' }], { durationMs: 1 }).run_id,
+		);
+		clock.advance(MINUTE);
+		expect(runIdsOf(await poller.poll())).toEqual([emitted]);
+		// What 0.4.x saved: the same state, without the pass's fields (it had no pass).
+		const key = `node:${poller.nodeName}`;
+		const saved = structuredClone(poller.staticData[key]) as IDataObject;
+		for (const agent of Object.values(saved.agents as Record<string, IDataObject>)) {
+			delete agent.net;
+			delete agent.done;
+		}
+		// n8n is updated and restarted 2 minutes later: the Run finished within the clock margin.
+		clock.advance(2 * MINUTE);
+		const upgraded = createPoller({
+			parameters,
+			credentials,
+			staticData: { ...poller.staticData, [key]: saved },
+			firstPollActivation: 'init',
+		});
+		// Its first poll at once, then 3 hours: the sweeps of the Agent's list each list the Run
+		// finished.
+		await expectNothing(upgraded);
+		expect(await emittedOver(upgraded, clock, 18, 10 * MINUTE)).toEqual([]);
 	});
 
 	it('an Agent whose list is refused from some poll on does not hold the pass up for the other Agents (All Agents)', async () => {

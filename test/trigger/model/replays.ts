@@ -2583,6 +2583,22 @@ export const REPLAYS: NamedSchedule[] = [
 			{ do: 'show', agent: 0 },
 		],
 	},
+	{
+		name: "a catch-up's answer leaves out a Run of each of two Agents of 40,000 Runs after a 90-minute pause",
+		why: "The read again after a catch-up (recheckSince) emits both at the next poll. Without it the reconciliation pass finds them, but its sweep reads 4 pages a poll, so the second Agent's Run waits for the first Agent's whole sweep: 'Run 81012 (#1, Agent 1) emitted at poll 14, later than poll 8' (a hostile review; no generated seed has lists this long, so 'no recheckSince' survived npm run mutants).",
+		setup: setup({ scope: 'all', agents: 2, history: 40_000, includeFullRun: false }),
+		steps: [
+			...minutes(3),
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'create', agent: 1, done: 'success' },
+			{ do: 'wait', ms: 90 * MINUTE },
+			{ do: 'create', agent: 0, done: 'success' },
+			{ do: 'create', agent: 1, done: 'success' },
+			{ do: 'missOnce', run: 0 },
+			{ do: 'missOnce', run: 1 },
+			...minutes(12),
+		],
+	},
 ];
 
 /**
