@@ -311,9 +311,7 @@ export const MUTATIONS: Mutation[] = [
 		edits: [edit('historyScan.ts', 'look.done.set(Number(run.run_id), finishedAtOf(run));', '')],
 	},
 	{
-		name: 'a state saved before the pass (0.4.x) takes nothing it emitted as done',
-		edits: [
-			edit('reconcile.ts', '.filter((runId) => !pending.has(runId))', '.filter(() => false)'),
-		],
+		name: 'a state saved before the pass (0.4.x) leaves the pass every Run it finished',
+		edits: [edit('reconcile.ts', 'net.priorUntil ?? -Infinity', '-Infinity')],
 	},
 ];

@@ -36,6 +36,27 @@ async function emittedOver(
 	return emitted;
 }
 
+/** A poller loading what 0.4.x would have saved of `poller`'s state: the same, without the pass's fields. */
+function upgradedFrom04(
+	poller: ReturnType<typeof createPoller>,
+	parameters: ReturnType<typeof triggerParameters>,
+	credentials: Parameters<typeof createPoller>[0]['credentials'],
+) {
+	const key = `node:${poller.nodeName}`;
+	const saved = structuredClone(poller.staticData[key]) as IDataObject;
+	for (const agent of Object.values(saved.agents as Record<string, IDataObject>)) {
+		delete agent.net;
+		delete agent.done;
+	}
+	delete saved.netAgent;
+	return createPoller({
+		parameters,
+		credentials,
+		staticData: { ...poller.staticData, [key]: saved },
+		firstPollActivation: 'init',
+	});
+}
+
 describe('Extraction Agents Trigger: the reconciliation pass', () => {
 	const ctx = useEmulator({ runDurationMs: 60_000 });
 	let clock: ReturnType<typeof simulatedClock> | undefined;
@@ -152,38 +173,60 @@ describe('Extraction Agents Trigger: the reconciliation pass', () => {
 		expect(await emittedOver(poller, clock, 30, 10 * MINUTE)).toEqual([]);
 	});
 
-	it('after an upgrade from 0.4.x (a state without the pass’s `net` and `done`), a Run 0.4.x emitted 2 minutes before is not emitted again by the sweeps', async () => {
+	it.each([
+		['made 2 minutes before, so still among the Runs it remembers (`seen`)', false],
+		['running for 2 hours behind a newer Run, so no longer among the Runs it remembers', true],
+	])(
+		'after an upgrade from 0.4.x (a state without the pass’s `net` and `done`), a Run 0.4.x emitted 2 minutes before is not emitted again by the sweeps: %s',
+		async (_, long) => {
+			const { emulator, credentials } = ctx;
+			const agentId = await newAgent(emulator, `emitted by 0.4.x just before the upgrade ${long}`);
+			clock = simulatedClock();
+			const parameters = triggerParameters(agentId, { includeFullRun: false });
+			const old = long ? heldRun(emulator, agentId, 'old.pdf', emulator.now() - 120 * MINUTE) : 0;
+			if (long)
+				emulator.createRun(agentId, [{ name: 'newer.pdf' }], {
+					createdAt: emulator.now() - 10 * MINUTE,
+					durationMs: MINUTE,
+				});
+			const poller = createPoller({ parameters, credentials });
+			await expectNothing(poller);
+			clock.advance(MINUTE);
+			if (long) emulator.finishRun(agentId, old);
+			const emitted = long
+				? old
+				: Number(emulator.createRun(agentId, [{ name: 'emitted.pdf' }], { durationMs: 1 }).run_id);
+			clock.advance(MINUTE);
+			expect(runIdsOf(await poller.poll())).toEqual([emitted]);
+			// n8n is updated and restarted 2 minutes later: the Run finished within the clock margin.
+			clock.advance(2 * MINUTE);
+			const upgraded = upgradedFrom04(poller, parameters, credentials);
+			// Its first poll at once, then 3 hours: the sweeps of the Agent's list each list the Run
+			// finished.
+			await expectNothing(upgraded);
+			expect(await emittedOver(upgraded, clock, 18, 10 * MINUTE)).toEqual([]);
+		},
+	);
+
+	it('after an upgrade from 0.4.x, a Run its first poll gives up (running 3 days) that finishes 40 minutes later is emitted by the sweeps', async () => {
 		const { emulator, credentials } = ctx;
-		const agentId = await newAgent(emulator, 'emitted by 0.4.x just before the upgrade');
+		const agentId = await newAgent(emulator, 'given up at the upgrade, finished later');
 		clock = simulatedClock();
 		const parameters = triggerParameters(agentId, { includeFullRun: false });
+		const running = heldRun(emulator, agentId, 'slow.pdf', emulator.now() - 3 * DAY + 10 * MINUTE);
 		const poller = createPoller({ parameters, credentials });
 		await expectNothing(poller);
 		clock.advance(MINUTE);
-		const emitted = Number(
-			emulator.createRun(agentId, [{ name: 'emitted.pdf' }], { durationMs: 1 }).run_id,
-		);
-		clock.advance(MINUTE);
-		expect(runIdsOf(await poller.poll())).toEqual([emitted]);
-		// What 0.4.x saved: the same state, without the pass's fields (it had no pass).
-		const key = `node:${poller.nodeName}`;
-		const saved = structuredClone(poller.staticData[key]) as IDataObject;
-		for (const agent of Object.values(saved.agents as Record<string, IDataObject>)) {
-			delete agent.net;
-			delete agent.done;
-		}
-		// n8n is updated and restarted 2 minutes later: the Run finished within the clock margin.
-		clock.advance(2 * MINUTE);
-		const upgraded = createPoller({
-			parameters,
-			credentials,
-			staticData: { ...poller.staticData, [key]: saved },
-			firstPollActivation: 'init',
-		});
-		// Its first poll at once, then 3 hours: the sweeps of the Agent's list each list the Run
-		// finished.
+		await expectNothing(poller);
+		expect(pendingRunIds(poller.nodeStaticData, agentId)).toEqual([running]);
+		// Upgraded 20 minutes on: its first poll finds the Run running for more than 3 days.
+		clock.advance(20 * MINUTE);
+		const upgraded = upgradedFrom04(poller, parameters, credentials);
 		await expectNothing(upgraded);
-		expect(await emittedOver(upgraded, clock, 18, 10 * MINUTE)).toEqual([]);
+		expect(pendingRunIds(upgraded.nodeStaticData, agentId)).toEqual([]);
+		clock.advance(40 * MINUTE);
+		emulator.finishRun(agentId, running);
+		expect(await emittedOver(upgraded, clock, 30, 10 * MINUTE)).toEqual([running]);
 	});
 
 	it('an Agent whose list is refused from some poll on does not hold the pass up for the other Agents (All Agents)', async () => {

@@ -180,6 +180,24 @@ export interface NetSweep extends IDataObject {
 	startedAt?: number;
 	/** Starts of the last two completed sweeps, oldest first. */
 	starts?: number[];
+	/**
+	 * For a state saved before the pass (0.4.x): a Run that finished before this (the service's
+	 * clock; n8n's plus the clock margin at the first poll that loaded the state) was that
+	 * version's to emit, and the pass does not judge it (netBeforeThePass).
+	 */
+	priorUntil?: number;
+}
+
+/**
+ * The `net` of a state saved before the pass (0.4.x), loaded at `now`. That state has no
+ * `done`, and 0.4.x kept no list of the Runs it emitted (`seen` holds only those created
+ * within the lookback of the newest `created`): the pass starts now, and leaves to that
+ * version every Run that finished before the clock margin ahead of now (the service's clock
+ * may be that far ahead of n8n's). Before, the first sweeps emitted again a Run 0.4.x had
+ * emitted just before the upgrade (test/trigger/net.suite.ts).
+ */
+export function netBeforeThePass(now: number): NetSweep {
+	return { from: now, priorUntil: now + CLOCK_MARGIN_MS };
 }
 
 export interface TriggerState extends IDataObject {
@@ -451,6 +469,8 @@ function withDecodedSeen(stored: TriggerState, now: number): TriggerState {
 		delete decoded.leftOut;
 		delete decoded.done;
 		if (agentState.done) decoded.done = decodeDone(agentState.done, decoded.watermark);
+		// Saved before the pass: its `net` is set at the first poll that loads it.
+		if (!decoded.net) decoded.net = netBeforeThePass(now);
 		if (leftOut.length > 0) {
 			decoded.leftOut = leftOut;
 			decoded.seen = [...new Set([...decoded.seen, ...leftOut.map(([runId]) => runId)])];
@@ -586,6 +606,7 @@ export function readTriggerState(
 			seen: [...new Set([...old.idsAtWatermark, ...old.pending])],
 			pending: old.pending.map((runId): PendingRun => [runId, now]),
 			floor: old.watermark,
+			net: netBeforeThePass(now),
 		};
 		recentlyEmitted.push(...old.emitted);
 	}

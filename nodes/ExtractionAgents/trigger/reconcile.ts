@@ -7,6 +7,7 @@ import { ranOutOfBudget, type PollBudget } from './pollBudget';
 import {
 	CLOCK_MARGIN_MS,
 	isNewRun,
+	netBeforeThePass,
 	pendingStampOf,
 	type AgentPollState,
 	type NetSweep,
@@ -41,23 +42,12 @@ export const NET_SWEEP_EVERY_MS = 60 * 60_000;
 export function netCutoff(net: NetSweep): number {
 	const starts = net.starts ?? [];
 	const from = starts.length >= 2 ? Math.max(net.from, starts[0]) : net.from;
-	return from - CLOCK_MARGIN_MS;
+	return Math.max(from - CLOCK_MARGIN_MS, net.priorUntil ?? -Infinity);
 }
 
-/**
- * The state with its `net`. One written before the pass (0.4.x) gets its Runs from now on, and
- * takes the Runs it had dealt with (`seen`, but those still pending) as done, stamped as
- * finished at the end of the clock margin: 0.4.x emitted a Run that finished within the margin
- * before the first poll of 0.5.0, which the first sweeps list finished after `net.from` less the
- * margin (it was emitted again, test/trigger/net.suite.ts).
- */
+/** The state with its `net` (one upgraded from version 1 has none yet: netBeforeThePass). */
 function withNet(state: AgentPollState, now: number): AgentPollState & { net: NetSweep } {
-	if (state.net) return { ...state, net: state.net };
-	const pending = new Set(state.pending.map(([runId]) => runId));
-	const done = state.seen
-		.filter((runId) => !pending.has(runId))
-		.map((runId): [number, number] => [runId, now + CLOCK_MARGIN_MS]);
-	return { ...state, net: { from: now }, ...(done.length > 0 ? { done } : {}) };
+	return { ...state, net: state.net ?? netBeforeThePass(now) };
 }
 
 /**
