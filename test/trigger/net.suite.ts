@@ -208,6 +208,35 @@ describe('Extraction Agents Trigger: the reconciliation pass', () => {
 		},
 	);
 
+	it('after an upgrade from 0.4.x, a Run emitted just after it is emitted once when a re-activation with Skip Them follows 2 minutes later and its activation poll fails', async () => {
+		const { emulator, credentials } = ctx;
+		const agentId = await newAgent(emulator, 'emitted after the upgrade, then Skip Them');
+		clock = simulatedClock();
+		const parameters = triggerParameters(agentId, { includeFullRun: false });
+		const poller = createPoller({ parameters, credentials });
+		await expectNothing(poller);
+		clock.advance(3 * MINUTE);
+		const upgraded = upgradedFrom04(poller, parameters, credentials);
+		await expectNothing(upgraded);
+		clock.advance(MINUTE);
+		const run = Number(emulator.createRun(agentId, [{ name: 'r.pdf' }], { durationMs: 1 }).run_id);
+		clock.advance(MINUTE);
+		const emitted = runIdsOf(await upgraded.poll());
+		expect(emitted).toEqual([run]);
+		// Re-activated with Skip Them 2 minutes on; its activation poll's list read is refused, so
+		// a later poll stands in for it and reads the Run's page.
+		clock.advance(2 * MINUTE);
+		const reactivated = createPoller({
+			parameters: triggerParameters(agentId, { includeFullRun: false, onReactivation: 'skip' }),
+			credentials,
+			staticData: upgraded.staticData,
+			firstPollActivation: 'activate',
+		});
+		emulator.injectFaults([{ match: { path: listPath(agentId) }, kind: '403' }]);
+		await expect(reactivated.poll()).rejects.toThrow();
+		expect(await emittedOver(reactivated, clock, 5, 10 * MINUTE)).toEqual([]);
+	});
+
 	it('after an upgrade from 0.4.x, a Run its first poll gives up (running 3 days) that finishes 40 minutes later is emitted by the sweeps', async () => {
 		const { emulator, credentials } = ctx;
 		const agentId = await newAgent(emulator, 'given up at the upgrade, finished later');

@@ -182,8 +182,8 @@ export interface NetSweep extends IDataObject {
 	starts?: number[];
 	/**
 	 * For a state saved before the pass (0.4.x): a Run that finished before this (the service's
-	 * clock; n8n's plus the clock margin at the first poll that loaded the state) was that
-	 * version's to emit, and the pass does not judge it (netBeforeThePass).
+	 * clock; n8n's plus the clock margin at the first poll after the upgrade whose state is
+	 * kept) is not judged by the pass (netBeforeThePass).
 	 */
 	priorUntil?: number;
 }
