@@ -1244,7 +1244,10 @@ function judgeDeadline(
 	let counted = 0;
 	let due: number | undefined;
 	for (const p of polls.slice(eligible[0].index)) {
-		if (p.plain && p.readable.has(run.agent)) counted++;
+		// Only a plain poll is due: one with a hazard open (its Agent's list answering 429 until
+		// the poll fails, seed 8800570) cannot be asked to emit, however late it comes.
+		if (!p.plain || !p.readable.has(run.agent)) continue;
+		counted++;
 		if (counted >= deadline.polls && p.at >= eligible[0].at + deadline.minMs) {
 			due = p.index;
 			break;
