@@ -310,13 +310,17 @@ describe('GET run (full read) and DELETE', () => {
 
 describe('progression over time', () => {
 	test('Prompts complete one by one; data holds only finished ones (clock-driven)', async () => {
+		// 4 Prompts over 400 s: Prompt i is done at +100*(i+1) s. Seconds, not milliseconds, so
+		// that the real time a busy machine spends between requests cannot finish them (CI
+		// failed so under load: Expected "running", Received "success").
+		emu.knobs.runDurationMs = 400_000;
 		const created = (
 			await alice.form('/agents/1/runs', filesForm([{ name: 'invoice_777.pdf', content: 'x' }]))
 		).json;
+		emu.knobs.runDurationMs = 400;
 		const read = async () => (await alice.get(`/agents/1/runs/${created.run_id}`)).json;
-		// 4 Prompts over 400 ms: Prompt i is done at +100*(i+1) ms.
 		expect(Object.keys((await read()).data).length).toBeLessThan(4);
-		emu.advanceTime(100);
+		emu.advanceTime(100_000);
 		const seen: number[] = [];
 		try {
 			for (let i = 0; i < 4; i++) {
@@ -326,10 +330,10 @@ describe('progression over time', () => {
 					expect(run.status).toBe('running');
 					expect(run.completed).toBeNull();
 				}
-				emu.advanceTime(100);
+				emu.advanceTime(100_000);
 			}
 		} finally {
-			emu.advanceTime(-500);
+			emu.advanceTime(-500_000);
 		}
 		expect(seen[0]).toBeGreaterThanOrEqual(1);
 		expect(seen).toEqual([...seen].sort());
