@@ -32,13 +32,13 @@ export interface UploadWatch {
 	end(): void;
 }
 
+/** How much longer than a source's own stall rule the watch waits for that source's bytes. */
+const SOURCE_GRACE_MS = 5_000;
+
 /**
  * Watches one attempt to send `body`. `timeoutMs` is the request's whole timeout (Request
  * Timeout plus the upload's allowance, helpers/requestTimeoutOption.ts).
  */
-/** How much longer than a source's own stall rule the watch waits for that source's bytes. */
-const SOURCE_GRACE_MS = 5_000;
-
 export function watchUpload(
 	body: MultipartBody,
 	timeoutMs: number,
